@@ -1,0 +1,38 @@
+"""The rules of the ladder's games: pure, deterministic, no I/O.
+
+The engine never imports the rest of the project.
+"""
+
+from engine.core import (
+    Action,
+    DealError,
+    Game,
+    GameError,
+    GameResult,
+    IllegalActionError,
+    OptionError,
+    OptionSpec,
+    PlayerCountError,
+    State,
+    UnknownGameError,
+    ranks_from_scores,
+)
+from engine.registry import all_games, game_ids, get_game
+
+__all__ = [
+    "Action",
+    "DealError",
+    "Game",
+    "GameError",
+    "GameResult",
+    "IllegalActionError",
+    "OptionError",
+    "OptionSpec",
+    "PlayerCountError",
+    "State",
+    "UnknownGameError",
+    "all_games",
+    "game_ids",
+    "get_game",
+    "ranks_from_scores",
+]

@@ -1,0 +1,46 @@
+"""The registry of games by id.
+
+Games are listed here explicitly (one module per game) so that the set of
+games is obvious and importing the engine never runs plugin code.
+"""
+
+from __future__ import annotations
+
+import importlib
+
+from engine.core import Game, UnknownGameError
+
+_GAME_MODULES: tuple[str, ...] = (
+)
+
+_games: dict[str, Game] | None = None
+
+
+def _load() -> dict[str, Game]:
+    global _games
+    if _games is None:
+        found: dict[str, Game] = {}
+        for module_name in _GAME_MODULES:
+            module = importlib.import_module(module_name)
+            game: Game = module.GAME
+            found[game.id] = game
+        _games = found
+    return _games
+
+
+def all_games() -> list[Game]:
+    """Every registered game, sorted by id."""
+    return [game for _, game in sorted(_load().items())]
+
+
+def game_ids() -> list[str]:
+    return sorted(_load())
+
+
+def get_game(game_id: str) -> Game:
+    """The game registered as ``game_id``; raises :class:`UnknownGameError` with the known ids."""
+    games = _load()
+    try:
+        return games[game_id]
+    except KeyError:
+        raise UnknownGameError(f"no game {game_id!r}; known games: {', '.join(sorted(games))}") from None

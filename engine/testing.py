@@ -1,0 +1,202 @@
+"""Reusable checks every game must pass (in the spirit of PettingZoo's api_test).
+
+``tests/engine/test_contract.py`` runs each of these over every registered
+game, player count and option variant. A game author can also call
+:func:`check_game` directly while writing a new game.
+"""
+
+from __future__ import annotations
+
+import json
+import random
+from collections.abc import Iterator, Mapping
+from typing import Any
+
+from engine.core import Game, IllegalActionError, State
+
+
+def configurations(game: Game) -> Iterator[tuple[int, dict[str, Any]]]:
+    """Every (player count, options) pair the generic tests cover for ``game``."""
+    for variant in game.option_variants():
+        for num_players in game.player_counts():
+            try:
+                options = game.validate_options(variant)
+                game.check_options_for_players(num_players, options)
+            except ValueError:
+                continue
+            yield num_players, variant
+
+
+def random_playout(state: State, rng: random.Random, cap: int) -> list[dict[str, Any]]:
+    """Play random legal actions until the end; return the actions. Fails past ``cap`` actions."""
+    actions: list[dict[str, Any]] = []
+    while not state.is_over():
+        legal = state.legal_actions()
+        assert legal, f"{state.game.id}: a state that is not over offers no legal action"
+        assert state.current_player is not None
+        action = rng.choice(legal)
+        state.apply(action)
+        actions.append(action)
+        assert len(actions) <= cap, f"{state.game.id}: match not over after its cap of {cap} actions"
+    assert state.current_player is None
+    assert state.legal_actions() == []
+    return actions
+
+
+def check_playouts(game: Game, num_players: int, options: Mapping[str, Any], seeds: range) -> None:
+    """Random playouts end within the cap and give consistent results."""
+    cap = game.max_actions(num_players, game.validate_options(options))
+    for seed in seeds:
+        state = game.new_state(num_players, seed, options)
+        random_playout(state, random.Random(seed), cap)
+        check_result(state)
+
+
+def check_result(state: State) -> None:
+    """Ranks agree with scores: 1-based, ties share a rank, a better rank never has a worse score order."""
+    result = state.result()
+    n = state.num_players
+    assert len(result.scores) == n and len(result.ranks) == n
+    assert min(result.ranks) == 1
+    for seat in range(n):
+        better = sum(1 for other in range(n) if result.ranks[other] < result.ranks[seat])
+        assert result.ranks[seat] == better + 1, f"ranks {result.ranks} are not competition ranks"
+    for detail, values in result.details.items():
+        assert len(values) == n, f"detail {detail!r} must have one value per seat"
+    json.dumps(result.to_json(), allow_nan=False)
+
+
+def snapshot(state: State) -> str:
+    """Every seat's observation plus the decision point, as canonical JSON text."""
+    return json.dumps(
+        {
+            "current": state.current_player,
+            "legal": state.legal_actions(),
+            "obs": [state.observation(seat) for seat in range(state.num_players)],
+            "over": state.is_over(),
+        },
+        sort_keys=True,
+        allow_nan=False,
+    )
+
+
+def check_determinism(game: Game, num_players: int, options: Mapping[str, Any], seed: int) -> None:
+    """The same seed and actions give the same states and observations, step by step."""
+    first = game.new_state(num_players, seed, options)
+    second = game.new_state(num_players, seed, options)
+    rng = random.Random(seed)
+    while not first.is_over():
+        assert snapshot(first) == snapshot(second)
+        action = rng.choice(first.legal_actions())
+        first.apply(action)
+        second.apply(json.loads(json.dumps(action)))
+    assert snapshot(first) == snapshot(second)
+    assert first.result() == second.result()
+
+
+def check_json_round_trip(game: Game, num_players: int, options: Mapping[str, Any], seed: int) -> None:
+    """Observations and actions are plain JSON: they survive a round trip unchanged,
+    and the round-tripped action is accepted by the state."""
+    state = game.new_state(num_players, seed, options)
+    rng = random.Random(seed)
+    while not state.is_over():
+        for seat in range(num_players):
+            obs = state.observation(seat)
+            assert json.loads(json.dumps(obs, allow_nan=False)) == obs
+        legal = state.legal_actions()
+        for action in legal:
+            assert isinstance(action, dict) and isinstance(action.get("type"), str)
+            assert json.loads(json.dumps(action, allow_nan=False)) == action
+        state.apply(json.loads(json.dumps(rng.choice(legal))))
+
+
+def check_illegal_actions(game: Game, num_players: int, options: Mapping[str, Any], seed: int) -> None:
+    """Illegal actions raise :class:`IllegalActionError` and leave the state unchanged."""
+    state = game.new_state(num_players, seed, options)
+    rng = random.Random(seed)
+    bad_actions: list[Any] = [{"type": "no-such-action"}, {}, {"type": 42}]
+    while not state.is_over():
+        before = snapshot(state)
+        legal = state.legal_actions()
+        candidates = list(bad_actions)
+        # a legal action with one field corrupted is a near miss the engine must also refuse
+        for action in legal[:3]:
+            for key in action:
+                if key != "type":
+                    mutated = dict(action)
+                    mutated[key] = "not-a-real-value"
+                    candidates.append(mutated)
+        for bad in candidates:
+            if bad in legal:
+                continue
+            try:
+                state.apply(bad)
+            except IllegalActionError:
+                pass
+            else:
+                raise AssertionError(f"{game.id}: illegal action {bad!r} was accepted")
+            assert snapshot(state) == before, f"{game.id}: a rejected action changed the state"
+        state.apply(rng.choice(legal))
+    try:
+        state.apply({"type": "anything"})
+    except IllegalActionError:
+        pass
+    else:
+        raise AssertionError(f"{game.id}: an action was accepted after the end")
+
+
+def check_clone_independent(game: Game, num_players: int, options: Mapping[str, Any], seed: int) -> None:
+    """A clone plays on without touching the original."""
+    state = game.new_state(num_players, seed, options)
+    rng = random.Random(seed)
+    cap = game.max_actions(num_players, game.validate_options(options))
+    steps = 0
+    while not state.is_over():
+        if steps % 7 == 0:
+            before = snapshot(state)
+            twin = state.clone()
+            assert snapshot(twin) == before
+            random_playout(twin, random.Random(seed + steps), cap)
+            assert snapshot(state) == before, f"{game.id}: playing a clone changed the original"
+        state.apply(rng.choice(state.legal_actions()))
+        steps += 1
+
+
+def check_hidden_information(game: Game, num_players: int, options: Mapping[str, Any], seed: int) -> None:
+    """Redrawing what a seat cannot see never changes that seat's observation.
+
+    At every step of a random playout, for every seat, the state is resampled
+    (:meth:`State.resample_hidden`) and the seat's observation must be
+    byte-for-byte the same, both at once and after each seat of the copy and
+    the original play the same public continuation where possible.
+    """
+    state = game.new_state(num_players, seed, options)
+    rng = random.Random(seed)
+    resample_rng = random.Random(seed ^ 0x5EED)
+    while not state.is_over():
+        for seat in range(num_players):
+            mine = json.dumps(state.observation(seat), sort_keys=True)
+            for _ in range(2):
+                twin = state.resample_hidden(seat, resample_rng)
+                theirs = json.dumps(twin.observation(seat), sort_keys=True)
+                assert theirs == mine, (
+                    f"{game.id}: seat {seat}'s observation depends on something it cannot see\n"
+                    f"true:      {mine}\nresampled: {theirs}"
+                )
+                if state.current_player == seat:
+                    assert twin.legal_actions() == state.legal_actions(), (
+                        f"{game.id}: seat {seat}'s legal actions depend on something it cannot see"
+                    )
+        state.apply(rng.choice(state.legal_actions()))
+
+
+def check_game(game: Game, seeds: int = 20) -> None:
+    """Every generic check over every configuration of ``game``: for a game author's quick run."""
+    for num_players, options in configurations(game):
+        check_playouts(game, num_players, options, range(seeds))
+        for seed in range(3):
+            check_determinism(game, num_players, options, seed)
+            check_json_round_trip(game, num_players, options, seed)
+            check_illegal_actions(game, num_players, options, seed)
+            check_clone_independent(game, num_players, options, seed)
+            check_hidden_information(game, num_players, options, seed)

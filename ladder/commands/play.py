@@ -1,0 +1,130 @@
+"""`ladder play`: play N matches in this process and print a summary per bot."""
+
+from __future__ import annotations
+
+import json
+import sys
+from typing import Annotated
+
+import typer
+from rich.console import Console
+from rich.table import Table
+from tqdm import tqdm
+
+from engine import Game, get_game
+from ladder.errors import UserError
+from ladder.match import MatchOutcome, MatchSpec, play_match
+from ladder.players import builtin_player, check_bot_reference
+from ladder.summary import BotTally, score_histogram, tally
+
+
+def seat_labels(bots: list[str]) -> list[str]:
+    """Labels that tell apart the same bot named twice: ``random#1``, ``random#2``."""
+    counts = {name: bots.count(name) for name in bots}
+    seen: dict[str, int] = {}
+    labels = []
+    for name in bots:
+        if counts[name] > 1:
+            seen[name] = seen.get(name, 0) + 1
+            labels.append(f"{name}#{seen[name]}")
+        else:
+            labels.append(name)
+    return labels
+
+
+def schedule(game: Game, bots: list[str], games: int, seed: int, options: dict) -> list[tuple[MatchSpec, list[int]]]:
+    """The matches to play, each with the index into ``bots`` of the bot at each seat.
+
+    Match ``i`` uses seed ``seed + i``. In a solitaire every bot plays every
+    seed (the same deals, side by side); at a table the seating rotates by one
+    seat each match so no bot keeps the first seat.
+    """
+    plan: list[tuple[MatchSpec, list[int]]] = []
+    for i in range(games):
+        if game.max_players == 1:
+            for index, name in enumerate(bots):
+                plan.append((MatchSpec(game.id, (name,), seed + i, options), [index]))
+        else:
+            order = [(seat + i) % len(bots) for seat in range(len(bots))]
+            plan.append((MatchSpec(game.id, tuple(bots[j] for j in order), seed + i, options), order))
+    return plan
+
+
+def play(
+    game_id: Annotated[str, typer.Argument(metavar="GAME", help="Game id (see `ladder games`).")],
+    bots: Annotated[list[str], typer.Argument(metavar="BOT...", help="One bot per seat (a solitaire: each bot plays the same deals).")],
+    games: Annotated[int, typer.Option("-n", "--games", min=1, help="How many matches (per bot, for a solitaire).")] = 100,
+    seed: Annotated[int, typer.Option("--seed", help="Match i uses seed SEED+i.")] = 0,
+    option: Annotated[list[str] | None, typer.Option("--option", "-o", help="Game option key=value; repeatable.")] = None,
+    as_json: Annotated[bool, typer.Option("--json", help="Print the summary as JSON.")] = False,
+) -> None:
+    """Play N matches in this process and summarise them per bot."""
+    game = get_game(game_id)
+    options = game.parse_options(option or [])
+    if game.max_players > 1:
+        game.check_num_players(len(bots))
+        game.check_options_for_players(len(bots), options)
+    for name in bots:
+        check_bot_reference(name, game.id)
+    labels = seat_labels(bots)
+    plan = schedule(game, bots, games, seed, options)
+    outcomes: list[tuple[MatchOutcome, list[str]]] = []
+    with tqdm(total=len(plan), unit="match", delay=1.0, file=sys.stderr, disable=as_json or None) as progress:
+        for spec, order in plan:
+            players = [builtin_player(name, game.id) for name in spec.seats]
+            outcomes.append((play_match(spec, players), [labels[j] for j in order]))
+            progress.update()
+    tallies = tally(outcomes)
+    if as_json:
+        print(json.dumps({"game": game.id, "options": options, "games": games, "seed": seed, "bots": [t.to_json() for t in tallies]}, indent=2))
+    else:
+        print_summary(game, options, games, seed, tallies)
+
+
+def print_summary(game: Game, options: dict, games: int, seed: int, tallies: list[BotTally]) -> None:
+    console = Console()
+    solitaire = game.max_players == 1
+    title = f"{game.id}: {games} {'deals' if solitaire else 'matches'}, seeds {seed}..{seed + games - 1}"
+    non_default = {k: v for k, v in options.items() if game.default_options().get(k) != v}
+    if non_default:
+        title += "  options " + " ".join(f"{k}={v}" for k, v in non_default.items())
+    rows = [t.to_json() for t in tallies]
+    table = Table(title=title)
+    table.add_column("bot")
+    table.add_column("games", justify="right")
+    table.add_column("win rate" if solitaire else "wins", justify="right")
+    table.add_column("mean score", justify="right")
+    if solitaire:
+        table.add_column("sd", justify="right")
+        table.add_column("min / median / max", justify="right")
+    else:
+        table.add_column("mean rank", justify="right")
+    rate_keys = sorted({k for row in rows for k in row if k.endswith("_rate") and k != "win_rate"})
+    mean_keys = sorted({k for row in rows for k in row if k.startswith("mean_") and k not in ("mean_score", "mean_rank")})
+    for key in rate_keys + mean_keys:
+        table.add_column(key.replace("_", " "), justify="right")
+    table.add_column("failures")
+    for row in rows:
+        cells = [row["bot"], str(row["games"])]
+        if solitaire:
+            cells += [f"{row['win_rate']:.1%}", f"{row['mean_score']:.2f}", f"{row['score_stdev']:.2f}",
+                      f"{row['score_min']:g} / {row['score_median']:g} / {row['score_max']:g}"]
+        else:
+            cells += [f"{row['wins']} ({row['win_rate']:.1%})", f"{row['mean_score']:.2f}", f"{row['mean_rank']:.2f}"]
+        cells += [f"{row[k]:.1%}" if k in row else "" for k in rate_keys]
+        cells += [f"{row[k]:.2f}" if k in row else "" for k in mean_keys]
+        cells.append(", ".join(f"{reason} {count}" for reason, count in row["failures"].items()) or "-")
+        table.add_row(*cells)
+    console.print(table)
+    if solitaire:
+        for tally_ in tallies:
+            histogram = score_histogram(tally_.scores)
+            peak = max(count for _, count in histogram) or 1
+            lines = [f"  {label:>8} | {'#' * max(1 if count else 0, round(30 * count / peak)):<30} {count}" for label, count in histogram]
+            console.print(f"[bold]{tally_.label}[/bold]: final scores", highlight=False)
+            console.print("\n".join(lines), highlight=False, markup=False)
+            for key, value in tally_.to_json().items():
+                if key.endswith("_counts"):
+                    total = sum(value.values())
+                    parts = ", ".join(f"{name} {count / total:.1%}" for name, count in value.items())
+                    console.print(f"  {key[:-7].replace('_', ' ')}: {parts}", highlight=False, markup=False)

@@ -1,0 +1,165 @@
+"""Playing one match: seats, bots, the failure rule, the action log.
+
+The runner talks to each seat through the Bot API (``start``/``act``/``end``).
+A seat may be a bot object in this process or a proxy to a sandboxed bot
+process; either may raise :class:`BotFailure`. The failure rule: a bot that
+times out, crashes, answers garbage, makes an illegal move or raises loses
+the match. Its seat is played on to the end by a seeded random stand-in so
+that the game finishes and the other seats keep their order; the failed
+seats are then ranked last.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any, Protocol
+
+from bots.base import MatchStart
+from bots.random_bot import RandomBot
+from engine import GameResult, get_game
+from engine.rng import derive_seed
+
+
+class Player(Protocol):
+    """What the runner needs from a seat: the Bot API."""
+
+    def start(self, match: MatchStart) -> None: ...
+
+    def act(self, observation: dict[str, Any], legal_actions: list[dict[str, Any]]) -> dict[str, Any]: ...
+
+    def end(self, result: dict[str, Any]) -> None: ...
+
+
+FAILURE_REASONS = ("timeout", "crash", "garbage", "illegal", "exception", "memory", "benched")
+
+
+class BotFailure(Exception):
+    """A bot broke the rules of the ladder; ``reason`` is one of :data:`FAILURE_REASONS`."""
+
+    def __init__(self, reason: str, detail: str, stderr_tail: str = "") -> None:
+        super().__init__(f"{reason}: {detail}")
+        self.reason = reason
+        self.detail = detail
+        self.stderr_tail = stderr_tail
+
+
+@dataclass(frozen=True)
+class SeatFailure:
+    """Why a seat lost by failure, for the record."""
+
+    reason: str
+    detail: str
+    stderr_tail: str = ""
+    at_action: int = 0
+
+    def to_json(self) -> dict[str, Any]:
+        return {"reason": self.reason, "detail": self.detail, "stderr_tail": self.stderr_tail, "at_action": self.at_action}
+
+
+@dataclass(frozen=True)
+class MatchSpec:
+    """All a worker needs to play a match: game, options, the bots by seat, and the seed."""
+
+    game: str
+    seats: tuple[str, ...]
+    seed: int
+    options: Mapping[str, Any] = field(default_factory=dict)
+    key: str = ""
+
+
+@dataclass(frozen=True)
+class MatchOutcome:
+    """What a match produced: the result after the failure rule, the log and the timings."""
+
+    spec: MatchSpec
+    result: GameResult
+    actions: tuple[dict[str, Any], ...]
+    failures: Mapping[int, SeatFailure]
+    seconds: float
+    think_seconds: tuple[float, ...]
+
+    @property
+    def scores(self) -> tuple[float, ...]:
+        return self.result.scores
+
+    @property
+    def ranks(self) -> tuple[int, ...]:
+        return self.result.ranks
+
+
+def apply_failure_rule(result: GameResult, failed: Sequence[int]) -> GameResult:
+    """Rank failed seats last (tied among themselves); the others keep their order."""
+    if not failed:
+        return result
+    failed_set = set(failed)
+    n = len(result.ranks)
+    ranks = []
+    for seat in range(n):
+        if seat in failed_set:
+            ranks.append(n - len(failed_set) + 1)
+        else:
+            better = sum(1 for other in range(n) if other not in failed_set and result.ranks[other] < result.ranks[seat])
+            ranks.append(better + 1)
+    return GameResult(result.scores, tuple(ranks), result.details)
+
+
+def _substitute(seat: int, spec: MatchSpec, num_players: int, options: dict[str, Any]) -> Player:
+    stand_in = RandomBot()
+    stand_in.start(MatchStart(spec.game, seat, num_players, dict(options), derive_seed(spec.seed, "stand-in", seat)))
+    return stand_in
+
+
+def play_match(spec: MatchSpec, players: Sequence[Player]) -> MatchOutcome:
+    """Play ``spec`` with one player per seat and apply the failure rule."""
+    game = get_game(spec.game)
+    num_players = len(spec.seats)
+    state = game.new_state(num_players, spec.seed, spec.options)
+    options = dict(state.options)
+    seats: list[Player] = list(players)
+    failures: dict[int, SeatFailure] = {}
+    think = [0.0] * num_players
+    actions: list[dict[str, Any]] = []
+    started = time.perf_counter()
+
+    def fail(seat: int, failure: BotFailure) -> None:
+        failures[seat] = SeatFailure(failure.reason, failure.detail, failure.stderr_tail, len(actions))
+        seats[seat] = _substitute(seat, spec, num_players, options)
+
+    for seat in range(num_players):
+        try:
+            seats[seat].start(MatchStart(spec.game, seat, num_players, options, spec.seed))
+        except BotFailure as failure:
+            fail(seat, failure)
+
+    while not state.is_over():
+        seat = state.current_player
+        assert seat is not None
+        legal = state.legal_actions()
+        observation = state.observation(seat)
+        tick = time.perf_counter()
+        try:
+            action = seats[seat].act(observation, legal)
+        except BotFailure as failure:
+            think[seat] += time.perf_counter() - tick
+            fail(seat, failure)
+            continue
+        think[seat] += time.perf_counter() - tick
+        if action not in legal:
+            shown = repr(action)
+            fail(seat, BotFailure("illegal", f"answered {shown[:200]}, which is not one of the {len(legal)} legal actions"))
+            continue
+        state.apply(action)
+        actions.append(action)
+
+    result = apply_failure_rule(state.result(), sorted(failures))
+    for seat in range(num_players):
+        if seat in failures:
+            continue
+        try:
+            seats[seat].end(result.to_json())
+        except BotFailure as failure:
+            failures[seat] = SeatFailure(failure.reason, failure.detail, failure.stderr_tail, len(actions))
+    result = apply_failure_rule(state.result(), sorted(failures))
+    return MatchOutcome(spec, result, tuple(actions), failures, time.perf_counter() - started, tuple(think))

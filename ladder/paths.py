@@ -1,0 +1,19 @@
+"""Where the ladder keeps its files: ``results/`` under the current folder unless told otherwise."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+
+def results_dir() -> Path:
+    """``$LADDER_RESULTS``, or ``./results``: the database, logs, the bot store and exports live here."""
+    return Path(os.environ.get("LADDER_RESULTS", "results"))
+
+
+def default_db_url() -> str:
+    """``$LADDER_DB`` (any SQLAlchemy URL), or SQLite at ``results/ladder.db``."""
+    url = os.environ.get("LADDER_DB")
+    if url:
+        return url
+    return f"sqlite:///{results_dir() / 'ladder.db'}"

@@ -1,0 +1,89 @@
+"""Summaries of a batch of matches, per bot: what `ladder play` prints."""
+
+from __future__ import annotations
+
+import statistics
+from collections import Counter
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from typing import Any
+
+from ladder.match import MatchOutcome
+
+
+@dataclass
+class BotTally:
+    """Everything counted for one bot label over a batch of matches."""
+
+    label: str
+    games: int = 0
+    wins: int = 0
+    scores: list[float] = field(default_factory=list)
+    ranks: list[int] = field(default_factory=list)
+    failures: Counter[str] = field(default_factory=Counter)
+    details: dict[str, list[Any]] = field(default_factory=dict)
+
+    def add(self, outcome: MatchOutcome, seat: int) -> None:
+        self.games += 1
+        result = outcome.result
+        self.scores.append(result.scores[seat])
+        self.ranks.append(result.ranks[seat])
+        won = result.details.get("won")
+        if won is not None:
+            self.wins += bool(won[seat]) and seat not in outcome.failures
+        else:
+            self.wins += result.ranks[seat] == 1 and len(result.ranks) > 1
+        if seat in outcome.failures:
+            self.failures[outcome.failures[seat].reason] += 1
+        for name, values in result.details.items():
+            self.details.setdefault(name, []).append(values[seat])
+
+    def to_json(self) -> dict[str, Any]:
+        data: dict[str, Any] = {
+            "bot": self.label,
+            "games": self.games,
+            "wins": self.wins,
+            "win_rate": self.wins / self.games if self.games else 0.0,
+            "mean_score": statistics.fmean(self.scores) if self.scores else 0.0,
+            "mean_rank": statistics.fmean(self.ranks) if self.ranks else 0.0,
+            "failures": dict(self.failures),
+        }
+        if self.scores:
+            data["score_stdev"] = statistics.pstdev(self.scores)
+            data["score_min"] = min(self.scores)
+            data["score_median"] = statistics.median(self.scores)
+            data["score_max"] = max(self.scores)
+        for name, values in self.details.items():
+            if name == "won":
+                continue
+            if all(isinstance(v, bool) for v in values):
+                data[f"{name}_rate"] = sum(values) / len(values)
+            elif all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in values):
+                data[f"mean_{name}"] = statistics.fmean(values)
+            elif all(isinstance(v, str) for v in values):
+                data[f"{name}_counts"] = dict(Counter(values).most_common())
+        return data
+
+
+def tally(outcomes: Iterable[tuple[MatchOutcome, list[str]]]) -> list[BotTally]:
+    """Tallies per label, in order of first appearance; each outcome comes with its seat labels."""
+    tallies: dict[str, BotTally] = {}
+    for outcome, labels in outcomes:
+        for seat, label in enumerate(labels):
+            tallies.setdefault(label, BotTally(label)).add(outcome, seat)
+    return list(tallies.values())
+
+
+def score_histogram(scores: list[float], buckets: int = 8) -> list[tuple[str, int]]:
+    """Scores grouped into at most ``buckets`` equal-width integer ranges: [("10-14", 31), ...]."""
+    if not scores:
+        return []
+    low, high = int(min(scores)), int(max(scores))
+    width = max(1, -(-(high - low + 1) // buckets))
+    counts = Counter((int(s) - low) // width for s in scores)
+    rows = []
+    for index in range(0, (high - low) // width + 1):
+        start = low + index * width
+        end = start + width - 1
+        rows.append((str(start) if width == 1 else f"{start}-{end}", counts.get(index, 0)))
+    return rows

@@ -1,0 +1,42 @@
+"""The failure rule and the summaries of `ladder play` (pure parts)."""
+
+from __future__ import annotations
+
+from engine import GameResult
+from ladder.commands.play import seat_labels
+from ladder.match import apply_failure_rule
+from ladder.summary import score_histogram
+
+
+def test_failed_seat_is_ranked_last_and_the_others_keep_their_order() -> None:
+    result = GameResult((5, 9, 7, 1), (3, 1, 2, 4))
+    ruled = apply_failure_rule(result, [1])
+    assert ruled.ranks == (2, 4, 1, 3)
+    assert ruled.scores == result.scores
+
+
+def test_several_failed_seats_tie_for_last() -> None:
+    result = GameResult((5, 9, 7), (3, 1, 2))
+    assert apply_failure_rule(result, [0, 1]).ranks == (2, 2, 1)
+
+
+def test_ties_among_the_others_are_kept() -> None:
+    result = GameResult((5, 5, 7), (2, 2, 1))
+    assert apply_failure_rule(result, [2]).ranks == (1, 1, 3)
+
+
+def test_no_failure_changes_nothing() -> None:
+    result = GameResult((5, 9), (2, 1))
+    assert apply_failure_rule(result, []) is result
+
+
+def test_seat_labels_tell_apart_repeated_bots() -> None:
+    assert seat_labels(["random", "thumb", "random"]) == ["random#1", "thumb", "random#2"]
+    assert seat_labels(["a", "b"]) == ["a", "b"]
+
+
+def test_score_histogram_counts_every_score_once() -> None:
+    scores = [1, 2, 2, 3, 10, 26]
+    rows = score_histogram(scores, buckets=5)
+    assert sum(count for _, count in rows) == len(scores)
+    assert rows[0][0].startswith("1")
