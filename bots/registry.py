@@ -12,6 +12,7 @@ import importlib
 from bots.base import Bot
 
 _BOT_MODULES: tuple[str, ...] = (
+    "bots.elfer_raus",
     "bots.random_bot",
 )
 

@@ -11,6 +11,7 @@ import importlib
 from engine.core import Game, UnknownGameError
 
 _GAME_MODULES: tuple[str, ...] = (
+    "engine.elfer_raus",
 )
 
 _games: dict[str, Game] | None = None

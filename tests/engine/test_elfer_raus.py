@@ -1,0 +1,634 @@
+"""Rules of Elfer raus! (elfer-raus-eleven-starts.txt), one test per rule, each quoting the rulebook.
+
+Choices where the rulebook is silent are in docs/rules-decisions/elfer-raus.md.
+"""
+
+from __future__ import annotations
+
+import json
+import random
+from collections.abc import Iterable, Mapping
+from typing import Any
+
+import pytest
+
+from engine import DealError, IllegalActionError, OptionError, PlayerCountError, get_game
+from engine.elfer_raus import (
+    COLOURS,
+    GAME,
+    HAND_SIZES,
+    ElferRausState,
+    card_id,
+    deck_cards,
+)
+from engine.rng import stream
+from engine.testing import random_playout
+
+LETTER = {"r": "red", "y": "yellow", "g": "green", "b": "blue"}
+
+
+def c(text: str) -> list[Any]:
+    """A card from short text: "r10" is the red 10, "b20" the blue 20."""
+    return [LETTER[text[0]], int(text[1:])]
+
+
+def cards(texts: str) -> list[list[Any]]:
+    return [c(text) for text in texts.split()]
+
+
+def cid(text: str) -> int:
+    colour, number = c(text)
+    return card_id(COLOURS.index(colour), number)
+
+
+def play(text: str) -> dict[str, Any]:
+    colour, number = c(text)
+    return {"type": "play", "colour": colour, "number": number}
+
+
+DRAW = {"type": "draw"}
+END = {"type": "end_turn"}
+
+
+def all_deck(without_blues: bool = False) -> list[list[Any]]:
+    return [[COLOURS[card // 20], card % 20 + 1] for card in deck_cards(without_blues)]
+
+
+def fresh_deal(
+    num_players: int,
+    hands: Mapping[int, str],
+    pack_top: str = "",
+    in_pack: str = "",
+    options: Mapping[str, Any] | None = None,
+    **extra: Any,
+) -> ElferRausState:
+    """A first round dealt explicitly: the named cards where asked, the rest filled in deck order.
+
+    ``in_pack`` cards go to the pack (below ``pack_top``) so that they are not dealt.
+    """
+    options = dict(options or {})
+    size = HAND_SIZES[num_players]
+    placed = {tuple(card) for text in list(hands.values()) + [pack_top, in_pack] for card in cards(text)}
+    filler = [card for card in all_deck(options.get("without_blues", False)) if tuple(card) not in placed]
+    dealt: list[list[list[Any]]] = []
+    for seat in range(num_players):
+        hand = cards(hands.get(seat, ""))
+        while len(hand) < size:
+            hand.append(filler.pop(0))
+        dealt.append(hand)
+    pack = cards(pack_top) + cards(in_pack) + filler
+    return GAME.from_deal({"hands": dealt, "pack": pack, **extra}, options)
+
+
+def position(
+    num_players: int,
+    rows: Mapping[str, list[int]],
+    hands: Mapping[int, str],
+    pack_top: str = "",
+    rest_to: int | None = None,
+    current: int = 0,
+    options: Mapping[str, Any] | None = None,
+    **extra: Any,
+) -> ElferRausState:
+    """A position in the middle of a round: rows on the table, the named hands, the rest in the pack
+    (below ``pack_top``) or, with ``rest_to``, in that seat's hand."""
+    options = dict(options or {})
+    on_table = {(colour, number) for colour, (low, high) in rows.items() for number in range(low, high + 1)}
+    named = {tuple(card) for text in list(hands.values()) + [pack_top] for card in cards(text)}
+    rest = [card for card in all_deck(options.get("without_blues", False)) if tuple(card) not in on_table | named]
+    dealt = [cards(hands.get(seat, "")) for seat in range(num_players)]
+    pack = cards(pack_top)
+    if rest_to is None:
+        pack += rest
+    else:
+        dealt[rest_to] += rest
+    deal = {"hands": dealt, "pack": pack, "rows": dict(rows), "current_player": current, **extra}
+    return GAME.from_deal(deal, options)
+
+
+def full_rows(*colours: str) -> dict[str, list[int]]:
+    return {colour: [1, 20] for colour in colours}
+
+
+def hand_of(state: ElferRausState, seat: int) -> set[str]:
+    return {f"{colour[0]}{number}" for colour, number in state.observation(seat)["hand"]}
+
+
+def plays_in(actions: Iterable[dict[str, Any]]) -> set[str]:
+    return {f"{a['colour'][0]}{a['number']}" for a in actions if a["type"] == "play"}
+
+
+# ---- the deal -----------------------------------------------------------------
+
+
+@pytest.mark.parametrize(("num_players", "size"), [(2, 20), (3, 20), (4, 15), (5, 12), (6, 10)])
+def test_deal_sizes_and_pack(num_players: int, size: int) -> None:
+    """ "Shuffle the 80 cards well and deal them face down to the players as follows: 2-3 players:
+    20 cards each, 4 players: 15 cards each, 5 players: 12 cards each, 6 players: 10 cards each.
+    The rest of the cards should remain face down in the pack." """
+    # number swap lays nothing automatically, so the hands are exactly as dealt
+    state = GAME.new_state(num_players, 7, {"number_swap": True})
+    obs = state.observation(0)
+    assert obs["hand_sizes"] == [size] * num_players
+    assert obs["pack_size"] == 80 - size * num_players
+    everything = [card for hand in state.hands for card in hand] + state.pack
+    assert sorted(everything) == list(range(80))
+    # base game: the opening eleven left one hand for the table
+    base = GAME.new_state(num_players, 7)
+    assert sum(base.observation(0)["hand_sizes"]) == size * num_players - 1
+    assert base.observation(0)["pack_size"] == 80 - size * num_players
+
+
+def test_the_deal_comes_from_its_own_stream() -> None:
+    """All chance from the seed: the deal of round r is stream(seed, "deal", r, attempt)."""
+    state = GAME.new_state(4, 123, {"number_swap": True})
+    shuffled = list(deck_cards(False))
+    stream(123, "deal", 1, 0).shuffle(shuffled)
+    assert [sorted(hand) for hand in state.hands] == [sorted(shuffled[s * 15:(s + 1) * 15]) for s in range(4)]
+    assert state.pack == shuffled[60:]
+
+
+def test_two_players_may_remove_the_blues() -> None:
+    """ "For two players it is a good idea to remove the 20 blue cards at the start and play with
+    just 60 cards." """
+    state = GAME.new_state(2, 3, {"without_blues": True, "number_swap": True})
+    obs = state.observation(0)
+    assert obs["hand_sizes"] == [20, 20] and obs["pack_size"] == 20
+    assert set(obs["rows"]) == {"red", "yellow", "green"}
+    everything = [card for hand in state.hands for card in hand] + state.pack
+    assert sorted(everything) == deck_cards(True)
+    assert all(card // 20 != COLOURS.index("blue") for card in everything)
+
+
+@pytest.mark.parametrize("num_players", [3, 4, 5, 6])
+def test_the_sixty_card_deck_is_for_two_players_only(num_players: int) -> None:
+    """ "For two players it is a good idea to remove the 20 blue cards": not offered to more players."""
+    with pytest.raises(OptionError, match="2 players only"):
+        GAME.new_state(num_players, 0, {"without_blues": True})
+    with pytest.raises(OptionError, match="2 players only"):
+        GAME.check_options_for_players(num_players, GAME.validate_options({"without_blues": True}))
+
+
+def test_a_blue_card_is_refused_in_the_sixty_card_deck() -> None:
+    hands = [all_deck(True)[:20], all_deck(True)[20:40]]
+    pack = all_deck(True)[40:]
+    pack[-1] = c("b5")
+    with pytest.raises(DealError, match="blue 5"):
+        GAME.from_deal({"hands": hands, "pack": pack}, {"without_blues": True})
+
+
+def test_explicit_deals_are_checked() -> None:
+    deck = all_deck()
+    with pytest.raises(DealError, match="20 cards"):
+        GAME.from_deal({"hands": [deck[:19], deck[19:40]], "pack": deck[40:]})
+    with pytest.raises(DealError, match="duplicated"):
+        GAME.from_deal({"hands": [deck[:20], deck[20:40]], "pack": deck[40:79] + [deck[0]]})
+    with pytest.raises(DealError, match="not a card"):
+        GAME.from_deal({"hands": [deck[:20], deck[20:39] + [["red", 21]]], "pack": deck[40:]})
+    with pytest.raises(PlayerCountError):
+        GAME.from_deal({"hands": [deck[:20]], "pack": deck[20:]})
+    with pytest.raises(DealError, match="start with"):
+        position(2, {"red": [12, 14]}, {0: "r15", 1: "r10"})
+
+
+# ---- who starts ---------------------------------------------------------------------
+
+
+def test_the_red_eleven_opens_and_the_next_player_on_the_right_goes() -> None:
+    """ "The player with the red eleven goes first. This card should be placed face up in the middle
+    of the table." ... "It is now the turn of the next player on the right". """
+    state = fresh_deal(3, {1: "r11 y11"})
+    obs = state.observation(0)
+    assert obs["rows"]["red"] == [11, 11]
+    assert obs["rows"]["yellow"] is None
+    assert obs["starter"] == 1
+    assert "r11" not in hand_of(state, 1) and "y11" in hand_of(state, 1)
+    assert obs["hand_sizes"] == [20, 19, 20]
+    assert state.current_player == 2
+    assert {"type": "open", "seat": 1, "colour": "red", "number": 11} in obs["events"]
+
+
+@pytest.mark.parametrize(
+    ("hands", "in_pack", "opener", "colour"),
+    [
+        ({0: "g11", 2: "y11"}, "r11 b11", 2, "yellow"),
+        ({0: "b11", 1: "g11"}, "r11 y11", 1, "green"),
+        ({3: "b11"}, "r11 y11 g11", 3, "blue"),
+    ],
+)
+def test_elevens_of_other_colours_open_in_order_yellow_green_blue(
+    hands: dict[int, str], in_pack: str, opener: int, colour: str
+) -> None:
+    """ "If there is no red eleven among the dealt cards, then the player with the eleven in another
+    colour goes first. The order of precedence is yellow, green, blue." """
+    state = fresh_deal(4, hands, in_pack=in_pack)
+    obs = state.observation(0)
+    assert obs["starter"] == opener
+    assert [name for name, row in obs["rows"].items() if row] == [colour]
+    assert state.current_player == (opener + 1) % 4
+
+
+def _seed_without_dealt_eleven() -> int:
+    deck = deck_cards(True)
+    elevens = {card_id(colour, 11) for colour in (0, 1, 2)}
+    for seed in range(10_000):
+        shuffled = list(deck)
+        stream(seed, "deal", 1, 0).shuffle(shuffled)
+        if not elevens & set(shuffled[:40]):
+            return seed
+    raise AssertionError("no such seed found")
+
+
+def test_no_eleven_dealt_means_a_fresh_deal() -> None:
+    """ "If there is no eleven among the dealt cards at all, the cards must be reshuffled and dealt
+    once more." """
+    seed = _seed_without_dealt_eleven()
+    state = GAME.new_state(2, seed, {"without_blues": True})
+    deal_event = next(e for e in state.observation(0)["events"] if e["type"] == "deal")
+    attempt = deal_event["redeals"]
+    assert attempt >= 1
+    shuffled = list(deck_cards(True))
+    stream(seed, "deal", 1, attempt).shuffle(shuffled)
+    opener = state.observation(0)["starter"]
+    dealt = [set(shuffled[:20]), set(shuffled[20:40])]
+    opened = [card_id(colour, 11) for colour in (0, 1, 2) if state.low[colour]]
+    assert len(opened) == 1 and opened[0] in dealt[opener]
+    assert state.hands[opener] | {opened[0]} == dealt[opener]
+
+
+def test_an_explicit_deal_without_eleven_is_refused() -> None:
+    with pytest.raises(DealError, match="no eleven"):
+        fresh_deal(2, {}, in_pack="r11 y11 g11 b11")
+
+
+# ---- a turn ---------------------------------------------------------------------------
+
+
+def test_a_ten_goes_left_of_the_eleven_and_a_twelve_right_building_to_1_and_20() -> None:
+    """ "He/she lays a 10 of the same colour to the left of the eleven already played or a 12 to the
+    right. Cards of the same colour should be placed on top of each other in the sequence 10-1 or
+    12-20 in each case." """
+    state = position(2, {"red": [11, 11]}, {0: "r10 r12 r9 r13 y10 y12", 1: "r1"}, rest_to=1)
+    assert plays_in(state.legal_actions()) == {"r10", "r12"}
+    state.apply(play("r10"))
+    assert plays_in(state.legal_actions()) == {"r9", "r12"}
+    state.apply(play("r12"))
+    assert plays_in(state.legal_actions()) == {"r9", "r13"}
+    assert state.observation(0)["rows"]["red"] == [10, 12]
+    with pytest.raises(IllegalActionError):
+        state.apply(play("y10"))  # no yellow row yet
+
+
+def test_another_eleven_starts_a_new_row_in_any_colour_order() -> None:
+    """ "He/she lays another eleven above or below the eleven already played and thus starts a new
+    row." (Any eleven, in any order: see the rules decisions.)"""
+    state = position(3, {"red": [11, 11]}, {0: "b11 b10 b12 g11", 1: "r1", 2: "r2"}, rest_to=1)
+    assert plays_in(state.legal_actions()) == {"b11", "g11"}
+    state.apply(play("b11"))
+    assert state.observation(0)["rows"]["blue"] == [11, 11]
+    assert plays_in(state.legal_actions()) == {"b10", "b12", "g11"}
+
+
+def test_as_many_matching_cards_as_the_player_likes() -> None:
+    """ "Each player can play not just one card but as many matching cards as he/she likes when it
+    is his/her turn." """
+    state = position(2, {"red": [11, 11]}, {0: "r10 r9 r8 r12 y5", 1: "r1"}, rest_to=1)
+    for text in ("r10", "r9", "r8", "r12"):
+        state.apply(play(text))
+        assert state.current_player == 0
+    assert state.observation(0)["rows"]["red"] == [8, 12]
+
+
+def test_matching_cards_may_be_held_back() -> None:
+    """ "Matching cards do not have to be played however. It is a favourite trick to hold back
+    certain cards as long as possible." """
+    state = position(2, {"red": [11, 11]}, {0: "r10 r9 r12 y5", 1: "r1"}, rest_to=1)
+    assert END not in state.legal_actions()  # a turn lays at least one card if it can
+    state.apply(play("r10"))
+    assert END in state.legal_actions()
+    state.apply(END)
+    assert state.current_player == 1
+    assert {"r9", "r12"} <= hand_of(state, 0)
+
+
+def test_a_player_who_can_lay_a_card_may_not_draw() -> None:
+    """ "He/she is unable to go and must take a card from the pack": drawing is for a player who
+    cannot lay a card (rules decision)."""
+    state = position(2, {"red": [11, 11]}, {0: "r10 y5", 1: "r1"}, rest_to=1)
+    assert DRAW not in state.legal_actions()
+    with pytest.raises(IllegalActionError):
+        state.apply(DRAW)
+
+
+def test_unable_to_go_draws_up_to_three_then_the_next_player() -> None:
+    """ "He/she is unable to go and must take a card from the pack, which is face down. ... If the
+    card does not match, he/she must take another card, but up to a maximum of three cards. Then it
+    is the turn of the next player." """
+    state = position(3, {"red": [11, 11]}, {0: "y5", 1: "r1", 2: "r2"}, pack_top="y1 y2 y3 r10", rest_to=1)
+    assert state.legal_actions() == [DRAW]
+    state.apply(DRAW)
+    assert hand_of(state, 0) == {"y5", "y1", "y2", "y3"}
+    assert state.observation(0)["pack_size"] == 1
+    assert state.current_player == 1
+
+
+def test_a_drawn_card_that_matches_may_be_played_at_once() -> None:
+    """ "If the card matches, he/she can play it at once." """
+    state = position(2, {"red": [11, 11]}, {0: "y5", 1: "r1"}, pack_top="y1 r12 y3", rest_to=1)
+    state.apply(DRAW)
+    assert hand_of(state, 0) == {"y5", "y1", "r12"}  # stopped at the matching card
+    assert state.current_player == 0
+    assert state.legal_actions() == [play("r12"), END]
+    assert state.observation(0)["turn"]["drawn_card"] == c("r12")
+    state.apply(play("r12"))
+    assert state.observation(0)["rows"]["red"] == [11, 12]
+
+
+def test_the_third_card_drawn_may_be_played_if_it_matches() -> None:
+    """ "he/she must take another card, but up to a maximum of three cards": the third may match."""
+    state = position(2, {"red": [11, 11]}, {0: "y5", 1: "r1"}, pack_top="y1 y2 r10 y3", rest_to=1)
+    state.apply(DRAW)
+    assert state.legal_actions() == [play("r10"), END]
+
+
+def test_a_matching_drawn_card_may_be_kept() -> None:
+    """ "he/she can play it at once" is a may: the player may keep it and end the turn."""
+    state = position(2, {"red": [11, 11]}, {0: "y5", 1: "r1"}, pack_top="r10 y3", rest_to=1)
+    state.apply(DRAW)
+    state.apply(END)
+    assert state.current_player == 1
+    assert "r10" in hand_of(state, 0)
+    assert state.observation(0)["rows"]["red"] == [11, 11]
+
+
+def test_after_playing_the_drawn_card_the_turn_goes_on() -> None:
+    """ "Each player can play not just one card but as many matching cards as he/she likes when it
+    is his/her turn": a drawn card played lets the turn go on (rules decision)."""
+    state = position(2, {"red": [11, 11]}, {0: "r9 r8 y5", 1: "r1"}, pack_top="r10 y3", rest_to=1)
+    state.apply(DRAW)
+    state.apply(play("r10"))
+    assert state.current_player == 0
+    assert state.legal_actions() == [play("r9"), END]
+    state.apply(play("r9"))
+    state.apply(play("r8"))
+    assert state.observation(0)["rows"]["red"] == [8, 11]
+
+
+def test_a_short_pack_gives_what_it_has() -> None:
+    """Up to three cards: with two left, the player takes both and the turn passes."""
+    state = position(2, {"red": [11, 11]}, {0: "y5", 1: "r1"}, pack_top="y1 y2", rest_to=1)
+    assert state.observation(0)["pack_size"] == 2
+    state.apply(DRAW)
+    assert hand_of(state, 0) == {"y5", "y1", "y2"}
+    assert state.observation(0)["pack_size"] == 0
+    assert state.current_player == 1
+
+
+def test_with_the_pack_empty_a_player_who_cannot_go_is_passed() -> None:
+    """With nothing to lay and nothing to draw, the turn passes (rules decision: no action)."""
+    state = position(3, {"red": [11, 11]}, {0: "r10 y4", 1: "y5", 2: "r9"}, rest_to=2, current=0)
+    state.apply(play("r10"))
+    state.apply(END)
+    assert state.current_player == 2  # seat 1 holds nothing that fits
+    assert {"type": "pass", "seat": 1} in state.observation(2)["events"]
+
+
+def test_turn_order_is_seat_after_seat_to_the_right() -> None:
+    """ "It is now the turn of the next player on the right": seat s + 1 sits on the right of s."""
+    state = position(3, {"red": [11, 11]}, {0: "r10", 1: "r12 y5", 2: "r13 y6"}, rest_to=0, current=1)
+    state.apply(play("r12"))
+    state.apply(END)
+    assert state.current_player == 2
+    state.apply(play("r13"))
+    state.apply(END)
+    assert state.current_player == 0
+
+
+# ---- round and game ---------------------------------------------------------------
+
+
+def test_first_out_wins_the_round_and_the_others_score_their_cards() -> None:
+    """ "The round is won by the first player able to play his last card. The other players should
+    add up the values of their cards and make a note of the totals" """
+    rows = full_rows("yellow", "green", "blue") | {"red": [3, 17]}
+    state = position(3, rows, {0: "r2", 1: "r1 r18", 2: "r19 r20"}, current=0)
+    state.apply(play("r2"))  # seat 0's last card
+    obs = state.observation(1)
+    end = next(e for e in obs["events"] if e["type"] == "round_end")
+    assert end["winner"] == 0 and end["reason"] == "out"
+    assert end["points"] == [0, 1 + 18, 19 + 20]
+    assert obs["totals"] == [0, 19, 39]
+    assert obs["round"] == 2  # the next round is dealt
+
+
+def test_the_lowest_total_after_the_rounds_wins_and_ties_share() -> None:
+    """ "The overall game e.g. after 3-5 rounds, is won by the player with the lowest final total." """
+    rows = full_rows("yellow", "green", "blue") | {"red": [4, 17]}
+    state = position(4, rows, {0: "r3", 1: "r2 r18", 2: "r1 r19", 3: "r20"}, current=0, options={"rounds": 1})
+    state.apply(play("r3"))
+    assert state.is_over() and state.current_player is None
+    result = state.result()
+    assert result.scores == (0.0, 20.0, 20.0, 20.0)
+    assert result.ranks == (1, 2, 2, 2)
+    assert result.details["rounds_won"] == [1, 0, 0, 0]
+
+
+def test_a_game_has_the_chosen_number_of_rounds() -> None:
+    """ "The overall game e.g. after 3-5 rounds": option rounds, 1 to 10, 3 by default."""
+    assert GAME.default_options()["rounds"] == 3
+    for bad in (0, 11):
+        with pytest.raises(OptionError):
+            GAME.validate_options({"rounds": bad})
+    for rounds in (1, 3, 5):
+        state = GAME.new_state(3, rounds, {"rounds": rounds})
+        random_playout(state, random.Random(rounds), GAME.max_actions(3, {"rounds": rounds}))
+        assert len(state.round_points) == rounds
+        totals = [sum(points[seat] for points in state.round_points) for seat in range(3)]
+        assert list(state.result().scores) == totals
+        assert len(state.result().details["round_points"][0]) == rounds
+
+
+def test_later_rounds_open_with_the_red_eleven_again() -> None:
+    """ "The player with the red eleven goes first": every round is dealt afresh and opened the same
+    way (rules decision)."""
+    state = GAME.new_state(4, 11)
+    while state.round == 1:
+        state.apply(random.Random(len(state.log.entries)).choice(state.legal_actions()))
+    shuffled = list(deck_cards(False))
+    attempt = state.redeals
+    stream(11, "deal", 2, attempt).shuffle(shuffled)
+    for colour in range(4):
+        eleven = card_id(colour, 11)
+        if eleven in shuffled[:60]:
+            holder = shuffled.index(eleven) // 15
+            break
+    assert state.starter == holder
+    assert state.low[colour] == 11 and sum(1 for low in state.low if low) == 1
+
+
+def test_a_round_where_no_one_can_go_ends_with_everyone_scoring_their_hand() -> None:
+    """A round where no one can play and the pack is empty ends, each player scoring what they hold
+    (rules decision). With the whole deck in play this cannot happen, so the test takes the red 3
+    out of the game to force it."""
+    rows = full_rows("yellow", "green", "blue") | {"red": [3, 20]}
+    state = position(2, rows, {0: "r1", 1: "r2"}, current=1)
+    state.low[COLOURS.index("red")] = 4  # the red 3 is lost: the red 2 and red 1 can never be laid
+    state._pass_turn_from(1)
+    assert state.round_points[0] == [1, 2]
+    assert state.round_winners[0] is None
+    assert state.totals == [1, 2]
+    end = next(e for e in state.log.since_last_decision(0) if e["type"] == "round_end")
+    assert end["reason"] == "blocked" and end["points"] == [1, 2]
+    assert state.round == 2
+
+
+def test_random_games_never_block() -> None:
+    """Every round of a full deck ends with a player going out (the blocked end is unreachable)."""
+    for seed in range(30):
+        for options in ({}, {"number_swap": True}):
+            state = GAME.new_state(2 + seed % 5, seed, options)
+            random_playout(state, random.Random(seed), GAME.max_actions(2 + seed % 5, GAME.validate_options(options)))
+            assert None not in state.round_winners
+
+
+# ---- number swap -----------------------------------------------------------------------
+
+
+def test_number_swap_rows_start_with_10_11_or_12_in_any_colour() -> None:
+    """ "instead you can start a row with a 10, 11 or 12. There is also no order in the colours." """
+    state = fresh_deal(2, {0: "b12 r11 y10 g9 g13"}, options={"number_swap": True})
+    obs = state.observation(0)
+    assert all(row is None for row in obs["rows"].values())  # nothing is laid for the starter
+    assert {"b12", "r11", "y10"} <= plays_in(state.legal_actions())
+    assert not {"g9", "g13"} & plays_in(state.legal_actions())
+    state.apply(play("b12"))
+    assert state.observation(0)["rows"]["blue"] == [12, 12]
+
+
+def test_number_swap_rows_build_both_ways_from_their_first_card() -> None:
+    """ "you can start a row with a 10, 11 or 12" and the row grows from it as in the base game."""
+    state = fresh_deal(2, {0: "r10 r9 r11 r12 r8"}, options={"number_swap": True})
+    state.apply(play("r10"))
+    assert plays_in(state.legal_actions()) >= {"r9", "r11"}
+    assert "r12" not in plays_in(state.legal_actions())
+    state.apply(play("r11"))
+    state.apply(play("r12"))
+    state.apply(play("r9"))
+    state.apply(play("r8"))
+    assert state.observation(0)["rows"]["red"] == [8, 12]
+
+
+def test_number_swap_other_rows_need_not_follow_the_first() -> None:
+    """ "if the first row is started with e.g. a 10, the other rows may still start with 11 or 12.
+    The starting card of the first colour doesn't have to be followed by the other colours." """
+    state = fresh_deal(2, {0: "r10 y12 g11"}, options={"number_swap": True})
+    state.apply(play("r10"))
+    assert {"y12", "g11"} <= plays_in(state.legal_actions())
+    state.apply(play("y12"))
+    assert state.observation(0)["rows"]["yellow"] == [12, 12]
+
+
+def test_number_swap_the_player_right_of_the_dealer_begins_and_the_deal_passes_on() -> None:
+    """ "The player right from the dealer begins." The first dealer is the last seat, so seat 0
+    begins; the deal passes to the right each round (rules decision)."""
+    for num_players in (2, 3, 6):
+        state = GAME.new_state(num_players, 5, {"number_swap": True, "rounds": 3})
+        rng = random.Random(num_players)
+        for round_number in (1, 2, 3):
+            obs = state.observation(0)
+            assert obs["round"] == round_number
+            assert obs["dealer"] == (num_players - 1 + round_number - 1) % num_players
+            assert obs["starter"] == (obs["dealer"] + 1) % num_players == state.current_player
+            assert all(row is None for row in obs["rows"].values())
+            while not state.is_over() and state.round == round_number:
+                state.apply(rng.choice(state.legal_actions()))
+    explicit = fresh_deal(3, {}, options={"number_swap": True}, dealer=1)
+    assert explicit.current_player == 2
+
+
+def test_number_swap_a_starter_who_cannot_go_draws() -> None:
+    """ "Like the base game if the player can't lay down a card on the table he/she must take up to
+    3 cards from the pack." """
+    state = fresh_deal(
+        3, {1: "r10 r11 r12 y10 y11 y12", 2: "g10 g11 g12 b10 b11 b12"}, pack_top="r1 r2 r3", options={"number_swap": True}
+    )
+    assert state.current_player == 0
+    assert state.legal_actions() == [DRAW]
+    state.apply(DRAW)
+    assert {"r1", "r2", "r3"} <= hand_of(state, 0)
+    assert state.current_player == 1
+
+
+# ---- what seats see ------------------------------------------------------------------
+
+
+def test_a_drawn_card_is_seen_only_by_its_drawer_until_played() -> None:
+    """Cards are dealt "face down" and the pack is "face down": others see that a card was drawn,
+    not which, until it is played."""
+    state = position(2, {"red": [11, 11]}, {0: "y5", 1: "r1"}, pack_top="y1 r12", rest_to=1)
+    state.apply(DRAW)
+    mine = [e for e in state.observation(0)["events"] if e["type"] == "draw"]
+    assert mine == [{"type": "draw", "seat": 0, "cards": [c("y1"), c("r12")], "fits": True}]
+    theirs = [e for e in state.observation(1)["events"] if e["type"] == "draw"]
+    assert theirs == [{"type": "draw", "seat": 0, "count": 2, "fits": True}]
+    text = json.dumps(state.observation(1))
+    assert '["yellow", 1]' not in text and '["red", 12]' not in text
+    assert state.observation(1)["turn"]["drawn_card"] is None
+    state.apply(play("r12"))
+    assert {"type": "play", "seat": 0, "colour": "red", "number": 12} in state.observation(1)["events"]
+    assert state.observation(1)["hand_sizes"] == [2, len(state.hands[1])]
+
+
+def test_observation_holds_the_public_table_and_own_hand_only() -> None:
+    state = GAME.new_state(4, 2)
+    obs = state.observation(1)
+    assert set(obs) == {
+        "seat", "num_players", "round", "rounds", "dealer", "starter", "current_player", "hand", "rows",
+        "opening_numbers", "pack_size", "hand_sizes", "totals", "round_points", "turn", "over", "events",
+    }
+    assert sorted(cid(f"{colour[0]}{number}") for colour, number in obs["hand"]) == sorted(state.hands[1])
+    for other in (0, 2, 3):
+        for card in state.hands[other]:
+            assert [COLOURS[card // 20], card % 20 + 1] not in obs["hand"]
+
+
+def test_resampling_keeps_what_the_seat_knows_and_redraws_the_rest() -> None:
+    state = GAME.new_state(3, 8)
+    rng = random.Random(1)
+    seen_other_hands = set()
+    for _ in range(20):
+        twin = state.resample_hidden(0, rng)
+        assert twin.hands[0] == state.hands[0]
+        assert [len(h) for h in twin.hands] == [len(h) for h in state.hands]
+        assert len(twin.pack) == len(state.pack)
+        assert sorted(twin.hands[1] | twin.hands[2] | set(twin.pack)) == sorted(
+            state.hands[1] | state.hands[2] | set(state.pack)
+        )
+        seen_other_hands.add(frozenset(twin.hands[1]))
+    assert len(seen_other_hands) > 1
+
+
+def test_resampling_keeps_another_seats_drawn_card_playable() -> None:
+    """A seat known to hold a matching drawn card keeps one (any unseen matching card) in the copy."""
+    state = position(2, {"red": [11, 11]}, {0: "y5", 1: "y6"}, pack_top="y1 r12", rest_to=1)
+    state.apply(DRAW)
+    rng = random.Random(3)
+    for _ in range(30):
+        twin = state.resample_hidden(1, rng)
+        assert twin.pending_draw in twin.hands[0]
+        assert twin.fits(twin.pending_draw)
+        assert twin.legal_actions()[0]["type"] == "play"
+
+
+# ---- the contract's promises -------------------------------------------------------------
+
+
+def test_registered_and_bounded() -> None:
+    assert get_game("elfer-raus") is GAME
+    for num_players in range(2, 7):
+        for options in ({}, {"number_swap": True}, {"rounds": 10}):
+            validated = GAME.validate_options(options)
+            cap = GAME.max_actions(num_players, validated)
+            for seed in range(5):
+                state = GAME.new_state(num_players, seed, options)
+                assert len(random_playout(state, random.Random(seed), cap)) <= cap
