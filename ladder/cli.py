@@ -33,7 +33,7 @@ def main() -> None:
     try:
         app()
     except USER_ERRORS as error:
-        Console(stderr=True).print(f"[red]error:[/red] {error}", highlight=False)
+        Console(stderr=True, soft_wrap=True).print(f"[red]error:[/red] {error}", highlight=False)
         sys.exit(2)
 
 

@@ -1,0 +1,75 @@
+"""The command line as a user meets it: real subprocesses, real output."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+import pytest
+
+from engine import game_ids
+
+
+def ladder(*args: str, cwd: str | None = None) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "ladder.cli", *args], capture_output=True, text=True, timeout=300, cwd=cwd
+    )
+
+
+def assert_one_clear_line(run: subprocess.CompletedProcess[str], *fragments: str) -> None:
+    assert run.returncode == 2, run
+    assert "Traceback" not in run.stderr and "Traceback" not in run.stdout
+    text = run.stderr.strip()
+    assert text.startswith("error:"), text
+    assert len(text.splitlines()) == 1, text
+    for fragment in fragments:
+        assert fragment in text
+
+
+def test_games_lists_every_registered_game() -> None:
+    run = ladder("games")
+    assert run.returncode == 0
+    for game_id in game_ids():
+        assert game_id in run.stdout
+
+
+def test_unknown_game_is_one_clear_line() -> None:
+    assert_one_clear_line(ladder("play", "no-such-game", "random"), "no game 'no-such-game'", "known games")
+
+
+@pytest.mark.skipif("elevenses-for-one" not in game_ids(), reason="elevenses-for-one is not registered")
+class TestPlayElevensesForOne:
+    def test_unknown_bot_is_one_clear_line(self) -> None:
+        assert_one_clear_line(ladder("play", "elevenses-for-one", "no-such-bot"), "no-such-bot")
+
+    def test_unknown_option_is_one_clear_line(self) -> None:
+        assert_one_clear_line(ladder("play", "elevenses-for-one", "random", "--option", "colour=blue"), "colour")
+
+    def test_out_of_range_option_is_one_clear_line(self) -> None:
+        assert_one_clear_line(ladder("play", "elevenses-for-one", "random", "--option", "minutes=99"), "minutes")
+
+    def test_option_without_equals_is_one_clear_line(self) -> None:
+        assert_one_clear_line(ladder("play", "elevenses-for-one", "random", "--option", "minutes"), "key=value")
+
+    def test_same_seed_same_summary_and_bots_compared_on_the_same_deals(self) -> None:
+        first = ladder("play", "elevenses-for-one", "random", "thumb", "-n", "60", "--seed", "7", "--json")
+        second = ladder("play", "elevenses-for-one", "random", "thumb", "-n", "60", "--seed", "7", "--json")
+        assert first.returncode == 0, first.stderr
+        assert first.stdout == second.stdout
+        summary = json.loads(first.stdout)
+        random_row, thumb_row = summary["bots"]
+        assert random_row["bot"] == "random" and thumb_row["bot"] == "thumb"
+        assert random_row["games"] == thumb_row["games"] == 60
+        assert thumb_row["mean_score"] > random_row["mean_score"]
+
+    def test_human_summary_shows_scores_and_bands(self) -> None:
+        run = ladder("play", "elevenses-for-one", "thumb", "-n", "30", "--seed", "1")
+        assert run.returncode == 0, run.stderr
+        assert "win rate" in run.stdout and "mean score" in run.stdout
+        assert "band" in run.stdout
+
+
+@pytest.mark.skipif("elfer-raus" not in game_ids(), reason="elfer-raus is not registered")
+def test_wrong_number_of_seats_is_one_clear_line() -> None:
+    assert_one_clear_line(ladder("play", "elfer-raus", "random"), "2 to 6 players")
