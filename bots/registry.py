@@ -14,6 +14,7 @@ from bots.base import Bot
 _BOT_MODULES: tuple[str, ...] = (
     "bots.elfer_raus",
     "bots.random_bot",
+    "bots.elevenses_for_one",
 )
 
 

@@ -12,6 +12,7 @@ from engine.core import Game, UnknownGameError
 
 _GAME_MODULES: tuple[str, ...] = (
     "engine.elfer_raus",
+    "engine.elevenses_for_one",
 )
 
 _games: dict[str, Game] | None = None

@@ -82,6 +82,7 @@ def play(
 
 
 def print_summary(game: Game, options: dict, games: int, seed: int, tallies: list[BotTally]) -> None:
+    """A compact table per bot, then the game's own details side by side (one column per bot)."""
     console = Console()
     solitaire = game.max_players == 1
     title = f"{game.id}: {games} {'deals' if solitaire else 'matches'}, seeds {seed}..{seed + games - 1}"
@@ -90,41 +91,52 @@ def print_summary(game: Game, options: dict, games: int, seed: int, tallies: lis
         title += "  options " + " ".join(f"{k}={v}" for k, v in non_default.items())
     rows = [t.to_json() for t in tallies]
     table = Table(title=title)
-    table.add_column("bot")
+    table.add_column("bot", no_wrap=True)
     table.add_column("games", justify="right")
     table.add_column("win rate" if solitaire else "wins", justify="right")
     table.add_column("mean score", justify="right")
     if solitaire:
         table.add_column("sd", justify="right")
-        table.add_column("min / median / max", justify="right")
+        table.add_column("min/median/max", justify="right")
     else:
         table.add_column("mean rank", justify="right")
-    rate_keys = sorted({k for row in rows for k in row if k.endswith("_rate") and k != "win_rate"})
-    mean_keys = sorted({k for row in rows for k in row if k.startswith("mean_") and k not in ("mean_score", "mean_rank")})
-    for key in rate_keys + mean_keys:
-        table.add_column(key.replace("_", " "), justify="right")
     table.add_column("failures")
     for row in rows:
         cells = [row["bot"], str(row["games"])]
         if solitaire:
             cells += [f"{row['win_rate']:.1%}", f"{row['mean_score']:.2f}", f"{row['score_stdev']:.2f}",
-                      f"{row['score_min']:g} / {row['score_median']:g} / {row['score_max']:g}"]
+                      f"{row['score_min']:g}/{row['score_median']:g}/{row['score_max']:g}"]
         else:
             cells += [f"{row['wins']} ({row['win_rate']:.1%})", f"{row['mean_score']:.2f}", f"{row['mean_rank']:.2f}"]
-        cells += [f"{row[k]:.1%}" if k in row else "" for k in rate_keys]
-        cells += [f"{row[k]:.2f}" if k in row else "" for k in mean_keys]
         cells.append(", ".join(f"{reason} {count}" for reason, count in row["failures"].items()) or "-")
         table.add_row(*cells)
     console.print(table)
-    if solitaire:
-        for tally_ in tallies:
+
+    detail_keys = [k for k in rows[0] if (k.endswith("_rate") and k != "win_rate") or (k.startswith("mean_") and k not in ("mean_score", "mean_rank"))]
+    if detail_keys:
+        details = Table(title="details (per match)")
+        details.add_column("", no_wrap=True)
+        for row in rows:
+            details.add_column(row["bot"], justify="right", no_wrap=True)
+        for key in detail_keys:
+            label = key.removeprefix("mean_").removesuffix("_rate").replace("_", " ")
+            label = f"{label} (rate)" if key.endswith("_rate") else f"{label} (mean)"
+            details.add_row(label, *[(f"{row[key]:.1%}" if key.endswith("_rate") else f"{row[key]:.2f}") if key in row else "" for row in rows])
+        console.print(details)
+
+    for tally_ in tallies:
+        counts = {key: value for key, value in tally_.to_json().items() if key.endswith("_counts")}
+        if not solitaire and not counts:
+            continue
+        console.print(f"[bold]{tally_.label}[/bold]", highlight=False)
+        if solitaire:
             histogram = score_histogram(tally_.scores)
             peak = max(count for _, count in histogram) or 1
-            lines = [f"  {label:>8} | {'#' * max(1 if count else 0, round(30 * count / peak)):<30} {count}" for label, count in histogram]
-            console.print(f"[bold]{tally_.label}[/bold]: final scores", highlight=False)
-            console.print("\n".join(lines), highlight=False, markup=False)
-            for key, value in tally_.to_json().items():
-                if key.endswith("_counts"):
-                    total = sum(value.values())
-                    parts = ", ".join(f"{name} {count / total:.1%}" for name, count in value.items())
-                    console.print(f"  {key[:-7].replace('_', ' ')}: {parts}", highlight=False, markup=False)
+            console.print("  final scores", highlight=False)
+            for label, count in histogram:
+                bar = "#" * (max(1, round(30 * count / peak)) if count else 0)
+                console.print(f"  {label:>8} | {bar:<30} {count}", highlight=False, markup=False)
+        for key, value in counts.items():
+            total = sum(value.values())
+            parts = ", ".join(f"{name} {count / total:.1%}" for name, count in value.items())
+            console.print(f"  {key.removesuffix('_counts').replace('_', ' ')}: {parts}", highlight=False, markup=False)
