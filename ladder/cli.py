@@ -12,6 +12,18 @@ from engine import GameError
 from ladder.commands.bench import bench
 from ladder.commands.games import games
 from ladder.commands.play import play
+from ladder.commands.run import run
+from ladder.commands.rankings import rankings
+from ladder.commands.matches import matches
+from ladder.commands.replay import replay
+from ladder.commands.h2h import h2h
+from ladder.commands.export import export
+from ladder.commands.tournament_list import tournaments
+from ladder.commands.rerate import rerate
+from ladder.commands.doctor import doctor
+from ladder.commands.submit import submit, validate
+from ladder.commands.bots import bots
+from ladder.commands.bench_sandbox import bench_sandbox
 from ladder.errors import UserError
 
 app = typer.Typer(
@@ -24,6 +36,19 @@ app = typer.Typer(
 app.command()(games)
 app.command()(play)
 app.command()(bench)
+app.command()(run)
+app.command()(rankings)
+app.command()(matches)
+app.command()(replay)
+app.command()(h2h)
+app.command()(export)
+app.command()(tournaments)
+app.command()(rerate)
+app.command()(doctor)
+app.command()(submit)
+app.command()(validate)
+app.command()(bots)
+app.command(name="bench-sandbox")(bench_sandbox)
 
 USER_ERRORS: tuple[type[BaseException], ...] = (UserError, GameError, UnknownBotError)
 

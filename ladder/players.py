@@ -1,19 +1,48 @@
 """Turning a bot reference from the command line or a tournament into a seat player.
 
-A reference is the name of a built-in bot (``random``, ``thumb``, ...). Built-in
-bots run in this process; a bot raising an exception is turned into a
-:class:`~ladder.match.BotFailure` so the failure rule applies to it as to any bot.
+References:
+
+- a plain name: a built-in bot (``random``, ``thumb``, ``search``), run in
+  this process; otherwise a bot registered with ``ladder submit`` (its latest
+  version), or a bot offered by an installed package (entry point group
+  ``ladder.bots``); a registered name may not shadow a built-in one;
+- ``path/to/bot.py`` or a folder (anything containing ``/`` or ending in
+  ``.py``): that file, copied aside and run sandboxed;
+- ``store:<sha256>``: a registered version in the bot store
+  (``results/bots/<sha256>/``); what tournaments send to workers, so a worker
+  needs no database;
+- ``ep:<name>``: the entry-point bot ``name``.
+
+Built-in bots run in this process, their exceptions turned into
+:class:`~ladder.match.BotFailure`. Every other bot runs in a sandboxed process
+(:mod:`ladder.sandbox`) handed out by a :class:`PlayerPool`, which keeps the
+processes alive across matches (a fresh bot object is made for each match)
+and replaces a process after any failure.
 """
 
 from __future__ import annotations
 
+import os
+import time
 import traceback
+from collections.abc import Iterable, Mapping
+from pathlib import Path
+from types import TracebackType
 from typing import Any
 
 from bots.base import Bot, MatchStart
-from bots.registry import UnknownBotError, get_bot_class
+from bots.registry import UnknownBotError, bot_names, get_bot_class
 from ladder.errors import UserError
 from ladder.match import BotFailure, Player
+from ladder.paths import results_dir
+from ladder.sandbox import BotInfo, BotProcess, SandboxLimits, check_layers, default_layers, require_layers
+from ladder.submission import (
+    Submission,
+    entry_point_bots,
+    entry_point_submission,
+    stage,
+    stored_submission,
+)
 
 
 class InProcessPlayer:
@@ -48,6 +77,371 @@ def builtin_player(name: str, game_id: str) -> Player:
     return InProcessPlayer(cls())
 
 
-def check_bot_reference(ref: str, game_id: str) -> None:
+def is_builtin(ref: str) -> bool:
+    """Whether ``ref`` names a built-in bot (run in this process, not sandboxed)."""
+    return ref in bot_names()
+
+
+def is_path_reference(ref: str) -> bool:
+    """Whether ``ref`` names a file or folder rather than a bot."""
+    return "/" in ref or ref.endswith(".py") or ref in (".", "..")
+
+
+def store_folder(content_hash: str) -> Path:
+    """Where the bot store keeps the files of version ``content_hash`` (absolute: bubblewrap binds it)."""
+    return (results_dir() / "bots" / content_hash).resolve()
+
+
+def submission_for(ref: str) -> Submission:
+    """The files a (non-built-in) reference stands for; :class:`UserError` if it names nothing."""
+    if ref.startswith("store:"):
+        content_hash = ref.removeprefix("store:")
+        if len(content_hash) != 64 or any(c not in "0123456789abcdef" for c in content_hash):
+            raise UserError(f"{ref!r} is not a bot store reference (store:<64 hex digits>)")
+        return stored_submission(ref, store_folder(content_hash), content_hash)
+    if ref.startswith("ep:"):
+        name = ref.removeprefix("ep:")
+        for bot in entry_point_bots():
+            if bot.name == name:
+                return entry_point_submission(bot)
+        raise UserError(f"no installed package offers a bot {name!r} (entry point group ladder.bots)")
+    if is_path_reference(ref):
+        return stage(ref)
+    from ladder import botstore
+
+    content_hash = botstore.latest_hash(ref)
+    if content_hash is not None:
+        return stored_submission(ref, store_folder(content_hash), content_hash)
+    for bot in entry_point_bots():
+        if bot.name == ref:
+            return entry_point_submission(bot)
+    registered = botstore.registered_names()
+    raise UserError(
+        f"no bot {ref!r}; built-in bots: {', '.join(bot_names())}"
+        + (f"; registered bots: {', '.join(registered)}" if registered else "")
+        + "; or give the path of a .py file"
+    )
+
+
+def failure_line(failure: BotFailure) -> str:
+    """One line for a user: the failure and the last line of the bot's own traceback or stderr."""
+    last = [line.strip() for line in failure.stderr_tail.splitlines() if line.strip() and line.strip() != "..."]
+    fatal = [line for line in last if line.startswith("Fatal Python error")]
+    if fatal:  # a crash: faulthandler's first line says what happened, its last is the outermost frame
+        last = fatal
+    message = last[-1].partition(": ")[2].strip() if last else ""
+    repeated = bool(last) and (last[-1] in failure.detail or bool(message) and message in failure.detail)
+    said = f" (its last words: {last[-1][:300]})" if last and not repeated else ""
+    return f"{failure.reason}: {failure.detail}{said}"
+
+
+class SandboxedPlayer:
+    """One seat played by a sandboxed bot process from a :class:`PlayerPool`.
+
+    Keeps the match's time budget: each request may take ``move_seconds`` and
+    all of them together ``match_seconds``. Checks that the bot's process uses
+    no more CPU than the time it was given to think (plus ``idle_cpu_seconds``).
+    """
+
+    CPU_CHECK_EVERY = 0.25  # seconds of wall time between two CPU checks in a match
+
+    def __init__(self, pool: PlayerPool, ref: str, submission: Submission, game_id: str) -> None:
+        self.pool = pool
+        self.ref = ref
+        self.submission = submission
+        self.game_id = game_id
+        self.process: BotProcess | None = None
+        self.remaining = pool.limits.match_seconds
+        self.last_cpu_check = 0.0
+        self.actions = 0
+
+    # -- helpers ---------------------------------------------------------------------------
+    def _request(self, message: dict[str, Any], what: str) -> dict[str, Any]:
+        process = self.process
+        if process is None:
+            raise BotFailure("crash", "the bot's process is gone")
+        limits = self.pool.limits
+        timeout = min(limits.move_seconds, self.remaining)
+        if timeout <= 0:
+            self._fail(BotFailure("timeout", f"used up its {limits.match_seconds:g} s for the match", process.stderr_tail()))
+        tick = time.monotonic()
+        try:
+            reply = process.request(message, timeout, what)
+        except BotFailure as failure:
+            if failure.reason == "timeout" and "within the time limit" in failure.detail:
+                budget = "per move" if timeout == limits.move_seconds else "left in its match budget"
+                failure = BotFailure("timeout", f"no answer within {timeout:.3g} s ({budget}) while {what}", failure.stderr_tail)
+            self._fail(failure)
+        spent = time.monotonic() - tick
+        self.remaining -= spent
+        process.think_seconds += spent
+        if "error" in reply:
+            try:
+                process._fail_with_error(reply["error"], what)
+            except BotFailure as failure:
+                self._fail(failure)
+        return reply
+
+    def _fail(self, failure: BotFailure) -> Any:
+        if self.process is not None:
+            self.pool._discard(self.process)
+            self.process = None
+        raise failure
+
+    def _check_cpu(self) -> None:
+        process = self.process
+        if process is None:
+            return
+        self.last_cpu_check = time.monotonic()
+        used = process.cpu_seconds_used()
+        if used is None:
+            return
+        used -= process.cpu_baseline
+        allowed = process.think_seconds + self.pool.limits.idle_cpu_seconds
+        if used > allowed:
+            self._fail(BotFailure(
+                "timeout",
+                f"used {used:.2f} s of CPU while asked to think for {process.think_seconds:.2f} s: "
+                "work between turns (e.g. in a background thread) is not allowed",
+                process.stderr_tail(),
+            ))
+
+    # -- the Bot API ---------------------------------------------------------------------------
+    def start(self, match: MatchStart) -> None:
+        self.process = self.pool._checkout(self.ref, self.submission)
+        info = self.process.info
+        assert info is not None
+        if not info.plays(match.game):
+            self._fail(BotFailure("exception", f"bot {info.name!r} does not play {match.game} (it plays: {', '.join(info.games)})"))
+        self._check_cpu()
+        payload = {"game": match.game, "seat": match.seat, "num_players": match.num_players,
+                   "options": dict(match.options), "seed": match.seed}
+        self._request({"op": "start", "match": payload}, "starting the match")
+
+    def act(self, observation: dict[str, Any], legal_actions: list[dict[str, Any]]) -> dict[str, Any]:
+        self.actions += 1
+        reply = self._request({"op": "act", "observation": observation, "legal": legal_actions},
+                              f"choosing its action #{self.actions}")
+        index = reply.get("index")
+        if isinstance(index, int) and not isinstance(index, bool) and 0 <= index < len(legal_actions):
+            if time.monotonic() - self.last_cpu_check > self.CPU_CHECK_EVERY:
+                self._check_cpu()
+            return legal_actions[index]
+        stderr = self.process.stderr_tail() if self.process else ""
+        if "illegal" in reply and isinstance(reply["illegal"], str):
+            self._fail(BotFailure(
+                "illegal", f"answered {reply['illegal'][:200]}, which is not one of the {len(legal_actions)} legal actions", stderr
+            ))
+        self._fail(BotFailure("garbage", f"a reply to act that names no legal action: {str(reply)[:200]}", stderr))
+        raise AssertionError("unreachable")
+
+    def end(self, result: dict[str, Any]) -> None:
+        self._request({"op": "end", "result": result}, "hearing the result")
+        self._check_cpu()
+        process, self.process = self.process, None
+        if process is not None:
+            self.pool._release(process)
+
+
+class PlayerPool:
+    """Hands out players for bot references and keeps sandboxed bot processes alive between matches.
+
+    ``limits`` is a :class:`~ladder.sandbox.SandboxLimits` or a plain mapping
+    (a tournament file's limits: ``move_seconds``, ``match_seconds``,
+    ``memory_mb``, ...). ``layers`` chooses the sandbox layers (default: every
+    layer available here); ``require`` names layers that must be available
+    (else :class:`UserError`). ``pin_cpu``: run the calling thread and every
+    bot process on one CPU (``True``: the current one; an int: that one),
+    which halves the cost of a decision on machines where waking another CPU
+    is slow (``ladder play`` does it when a seat is sandboxed; a tournament
+    worker may pin itself to a CPU of its own). Use as a context manager, or
+    call :meth:`close`.
+    """
+
+    def __init__(
+        self,
+        limits: SandboxLimits | Mapping[str, Any] | None = None,
+        layers: Iterable[str] | None = None,
+        require: Iterable[str] = (),
+        allow_root: bool = False,
+        keep_idle: int = 8,
+        pin_cpu: bool | int = False,
+    ) -> None:
+        self.limits = SandboxLimits.from_mapping(limits)
+        self.cpu: int | None = None
+        self._saved_affinity: set[int] | None = None
+        if pin_cpu is not False:
+            self._pin(None if pin_cpu is True else int(pin_cpu))
+        self.require = tuple(require)
+        self._layers: tuple[str, ...] | None = check_layers(layers) if layers is not None else None
+        if self.require:
+            require_layers(self.require)
+        self.allow_root = allow_root
+        self.keep_idle = keep_idle
+        self._idle: dict[str, list[BotProcess]] = {}
+        self._all: set[BotProcess] = set()
+        self._submissions: dict[str, Submission] = {}
+        self.started = 0  # processes started, for tests and the benchmark
+        self.tags: list[str] = []  # the tag of every process started (it is in the process's command line)
+
+    def _pin(self, cpu: int | None) -> None:
+        """Run this thread and every bot process of the pool on one CPU.
+
+        A match alternates strictly between the ladder and one bot, so one CPU
+        loses nothing, and every hand-over stays on a warm CPU instead of
+        waking another one (on virtual machines, a cross-CPU wake-up costs
+        tens of microseconds). Only the calling thread is pinned.
+        """
+        try:
+            allowed = os.sched_getaffinity(0)
+            chosen = cpu if cpu is not None else current_cpu()
+            if chosen is None or chosen not in allowed:
+                return
+            os.sched_setaffinity(0, {chosen})
+        except (AttributeError, OSError):
+            return
+        self._saved_affinity = allowed
+        self.cpu = chosen
+
+    @property
+    def layers(self) -> tuple[str, ...]:
+        if self._layers is None:
+            self._layers = default_layers()
+        return self._layers
+
+    def __enter__(self) -> PlayerPool:
+        return self
+
+    def __exit__(self, kind: type[BaseException] | None, error: BaseException | None, tb: TracebackType | None) -> None:
+        self.close()
+
+    def submission(self, ref: str) -> Submission:
+        """The files a reference stands for (resolved once per pool)."""
+        found = self._submissions.get(ref)
+        if found is None:
+            found = submission_for(ref)
+            self._submissions[ref] = found
+        return found
+
+    def player(self, ref: str, game_id: str) -> Player:
+        """A player for one seat of one match; built-in names run in-process, anything else sandboxed."""
+        if ref in bot_names():
+            return builtin_player(ref, game_id)
+        return SandboxedPlayer(self, ref, self.submission(ref), game_id)
+
+    def describe(self, ref: str) -> BotInfo:
+        """Start (or reuse) the bot's process and return what it says about itself.
+
+        Raises :class:`BotFailure` if the bot does not load within the limits.
+        """
+        process = self._checkout(ref, self.submission(ref))
+        self._release(process)
+        assert process.info is not None
+        return process.info
+
+    def warm(self, ref: str, count: int = 1) -> None:
+        """Start ``count`` processes of ``ref`` ahead of the matches (kept idle in the pool)."""
+        started = [self._checkout(ref, self.submission(ref)) for _ in range(count)]
+        for process in started:
+            self._release(process)
+
+    def check(self, ref: str, game_id: str) -> None:
+        """Raise :class:`UserError` (one line) unless ``ref`` is a bot that loads and plays ``game_id``."""
+        if ref in bot_names():
+            builtin_player(ref, game_id)
+            return
+        try:
+            info = self.describe(ref)
+        except BotFailure as failure:
+            raise UserError(f"bot {ref} cannot play: {failure_line(failure)}") from None
+        if not info.plays(game_id):
+            raise UserError(f"bot {ref} ({info.name}) does not play {game_id}; it plays: {', '.join(info.games) or 'nothing'}")
+
+    def idle_cpu(self, ref: str, window: float = 0.3) -> float:
+        """CPU seconds the idle processes of ``ref`` use over ``window`` seconds of waiting (should be ~0)."""
+        processes = list(self._idle.get(self.submission(ref).content_hash, []))
+        before = [p.cpu_seconds_used() or 0.0 for p in processes]
+        time.sleep(window)
+        after = [p.cpu_seconds_used() or 0.0 for p in processes]
+        return max((b - a for a, b in zip(before, after)), default=0.0)
+
+    # -- processes -----------------------------------------------------------------------------
+    def _checkout(self, ref: str, submission: Submission) -> BotProcess:
+        idle = self._idle.get(submission.content_hash, [])
+        while idle:
+            process = idle.pop()
+            used = process.cpu_seconds_used()
+            if process.alive() and (used is None or used < self.limits.cpu_seconds / 2):
+                return process
+            self._discard(process)
+        process = BotProcess(submission, self.limits, self.layers, allow_root=self.allow_root, cpu=self.cpu)
+        self._all.add(process)
+        self.started += 1
+        self.tags.append(process.tag)
+        try:
+            process.start()
+        except BotFailure:
+            self._discard(process)
+            raise
+        except BaseException:
+            self._discard(process)
+            raise
+        process.cpu_baseline = process.cpu_seconds_used() or 0.0
+        return process
+
+    def _release(self, process: BotProcess) -> None:
+        if not process.alive():
+            self._discard(process)
+            return
+        idle = self._idle.setdefault(process.submission.content_hash, [])
+        if len(idle) >= self.keep_idle:
+            self._discard(process)
+        else:
+            idle.append(process)
+
+    def _discard(self, process: BotProcess) -> None:
+        process.kill()
+        self._all.discard(process)
+        for idle in self._idle.values():
+            if process in idle:
+                idle.remove(process)
+
+    def processes(self) -> list[BotProcess]:
+        """Every live process of this pool (idle or in a match)."""
+        return [process for process in self._all if not process.dead]
+
+    def close(self) -> None:
+        """Stop every bot process of this pool."""
+        for process in list(self._all):
+            process.close()
+        self._all.clear()
+        self._idle.clear()
+        if self._saved_affinity is not None:
+            try:
+                os.sched_setaffinity(0, self._saved_affinity)
+            except OSError:
+                pass
+            self._saved_affinity = None
+            self.cpu = None
+
+
+def current_cpu() -> int | None:
+    """The CPU this process last ran on (from ``/proc/self/stat``), or ``None``."""
+    try:
+        with open("/proc/self/stat", "rb") as stat_file:
+            text = stat_file.read()
+        return int(text[text.rfind(b")") + 2:].split()[36])
+    except (OSError, ValueError, IndexError):
+        return None
+
+
+def check_bot_reference(ref: str, game_id: str, pool: PlayerPool | None = None) -> None:
     """Raise :class:`UserError` if ``ref`` names no bot that plays ``game_id``."""
-    builtin_player(ref, game_id)
+    if pool is None:
+        if ref in bot_names():
+            builtin_player(ref, game_id)
+            return
+        with PlayerPool() as temporary:
+            temporary.check(ref, game_id)
+        return
+    pool.check(ref, game_id)

@@ -14,7 +14,7 @@ from tqdm import tqdm
 from engine import Game, get_game
 from ladder.errors import UserError
 from ladder.match import MatchOutcome, MatchSpec, play_match
-from ladder.players import builtin_player, check_bot_reference
+from ladder.players import PlayerPool, is_builtin
 from ladder.summary import BotTally, score_histogram, tally
 
 
@@ -57,23 +57,26 @@ def play(
     seed: Annotated[int, typer.Option("--seed", help="Match i uses seed SEED+i.")] = 0,
     option: Annotated[list[str] | None, typer.Option("--option", "-o", help="Game option key=value; repeatable.")] = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print the summary as JSON.")] = False,
+    require_layer: Annotated[list[str] | None, typer.Option("--require-layer", metavar="LAYER", help="Refuse to run unless this sandbox layer (process, bubblewrap, seccomp) is available; repeatable.")] = None,
 ) -> None:
-    """Play N matches in this process and summarise them per bot."""
+    """Play N matches and summarise them per bot (built-in bots in this process, bot files sandboxed)."""
     game = get_game(game_id)
     options = game.parse_options(option or [])
     if game.max_players > 1:
         game.check_num_players(len(bots))
         game.check_options_for_players(len(bots), options)
-    for name in bots:
-        check_bot_reference(name, game.id)
     labels = seat_labels(bots)
     plan = schedule(game, bots, games, seed, options)
     outcomes: list[tuple[MatchOutcome, list[str]]] = []
-    with tqdm(total=len(plan), unit="match", delay=1.0, file=sys.stderr, disable=as_json or None) as progress:
-        for spec, order in plan:
-            players = [builtin_player(name, game.id) for name in spec.seats]
-            outcomes.append((play_match(spec, players), [labels[j] for j in order]))
-            progress.update()
+    sandboxed = any(not is_builtin(name) for name in bots)
+    with PlayerPool(require=require_layer or (), pin_cpu=sandboxed) as pool:
+        for name in bots:
+            pool.check(name, game.id)
+        with tqdm(total=len(plan), unit="match", delay=1.0, file=sys.stderr, disable=as_json or None) as progress:
+            for spec, order in plan:
+                players = [pool.player(name, game.id) for name in spec.seats]
+                outcomes.append((play_match(spec, players), [labels[j] for j in order]))
+                progress.update()
     tallies = tally(outcomes)
     if as_json:
         print(json.dumps({"game": game.id, "options": options, "games": games, "seed": seed, "bots": [t.to_json() for t in tallies]}, indent=2))

@@ -1,0 +1,318 @@
+"""The program that runs inside a bot's sandbox: it loads the bot and answers the ladder.
+
+Started by :mod:`ladder.sandbox` as ``python -S -s -B -P bot_host.py CONFIG``
+with the channel to the ladder on its stdin (requests) and stdout (replies).
+In this order it:
+
+1. moves the channel to private file descriptors and points fd 0 at
+   ``/dev/null`` and fd 1 at stderr, so whatever the bot prints goes to its
+   stderr (which the ladder keeps the tail of) and never into the channel;
+2. asks to die with its parent (``PR_SET_PDEATHSIG``) and turns on
+   :mod:`faulthandler` so a crash leaves a Python traceback on stderr;
+3. lowers its resource limits (memory, CPU time, processes, file size, open
+   files, no core files);
+4. when started as root, becomes an unprivileged user (losing every
+   capability) and sets ``no_new_privs``;
+5. installs the seccomp filter (:mod:`ladder.seccomp`) when asked to;
+6. only then imports the bot's code, finds its :class:`~bots.base.Bot`
+   subclass, and serves requests until the ladder says ``bye`` or goes away.
+
+Requests and replies are frames of :mod:`ladder.protocol`. Each reply carries
+the ``seq`` of its request. Replies: ``{"ok": true}``, ``{"bot": {...}}`` for
+``hello``, ``{"index": i}`` for ``act`` (the position of the bot's answer in
+the legal actions), ``{"illegal": "..."}`` when the answer is not one of
+them, and ``{"error": {"type", "message", "traceback"}}`` when the bot raised.
+
+Only the standard library, :mod:`bots.base`, :mod:`ladder.protocol` and
+:mod:`ladder.seccomp` are used here: this file runs where nothing else is
+installed.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+
+# --- 1. the channel first, before anything can print -----------------------------------
+_IN = os.dup(0)
+_OUT = os.dup(1)
+_null = os.open(os.devnull, os.O_RDONLY)
+os.dup2(_null, 0)
+os.close(_null)
+os.dup2(2, 1)
+
+import ctypes  # noqa: E402
+import faulthandler  # noqa: E402
+import importlib  # noqa: E402
+import importlib.util  # noqa: E402
+import json  # noqa: E402
+import resource  # noqa: E402
+import signal  # noqa: E402
+import traceback  # noqa: E402
+from typing import Any  # noqa: E402
+
+PR_SET_PDEATHSIG = 1
+MAX_REQUEST_BYTES = 1 << 30
+MAX_TEXT = 4000
+TRACEBACK_FRAMES = 12
+
+
+def _write(data: bytes) -> None:
+    view = memoryview(data)
+    while view:
+        written = os.write(_OUT, view)
+        view = view[written:]
+
+
+_pending = bytearray()
+
+
+def _read_frame(limit: int) -> bytes | None:
+    """The next request's body (reading as much as the pipe holds, usually one call); None at EOF."""
+    from ladder.protocol import HEADER, frame_length
+
+    while True:
+        if len(_pending) >= HEADER.size:
+            length = frame_length(bytes(_pending[: HEADER.size]), limit)
+            end = HEADER.size + length
+            if len(_pending) >= end:
+                body = bytes(_pending[HEADER.size:end])
+                del _pending[:end]
+                return body
+        chunk = os.read(_IN, 1 << 16)
+        if not chunk:
+            return None
+        _pending.extend(chunk)
+
+
+def _die_with_parent(parent_pid: int) -> None:
+    try:
+        libc = ctypes.CDLL(None, use_errno=True)
+        libc.prctl(PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
+    except (OSError, AttributeError):
+        pass
+    if parent_pid and os.getppid() != parent_pid:
+        os._exit(0)  # the parent died before the request was made
+
+
+def _set_limits(limits: dict[str, int]) -> None:
+    names = {
+        "memory_bytes": resource.RLIMIT_AS,
+        "cpu_seconds": resource.RLIMIT_CPU,
+        "open_files": resource.RLIMIT_NOFILE,
+        "processes": resource.RLIMIT_NPROC,
+        "file_bytes": resource.RLIMIT_FSIZE,
+        "core_bytes": resource.RLIMIT_CORE,
+    }
+    for key, which in names.items():
+        if key in limits:
+            value = int(limits[key])
+            _soft, hard = resource.getrlimit(which)
+            if hard != resource.RLIM_INFINITY:
+                value = min(value, hard)
+            resource.setrlimit(which, (value, value))
+
+
+def _drop_privileges(uid: int, gid: int) -> None:
+    os.setgroups([])
+    os.setresgid(gid, gid, gid)
+    os.setresuid(uid, uid, uid)
+    if os.getuid() != uid or os.geteuid() != uid:
+        raise OSError(f"could not become uid {uid}")
+
+
+def _error(error: BaseException, skip_frames: int = 1) -> dict[str, str]:
+    """The report of an exception of the bot's: its type, message and the end of its traceback."""
+    tb = error.__traceback__
+    for _ in range(skip_frames):
+        if tb is not None and tb.tb_next is not None:
+            tb = tb.tb_next
+    error.__traceback__ = None  # let the frames go (after a MemoryError there is little room left)
+    try:
+        text = "".join(traceback.format_exception(type(error), error, tb, limit=-TRACEBACK_FRAMES))
+    except MemoryError:
+        text = ""
+    del tb
+    try:
+        message = str(error)[:MAX_TEXT]
+    except Exception:  # noqa: BLE001 - a bot's exception whose __str__ raises
+        message = "<unprintable message>"
+    return {"type": type(error).__name__, "message": message, "traceback": text[-MAX_TEXT:]}
+
+
+def _load_module(config: dict[str, Any]) -> Any:
+    """Import the bot's entry module (a file in the bot's folder, or an installed module)."""
+    if config.get("module"):
+        return importlib.import_module(config["module"])
+    path = os.path.join(config["bot_dir"], config["entry"])
+    name = os.path.splitext(config["entry"])[0].replace("/", ".")
+    spec = importlib.util.spec_from_file_location(name, path)
+    if spec is None or spec.loader is None:
+        raise ImportError(f"cannot load {config['entry']}")
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[name] = module
+    spec.loader.exec_module(module)
+    return module
+
+
+def _find_bot_class(module: Any, attribute: str | None, base: type) -> type:
+    """The bot class: ``attribute`` when given, else ``BOT``, else the one Bot subclass defined in the module."""
+    if attribute:
+        value = module
+        for part in attribute.split("."):
+            value = getattr(value, part)
+        candidates = [value]
+    elif hasattr(module, "BOT"):
+        candidates = [module.BOT]
+    else:
+        candidates = [
+            value
+            for value in vars(module).values()
+            if isinstance(value, type) and issubclass(value, base) and value is not base
+            and value.__module__ == module.__name__
+        ]
+        if not candidates:
+            raise TypeError(f"{module.__name__} defines no subclass of ladder.bot.Bot")
+        if len(candidates) > 1:
+            names = ", ".join(sorted(c.__name__ for c in candidates))
+            raise TypeError(f"{module.__name__} defines several Bot subclasses ({names}); set BOT = TheOneToPlay")
+    cls = candidates[0]
+    if not (isinstance(cls, type) and issubclass(cls, base)):
+        raise TypeError(f"{cls!r} is not a subclass of ladder.bot.Bot")
+    return cls
+
+
+def _host_frames(error: BaseException, config: dict[str, Any]) -> int:
+    """How many frames at the top of a loading error's traceback are the host's and the import system's.
+
+    The bot's author wants to see their own code: the traceback starts at the
+    first frame in the bot's files (all of it is shown if there is none).
+    """
+    roots = (config["bot_dir"],) if config.get("bot_dir") else ()
+    skipped, tb = 0, error.__traceback__
+    while tb is not None:
+        if roots and tb.tb_frame.f_code.co_filename.startswith(roots):
+            return skipped
+        skipped += 1
+        tb = tb.tb_next
+    return 0
+
+
+def _describe(cls: type) -> dict[str, Any]:
+    games = cls.games
+    if isinstance(games, str):
+        games = (games,)
+    return {
+        "name": str(cls.name)[:200],
+        "author": str(cls.author)[:200],
+        "version": str(cls.version)[:200],
+        "games": [str(g)[:200] for g in list(games)[:100]],
+        "class": cls.__qualname__[:200],
+    }
+
+
+def main() -> None:
+    config = json.loads(sys.argv[1])
+    _die_with_parent(int(config.get("parent_pid", 0)))
+    faulthandler.enable(file=sys.stderr, all_threads=True)
+    sys.path[:0] = [config["api_dir"]] + ([config["bot_dir"]] if config.get("bot_dir") else [])
+
+    from bots.base import Bot, MatchStart
+    from ladder import protocol
+
+    if config.get("cpu") is not None:
+        try:
+            os.sched_setaffinity(0, {int(config["cpu"])})
+        except OSError:
+            pass
+    _set_limits(config.get("limits", {}))
+    if config.get("drop_to") is not None and os.getuid() == 0:
+        uid, gid = config["drop_to"]
+        _drop_privileges(uid, gid)
+    if config.get("seccomp"):
+        from ladder import seccomp
+
+        seccomp.install()
+
+    load_error: dict[str, str] | None = None
+    cls: type | None = None
+    try:
+        module = _load_module(config)
+        cls = _find_bot_class(module, config.get("attribute"), Bot)
+        cls()  # the constructor must work before any match
+        _describe(cls)  # and the description must make sense
+    except BaseException as error:  # noqa: BLE001 - a bot's import may raise anything, SystemExit included
+        load_error = _error(error, _host_frames(error, config))
+
+    host = _Host(cls, load_error, MatchStart)
+    while True:
+        body = _read_frame(MAX_REQUEST_BYTES)
+        if body is None:
+            os._exit(0)
+        request = json.loads(body)
+        if request["op"] == "bye":
+            os._exit(0)
+        try:
+            reply = host.handle(request)
+        except Exception as error:  # noqa: BLE001 - the bot broke something the host relies on: report it
+            reply = {"error": _error(error, 0)}
+        reply["seq"] = request["seq"]
+        _write(protocol.encode(reply))
+
+
+class _Host:
+    """Answers the ladder's requests with the bot class ``cls`` (a fresh bot object for every match)."""
+
+    def __init__(self, cls: type | None, load_error: dict[str, str] | None, match_start: type) -> None:
+        self.cls = cls
+        self.load_error = load_error
+        self.match_start = match_start
+        self.bot: Any = None
+
+    def handle(self, request: dict[str, Any]) -> dict[str, Any]:
+        op = request["op"]
+        if op == "hello":
+            return {"error": self.load_error} if self.load_error else {"bot": _describe(self.cls)}  # type: ignore[arg-type]
+        if self.load_error is not None:
+            return {"error": self.load_error}
+        if op == "ping":
+            return {"ok": True}
+        if op == "start":
+            try:
+                self.bot = self.cls()  # type: ignore[misc]
+                match = request["match"]
+                self.bot.start(self.match_start(match["game"], match["seat"], match["num_players"], match["options"], match["seed"]))
+            except Exception as error:  # noqa: BLE001 - every exception of the bot's is reported
+                return {"error": _error(error)}
+            return {"ok": True}
+        if op == "act":
+            return self.act(request["observation"], request["legal"])
+        if op == "end":
+            try:
+                self.bot.end(request["result"])
+            except Exception as error:  # noqa: BLE001
+                return {"error": _error(error)}
+            return {"ok": True}
+        return {"error": {"type": "ProtocolError", "message": f"unknown request {op!r}", "traceback": ""}}
+
+    def act(self, observation: dict[str, Any], legal: list[dict[str, Any]]) -> dict[str, Any]:
+        try:
+            action = self.bot.act(observation, legal)
+        except Exception as error:  # noqa: BLE001
+            return {"error": _error(error)}
+        for index, candidate in enumerate(legal):
+            if candidate is action:
+                return {"index": index}
+        try:
+            return {"index": legal.index(action)}
+        except Exception:  # noqa: BLE001 - not in the list, or an object whose == raises
+            pass
+        try:
+            shown = repr(action)
+        except Exception:  # noqa: BLE001
+            shown = f"<unprintable {type(action).__name__}>"
+        return {"illegal": shown[:300]}
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,314 @@
+"""The bot store: checking a submitted bot in the sandbox and registering it.
+
+``ladder validate PATH`` runs :func:`check_bot`; ``ladder submit PATH`` runs
+it and then :func:`register`:
+
+1. the files are read (one ``.py`` file, or a folder with ``bot.py``) and
+   hashed (:mod:`ladder.submission`);
+2. the bot is loaded *in the sandbox* and describes itself (name, author,
+   version, games); the ladder never imports it;
+3. the description is checked: a usable name that is not a built-in bot's,
+   and games that are on the ladder (``"*"`` means every game);
+4. it plays a few matches of each game it claims, at the smallest and the
+   largest table, against the built-in bots, within the limits. Any failure
+   (timeout, crash, garbage, illegal move, exception, memory) fails the
+   check, with the bot's own traceback or stderr; so does CPU use while it
+   waits between matches (a background thread);
+5. on submit, its files are copied to ``results/bots/<sha256>/`` and it is
+   recorded (:class:`~ladder.storage.BotRow`,
+   :class:`~ladder.storage.BotVersionRow`). Changed files make a new version
+   of the same name; unchanged files are recognised and nothing is added.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import shutil
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from sqlmodel import Session, select
+
+from bots.registry import bot_names, bots_for_game
+from engine import game_ids, get_game
+from ladder.errors import UserError
+from ladder.match import BotFailure, MatchSpec, play_match
+from ladder.paths import default_db_url, results_dir
+from ladder.players import PlayerPool, builtin_player, failure_line, store_folder
+from ladder.sandbox import BotInfo, SandboxLimits
+from ladder.storage import BotRow, BotVersionRow, session_for
+from ladder.submission import content_hash, read_files, write_tree
+
+NAME_PATTERN = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,39}$")
+RESERVED_PREFIXES = ("store", "ep")
+IDLE_WINDOW = 0.3  # seconds the check watches an idle bot process for CPU use
+
+
+@dataclass
+class CheckReport:
+    """What the check found: the bot's description, the matches it played, or why it failed."""
+
+    path: str
+    content_hash: str = ""
+    info: BotInfo | None = None
+    name: str = ""
+    games: list[str] = field(default_factory=list)
+    matches: list[dict[str, Any]] = field(default_factory=list)
+    problem: str = ""  # one sentence, empty when the check passed
+    explanation: str = ""  # the bot's own traceback or stderr tail, when it has one
+    process_tags: list[str] = field(default_factory=list)  # the sandboxed processes the check started (all stopped)
+
+    @property
+    def ok(self) -> bool:
+        return not self.problem
+
+    def fail(self, problem: str, explanation: str = "") -> CheckReport:
+        self.problem = problem
+        self.explanation = explanation
+        return self
+
+
+def check_name(name: str) -> str | None:
+    """Why ``name`` cannot be a registered bot's name, or ``None`` if it can."""
+    if not NAME_PATTERN.match(name):
+        return (f"the name {name!r} is not usable: use 1 to 40 letters, digits, '_', '.' or '-', "
+                "starting with a letter or digit (set `name = ...` in the class, or pass --name)")
+    if name in bot_names():
+        return f"the name {name!r} is a built-in bot's; choose another (set `name = ...` in the class, or pass --name)"
+    if name.split(":")[0] in RESERVED_PREFIXES and ":" in name:
+        return f"the name {name!r} looks like a reference; choose another"
+    return None
+
+
+def claimed_games(info: BotInfo) -> tuple[list[str], str | None]:
+    """The registered games the bot claims, and why the claim is wrong (or ``None``)."""
+    known = game_ids()
+    if not info.games:
+        return [], "the bot claims no game: set `games = (\"<game id>\", ...)` or `(\"*\",)` for every game"
+    if "*" in info.games:
+        if not known:
+            return [], "the bot claims every game, but no game is registered on this ladder"
+        return list(known), None
+    unknown = [g for g in info.games if g not in known]
+    if unknown:
+        return [], f"the bot claims {', '.join(repr(g) for g in unknown)}, not on this ladder (its games: {', '.join(known)})"
+    return list(dict.fromkeys(info.games)), None
+
+
+def check_bot(
+    path: str,
+    name: str | None = None,
+    limits: SandboxLimits | None = None,
+    layers: tuple[str, ...] | None = None,
+    matches_per_table: int = 2,
+    progress: Callable[[str], None] | None = None,
+    allow_root: bool = False,
+) -> CheckReport:
+    """Load the bot at ``path`` in the sandbox and play a few matches of every game it claims.
+
+    Raises :class:`UserError` only for a path that is not a bot at all (missing,
+    not Python, no entry file); anything the bot does wrong is in the report.
+    """
+    files = read_files(path)
+    report = CheckReport(path, content_hash(files))
+    say = progress or (lambda _message: None)
+    with PlayerPool(limits=limits or SandboxLimits(), layers=layers, allow_root=allow_root, keep_idle=4) as pool:
+        report.process_tags = pool.tags  # the same list: filled in as processes start
+        submission = pool.submission(path)
+        report.content_hash = submission.content_hash
+        say(f"loading {path} in the sandbox ({'+'.join(pool.layers)})")
+        try:
+            info = pool.describe(path)
+        except BotFailure as failure:
+            return report.fail(f"the bot does not load: {failure_line(failure)}", failure.stderr_tail)
+        report.info = info
+        report.name = name or info.name
+        why = check_name(report.name)
+        if why:
+            return report.fail(why)
+        games, why = claimed_games(info)
+        if why:
+            return report.fail(why)
+        report.games = games
+        for game_id in games:
+            game = get_game(game_id)
+            counts = sorted({game.min_players, game.max_players})
+            opponents = [b for b in bots_for_game(game_id)] or ["random"]
+            for count in counts:
+                for index in range(matches_per_table):
+                    seat = index % count
+                    seats = [opponents[(index + s) % len(opponents)] for s in range(count)]
+                    seats[seat] = path
+                    seed = 1000 * count + index
+                    say(f"{game_id}: {count} player{'s' if count > 1 else ''}, match {index + 1}, seat {seat + 1}")
+                    spec = MatchSpec(game_id, tuple(seats), seed, {}, key=f"check-{game_id}-{count}-{index}")
+                    players = [pool.player(ref, game_id) if s == seat else builtin_player(ref, game_id)
+                               for s, ref in enumerate(seats)]
+                    outcome = play_match(spec, players)
+                    record = {
+                        "game": game_id, "players": count, "seat": seat, "seed": seed,
+                        "score": outcome.result.scores[seat], "rank": outcome.result.ranks[seat],
+                        "actions": len(outcome.actions), "think_seconds": round(outcome.think_seconds[seat], 4),
+                    }
+                    report.matches.append(record)
+                    failure = outcome.failures.get(seat)
+                    if failure is not None:
+                        record["failure"] = failure.to_json()
+                        said = failure_line(BotFailure(failure.reason, failure.detail, failure.stderr_tail))
+                        return report.fail(
+                            f"in {game_id} ({count} player{'s' if count > 1 else ''}, seed {seed}, seat {seat + 1}, "
+                            f"after {failure.at_action} actions) the bot lost by {said}",
+                            failure.stderr_tail,
+                        )
+        say("checking that the bot rests between turns")
+        busy = pool.idle_cpu(path, IDLE_WINDOW)
+        if busy > IDLE_WINDOW / 3:
+            return report.fail(
+                f"the bot kept working while it was not its turn ({busy:.2f} s of CPU in {IDLE_WINDOW:g} s of waiting, "
+                "e.g. a background thread): that is not allowed and loses matches by timeout"
+            )
+    return report
+
+
+# ---------------------------------------------------------------- registration
+
+
+@dataclass(frozen=True)
+class Registration:
+    """What :func:`register` did."""
+
+    name: str
+    version: str
+    content_hash: str
+    store_path: str
+    created: bool  # False: the same files were already registered under that name
+    version_count: int
+
+
+def _copy_to_store(files: dict[str, bytes], digest: str) -> Path:
+    target = store_folder(digest)
+    if target.exists():
+        existing = {}
+        for dirpath, _dirnames, filenames in os.walk(target):
+            for filename in filenames:
+                full = Path(dirpath) / filename
+                existing[full.relative_to(target).as_posix()] = full.read_bytes()
+        if content_hash(existing) == digest:
+            return target
+        shutil.rmtree(target)  # a damaged copy: replace it
+    partial = target.parent / f".{digest}.{os.getpid()}.partial"
+    if partial.exists():
+        shutil.rmtree(partial)
+    write_tree(files, partial)
+    os.replace(partial, target)
+    return target
+
+
+def register(report: CheckReport, db_url: str | None = None) -> Registration:
+    """Record a bot that passed :func:`check_bot` and copy its files into the bot store."""
+    if not report.ok or report.info is None:
+        raise ValueError("only a bot that passed the check can be registered")
+    files = read_files(report.path)
+    digest = content_hash(files)
+    if digest != report.content_hash:
+        raise UserError(f"{report.path} changed while it was being checked; submit it again")
+    info = report.info
+    with session_for(db_url) as session:
+        same = session.exec(select(BotVersionRow).where(BotVersionRow.content_hash == digest)).first()
+        if same is not None:
+            owner = session.get(BotRow, same.bot_id)
+            owner_name = owner.name if owner else "?"
+            if owner_name != report.name:
+                raise UserError(f"these files are already registered as bot {owner_name!r} (version {same.version}, "
+                                f"{digest[:12]}); the same code cannot be entered twice")
+            count = _version_count(session, same.bot_id)
+            return Registration(owner_name, same.version, digest, same.store_path, False, count)
+        store = _copy_to_store(files, digest)
+        bot = session.exec(select(BotRow).where(BotRow.name == report.name)).first()
+        if bot is None:
+            bot = BotRow(name=report.name, author=info.author)
+            session.add(bot)
+            session.flush()
+        elif info.author:
+            bot.author = info.author
+            session.add(bot)
+        assert bot.id is not None
+        version = BotVersionRow(
+            bot_id=bot.id,
+            version=info.version,
+            content_hash=digest,
+            games_json=json.dumps(sorted(set(info.games))),
+            source="submitted",
+            store_path=store.relative_to(results_dir()).as_posix() if store.is_relative_to(results_dir()) else str(store),
+        )
+        session.add(version)
+        session.commit()
+        return Registration(report.name, info.version, digest, version.store_path, True, _version_count(session, bot.id))
+
+
+def _version_count(session: Session, bot_id: int) -> int:
+    return len(session.exec(select(BotVersionRow.id).where(BotVersionRow.bot_id == bot_id)).all())
+
+
+# ---------------------------------------------------------------- lookups
+
+
+def _database_exists(db_url: str | None) -> bool:
+    url = db_url or default_db_url()
+    if url.startswith("sqlite:///") and url != "sqlite:///:memory:":
+        return Path(url.removeprefix("sqlite:///")).exists()
+    return True
+
+
+def latest_hash(name: str, db_url: str | None = None) -> str | None:
+    """The content hash of the latest submitted version of bot ``name``, or ``None``."""
+    if not _database_exists(db_url):
+        return None
+    with session_for(db_url) as session:
+        bot = session.exec(select(BotRow).where(BotRow.name == name)).first()
+        if bot is None:
+            return None
+        version = session.exec(
+            select(BotVersionRow)
+            .where(BotVersionRow.bot_id == bot.id, BotVersionRow.source != "builtin")
+            .order_by(BotVersionRow.id.desc())  # type: ignore[union-attr]
+        ).first()
+        return version.content_hash if version else None
+
+
+def registered_names(db_url: str | None = None) -> list[str]:
+    """Names of the submitted bots (not the built-ins)."""
+    return [row["name"] for row in registered_bots(db_url)]
+
+
+def registered_bots(db_url: str | None = None) -> list[dict[str, Any]]:
+    """Every submitted bot with its versions, newest last (built-in rows are left out)."""
+    if not _database_exists(db_url):
+        return []
+    builtin = set(bot_names())
+    found = []
+    with session_for(db_url) as session:
+        for bot in session.exec(select(BotRow).order_by(BotRow.name)).all():
+            if bot.name in builtin:
+                continue
+            versions = session.exec(
+                select(BotVersionRow)
+                .where(BotVersionRow.bot_id == bot.id, BotVersionRow.source != "builtin")
+                .order_by(BotVersionRow.id)  # type: ignore[arg-type]
+            ).all()
+            if not versions:
+                continue
+            found.append({
+                "name": bot.name,
+                "author": bot.author,
+                "versions": [
+                    {"version": v.version, "hash": v.content_hash, "games": v.games, "source": v.source,
+                     "store_path": v.store_path, "created_at": v.created_at.isoformat() if v.created_at else ""}
+                    for v in versions
+                ],
+            })
+    return found

@@ -1,0 +1,216 @@
+"""`ladder bench-sandbox`: what the sandbox costs, per decision and per match.
+
+Three figures:
+
+- the round trip of one trivial request (a small observation, ten legal
+  actions, a bot answering at once) through a sandboxed process;
+- the time per decision of a random bot in a real game, sandboxed and in
+  this process, and their difference (the sandbox's overhead per decision);
+- random-bot matches per second with every seat sandboxed against the same
+  matches (same seeds, same choices) with every seat in this process.
+
+Targets: overhead under 100 microseconds per decision (median), sandboxed
+matches no more than 3 times slower than in-process ones.
+"""
+
+from __future__ import annotations
+
+import json
+import statistics
+import tempfile
+import time
+from dataclasses import asdict, dataclass
+from pathlib import Path
+from typing import Annotated, Any
+
+import typer
+from rich.console import Console
+from rich.table import Table
+
+from bots.base import MatchStart
+from engine import Game, all_games, get_game
+from ladder.commands.bench import machine
+from ladder.match import MatchSpec, play_match
+from ladder.players import PlayerPool, builtin_player
+from ladder.sandbox import BotProcess, SandboxLimits, check_layers, default_layers
+from ladder.submission import stage
+
+RANDOM_BOT_SOURCE = '''"""The built-in random bot, run sandboxed for the benchmark."""
+from bots.random_bot import RandomBot
+
+
+class SandboxedRandom(RandomBot):
+    name = "random-sandboxed"
+'''
+
+
+def _percentile(values: list[float], fraction: float) -> float:
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, int(fraction * len(ordered)))]
+
+
+@dataclass(frozen=True)
+class RoundTrip:
+    layers: str
+    requests: int
+    median_us: float
+    p90_us: float
+    p99_us: float
+    start_ms: float
+
+
+@dataclass(frozen=True)
+class GameFigures:
+    game: str
+    players: int
+    matches: int
+    actions: int
+    in_process_seconds: float
+    sandboxed_seconds: float
+    decision_in_process_us: float  # median time of one act() call, in-process random bot
+    decision_sandboxed_us: float  # median time of one act() call, sandboxed random bot
+    processes_started: int
+    pinned: bool  # the ladder and its bots on one CPU (what `ladder play` does)
+
+    @property
+    def slowdown(self) -> float:
+        return self.sandboxed_seconds / self.in_process_seconds
+
+    @property
+    def overhead_us(self) -> float:
+        return self.decision_sandboxed_us - self.decision_in_process_us
+
+
+def _random_bot_path(folder: Path) -> str:
+    path = folder / "random_sandboxed.py"
+    path.write_text(RANDOM_BOT_SOURCE)
+    return str(path)
+
+
+def measure_round_trip(path: str, layers: tuple[str, ...], requests: int = 3000) -> RoundTrip:
+    """Median/p90/p99 of a trivial act request through one sandboxed process."""
+    # the benchmark's own random bot is trusted: it may run as root where bubblewrap is left out
+    process = BotProcess(stage(path), SandboxLimits(), layers, allow_root=True)
+    tick = time.perf_counter()
+    process.start()
+    start_ms = (time.perf_counter() - tick) * 1000
+    try:
+        process.request({"op": "start", "match": {"game": "bench", "seat": 0, "num_players": 1, "options": {}, "seed": 0}}, 5.0, "starting")
+        legal = [{"type": "play", "card": i} for i in range(10)]
+        observation = {"hand": list(range(8)), "table": [1, 2, 3], "events": []}
+        times = []
+        for _ in range(requests):
+            tick = time.perf_counter()
+            process.request({"op": "act", "observation": observation, "legal": legal}, 5.0, "deciding")
+            times.append(time.perf_counter() - tick)
+    finally:
+        process.close()
+    return RoundTrip("+".join(layers), requests, statistics.median(times) * 1e6, _percentile(times, 0.9) * 1e6,
+                     _percentile(times, 0.99) * 1e6, start_ms)
+
+
+class _Timed:
+    """Wraps a player and records how long each act() takes."""
+
+    def __init__(self, player: Any, times: list[float]) -> None:
+        self.player = player
+        self.times = times
+
+    def start(self, match: MatchStart) -> None:
+        self.player.start(match)
+
+    def act(self, observation: dict[str, Any], legal: list[dict[str, Any]]) -> dict[str, Any]:
+        tick = time.perf_counter()
+        action = self.player.act(observation, legal)
+        self.times.append(time.perf_counter() - tick)
+        return action
+
+    def end(self, result: dict[str, Any]) -> None:
+        self.player.end(result)
+
+
+def measure_game(game: Game, num_players: int, path: str, layers: tuple[str, ...], matches: int,
+                 pin: bool = True, block: int = 20) -> GameFigures:
+    """The same ``matches`` random-bot matches in-process and with every seat sandboxed.
+
+    The two kinds are run in alternating blocks of ``block`` matches, so a
+    change in the machine's load during the run hits both alike.
+    """
+    in_times: list[float] = []
+    out_times: list[float] = []
+    in_process = sandboxed = 0.0
+    actions = sandboxed_actions = 0
+    with PlayerPool(layers=layers, pin_cpu=pin) as pool:
+        pool.warm(path, num_players)  # start-up is paid once per seat, not per match
+        for first in range(0, matches, block):
+            seeds = range(first, min(matches, first + block))
+            tick = time.perf_counter()
+            for seed in seeds:
+                spec = MatchSpec(game.id, ("random",) * num_players, seed)
+                outcome = play_match(spec, [_Timed(builtin_player("random", game.id), in_times) for _ in range(num_players)])
+                actions += len(outcome.actions)
+            in_process += time.perf_counter() - tick
+            tick = time.perf_counter()
+            for seed in seeds:
+                spec = MatchSpec(game.id, (path,) * num_players, seed)
+                outcome = play_match(spec, [_Timed(pool.player(path, game.id), out_times) for _ in range(num_players)])
+                if outcome.failures:
+                    raise RuntimeError(f"the sandboxed random bot failed: {dict(outcome.failures)}")
+                sandboxed_actions += len(outcome.actions)
+            sandboxed += time.perf_counter() - tick
+        started = pool.started
+    if sandboxed_actions != actions:
+        raise RuntimeError("the sandboxed matches differ from the in-process ones")
+    return GameFigures(game.id, num_players, matches, actions, in_process, sandboxed,
+                       statistics.median(in_times) * 1e6, statistics.median(out_times) * 1e6, started, pin)
+
+
+def run_benchmark(game_ids: list[str] | None = None, matches: int = 200, requests: int = 3000,
+                  layers: tuple[str, ...] | None = None, pinning: tuple[bool, ...] = (True, False)) -> dict[str, Any]:
+    """Every figure as plain data (what the command prints and docs/benchmarks-sandbox.md quotes)."""
+    chosen = check_layers(layers) if layers else default_layers()
+    games = [get_game(g) for g in game_ids] if game_ids else all_games()
+    with tempfile.TemporaryDirectory(prefix="ladder-bench-") as folder:
+        path = _random_bot_path(Path(folder))
+        trips = [measure_round_trip(path, chosen, requests)]
+        if chosen != ("process",) and "process" in chosen and "bubblewrap" in chosen:
+            trips.append(measure_round_trip(path, tuple(l for l in chosen if l != "bubblewrap"), requests))
+        figures = [measure_game(game, 2 if game.min_players <= 2 <= game.max_players else game.min_players, path, chosen,
+                                matches, pin)
+                   for pin in pinning for game in games]
+    return {
+        "machine": machine(),
+        "layers": list(chosen),
+        "round_trips": [asdict(t) for t in trips],
+        "games": [asdict(f) | {"slowdown": f.slowdown, "overhead_us": f.overhead_us} for f in figures],
+    }
+
+
+def bench_sandbox(
+    game_ids: Annotated[list[str] | None, typer.Argument(metavar="[GAME]...", help="Games to measure (default: all).")] = None,
+    matches: Annotated[int, typer.Option("--matches", min=1, help="Random-bot matches per game.")] = 200,
+    requests: Annotated[int, typer.Option("--requests", min=10, help="Trivial requests for the round-trip figure.")] = 3000,
+    as_json: Annotated[bool, typer.Option("--json", help="Print the figures as JSON.")] = False,
+) -> None:
+    """Measure the sandbox's cost: request round trip, overhead per decision, sandboxed vs in-process matches."""
+    data = run_benchmark(game_ids, matches, requests)
+    if as_json:
+        print(json.dumps(data, indent=2))
+        return
+    console = Console()
+    trips = Table(title=f"Round trip of a trivial request ({data['machine']})")
+    for column in ("layers", "requests", "median µs", "p90 µs", "p99 µs", "process start ms"):
+        trips.add_column(column, justify="left" if column == "layers" else "right")
+    for t in data["round_trips"]:
+        trips.add_row(t["layers"], str(t["requests"]), f"{t['median_us']:.0f}", f"{t['p90_us']:.0f}", f"{t['p99_us']:.0f}", f"{t['start_ms']:.0f}")
+    console.print(trips)
+    games = Table(title=f"Random-bot matches, sandboxed ({'+'.join(data['layers'])}) vs in-process")
+    for column in ("game", "seats", "pinned", "actions", "in-process s", "sandboxed s", "slowdown", "µs/decision added"):
+        games.add_column(column, justify="left" if column == "game" else "right")
+    for g in data["games"]:
+        games.add_row(g["game"], str(g["players"]), "yes" if g["pinned"] else "no", str(g["actions"]),
+                      f"{g['in_process_seconds']:.2f}", f"{g['sandboxed_seconds']:.2f}", f"{g['slowdown']:.1f}x",
+                      f"{g['overhead_us']:.0f}")
+    console.print(games)
+    console.print(f"{matches} matches per game; µs/decision added: median time of a sandboxed act() minus an in-process "
+                  "one. Pinned: the ladder and its bots on one CPU, as `ladder play` does with a sandboxed seat.", highlight=False)

@@ -1,0 +1,48 @@
+"""`ladder bots`: the built-in bots, the registered (submitted) bots and installed packages' bots."""
+
+from __future__ import annotations
+
+import json
+from typing import Annotated
+
+import typer
+from rich.console import Console
+from rich.markup import escape
+from rich.table import Table
+
+from bots.registry import bot_classes, games_of
+from ladder.botstore import registered_bots
+from ladder.submission import entry_point_bots
+
+
+def bots(
+    db: Annotated[str | None, typer.Option("--db", help="Database URL (default $LADDER_DB or results/ladder.db).")] = None,
+    as_json: Annotated[bool, typer.Option("--json", help="Print the list as JSON.")] = False,
+) -> None:
+    """List the built-in bots, the bots registered with `ladder submit`, and bots offered by installed packages."""
+    builtin = [
+        {"name": name, "author": classes[0].author, "games": games_of(name), "source": "built-in"}
+        for name, classes in bot_classes().items()
+    ]
+    registered = registered_bots(db)
+    packaged = [{"name": bot.name, "entry_point": bot.value, "distribution": bot.distribution} for bot in entry_point_bots()]
+    if as_json:
+        print(json.dumps({"builtin": builtin, "registered": registered, "entry_points": packaged}, indent=2))
+        return
+    table = Table(title="Bots")
+    table.add_column("name", no_wrap=True)
+    for column in ("source", "version", "hash", "games", "author"):
+        table.add_column(column)
+    for row in builtin:
+        table.add_row(row["name"], "built-in", "", "", ", ".join(row["games"]), escape(row["author"]))
+    for row in registered:
+        latest = row["versions"][-1]
+        versions = len(row["versions"])
+        table.add_row(
+            escape(row["name"]), f"submitted, {versions} version{'s' if versions > 1 else ''}", escape(latest["version"]),
+            latest["hash"][:8], ", ".join(latest["games"]), escape(row["author"]),
+        )
+    for row in packaged:
+        table.add_row(escape(row["name"]), f"package {escape(row['distribution'])}", "", "", "(asks the bot)",
+                      escape(row["entry_point"]))
+    Console().print(table)

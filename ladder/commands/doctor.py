@@ -1,0 +1,62 @@
+"""`ladder doctor`: which sandbox layers protect the ladder from submitted bots on this machine."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import asdict
+from typing import Annotated
+
+import typer
+from rich.console import Console
+from rich.table import Table
+
+from ladder.sandbox import LAYERS, SandboxLimits, default_layers, is_root, layer_statuses, process_layer_can_drop_root
+
+INSTALL_HINTS = {
+    "bubblewrap": "apt-get install bubblewrap (Debian/Ubuntu), dnf install bubblewrap (Fedora)",
+    "seccomp": "a Linux x86-64 kernel with seccomp filters (CONFIG_SECCOMP_FILTER)",
+}
+
+
+def doctor(
+    as_json: Annotated[bool, typer.Option("--json", help="Print the findings as JSON.")] = False,
+) -> None:
+    """Say which sandbox layers are active here (probed by starting a bot), and why any is missing."""
+    statuses = layer_statuses()
+    active = default_layers()
+    limits = SandboxLimits()
+    if as_json:
+        print(json.dumps({
+            "layers": [asdict(status) for status in statuses],
+            "active": list(active),
+            "bots_can_run": not (is_root() and "bubblewrap" not in active and not process_layer_can_drop_root()),
+            "default_limits": asdict(limits),
+        }, indent=2))
+        return
+    console = Console()
+    table = Table(title="Sandbox layers for submitted bots")
+    table.add_column("layer")
+    table.add_column("status")
+    table.add_column("details", overflow="fold")
+    for status in statuses:
+        mark = "[green]active[/green]" if status.available else "[red]missing[/red]"
+        detail = status.detail
+        if not status.available and status.name in INSTALL_HINTS and "install" not in detail:
+            detail += f"\nto get it: {INSTALL_HINTS[status.name]}"
+        table.add_row(status.name, mark, detail)
+    console.print(table)
+    if is_root() and "bubblewrap" not in active and not process_layer_can_drop_root():
+        console.print("[red]Submitted bots cannot run here:[/red] the ladder runs as root, and without bubblewrap it "
+                      "cannot run a bot as an unprivileged user, so it refuses to (install bubblewrap).", highlight=False)
+    else:
+        console.print(f"Submitted bots run with: [bold]{' + '.join(active)}[/bold]", highlight=False)
+    missing = [name for name in LAYERS if name not in active]
+    if missing:
+        console.print(f"[yellow]Missing: {', '.join(missing)}.[/yellow] `--require-layer NAME` on play/submit/validate "
+                      "refuses to run without a layer.", highlight=False)
+    console.print(
+        f"Default limits: {limits.move_seconds:g} s per move, {limits.match_seconds:g} s per match, "
+        f"{limits.memory_mb} MB of memory, {limits.start_seconds:g} s to start, replies up to "
+        f"{limits.reply_bytes // 1024} KB, files up to {limits.file_mb} MB, /tmp {limits.tmp_mb} MB.",
+        highlight=False,
+    )

@@ -1,0 +1,79 @@
+"""`ladder run FILE`: run (or resume) a tournament, then print its rankings."""
+
+from __future__ import annotations
+
+import json
+from typing import Annotated
+
+import typer
+from rich.console import Console
+
+from ladder.commands.dbview import DbOption, database
+from ladder.commands.rankings import print_rankings
+from ladder.errors import UserError
+
+
+def run(
+    file: Annotated[str, typer.Argument(metavar="FILE", help="A tournament file, e.g. tournaments/quick.toml.")],
+    hours: Annotated[float | None, typer.Option("--hours", help="Time budget: play cycles of the schedule until it is spent.")] = None,
+    workers: Annotated[int | None, typer.Option("--workers", min=1, help="Worker processes (default: the file's, else one per core).")] = None,
+    db: DbOption = None,
+    progress: Annotated[bool, typer.Option("--progress/--no-progress", help="Show the progress bar.")] = True,
+    show_rankings: Annotated[bool, typer.Option("--rankings/--no-rankings", help="Print the rankings at the end.")] = True,
+    as_json: Annotated[bool, typer.Option("--json", help="Print what the run did as JSON (no rankings).")] = False,
+    dry_run: Annotated[bool, typer.Option("--dry-run", help="Only show what would be played (matches per game and table size).")] = False,
+) -> None:
+    """Run a tournament file; run it again to resume (only the missing matches are played).
+
+    Ctrl-C stops cleanly (the matches in flight finish and are kept; a second
+    Ctrl-C abandons them). Logs of every worker go to results/logs/.
+    """
+    from tournaments.runner import RunOptions, plan_tournament, run_tournament
+
+    if hours is not None and hours <= 0:
+        raise UserError(f"--hours must be more than 0, not {hours:g}")
+    if dry_run:
+        plan = plan_tournament(file, db)
+        if as_json:
+            print(json.dumps(plan, indent=2))
+            return
+        console = Console()
+        for note in plan["notes"]:
+            console.print(f"note: {note}", style="yellow", highlight=False)
+        for game, bots in plan["bots"].items():
+            console.print(f"{game}: {', '.join(bots) or 'no bot'}", highlight=False)
+        for table, count in plan["matches"].items():
+            console.print(f"  {table}: {count} matches per cycle", highlight=False)
+        budget = f", or cycles until {plan['hours']:g} h are spent" if plan["hours"] else ""
+        console.print(f"{plan['name']}: {plan['per_cycle']} matches per cycle, {plan['cycles']} cycle(s){budget}", highlight=False)
+        return
+    report = run_tournament(file, RunOptions(hours=hours, workers=workers, db_url=db, progress=progress and not as_json))
+    if as_json:
+        print(json.dumps(report.to_json(), indent=2))
+        if report.state == "stopped":
+            raise typer.Exit(130)
+        return
+    console = Console()
+    for note in report.notes:
+        console.print(f"note: {note}", style="yellow", highlight=False)
+    for label, reason in report.benched.items():
+        console.print(f"benched {label}: {reason}", style="yellow", highlight=False)
+    rate = report.played_now / report.seconds if report.seconds else 0.0
+    console.print(
+        f"tournament {report.name} #{report.tournament_id}: {report.state}, {report.recorded} of {report.scheduled} "
+        f"matches recorded; this run played {report.played_now} in {report.seconds:.0f} s ({rate:.1f}/s, "
+        f"{report.workers} workers)"
+        + (f", skipped {report.skipped_now}" if report.skipped_now else "")
+        + (f", {report.errors_now} errors" if report.errors_now else "")
+        + (f", {report.abandoned} abandoned" if report.abandoned else ""),
+        highlight=False,
+    )
+    console.print(f"log: {report.log_path}", style="dim", highlight=False)
+    if show_rankings and report.recorded:
+        from tournaments.config import load_tournament
+
+        games = [entry.game for entry in load_tournament(file).games]
+        with database(db) as session:
+            print_rankings(session, games, console, overall=True)
+    if report.state == "stopped":
+        raise typer.Exit(130)  # stopped by Ctrl-C: what was played is kept; run again to resume

@@ -1,0 +1,133 @@
+"""`ladder submit` and `ladder validate`: check a bot in the sandbox, then register it (submit only)."""
+
+from __future__ import annotations
+
+import json
+import sys
+from typing import Annotated
+
+import typer
+from rich.console import Console
+from rich.markup import escape
+
+from ladder.botstore import CheckReport, check_bot, register
+from ladder.errors import UserError
+from ladder.sandbox import SandboxLimits, require_layers
+
+PathArgument = Annotated[str, typer.Argument(metavar="PATH", help="The bot: a .py file, or a folder with bot.py.")]
+NameOption = Annotated[str | None, typer.Option("--name", help="Register under this name instead of the class's `name`.")]
+MoveOption = Annotated[float, typer.Option("--move-seconds", min=0.01, help="Time limit per move during the check.")]
+MatchOption = Annotated[float, typer.Option("--match-seconds", min=0.01, help="Time limit per match during the check.")]
+MemoryOption = Annotated[int, typer.Option("--memory-mb", min=64, help="Memory limit of the bot's process.")]
+MatchesOption = Annotated[int, typer.Option("--matches", min=1, max=50, help="Matches per game and table size.")]
+LayerOption = Annotated[list[str] | None, typer.Option("--require-layer", metavar="LAYER", help="Refuse to run unless this sandbox layer is available; repeatable.")]
+JsonOption = Annotated[bool, typer.Option("--json", help="Print the report as JSON.")]
+
+DEFAULTS = SandboxLimits()
+
+
+def _run_check(path: str, name: str | None, move_seconds: float, match_seconds: float, memory_mb: int,
+               matches: int, require_layer: list[str] | None, as_json: bool) -> CheckReport:
+    if require_layer:
+        require_layers(require_layer)
+    limits = SandboxLimits(move_seconds=move_seconds, match_seconds=match_seconds, memory_mb=memory_mb)
+    out = Console()
+    progress = None if as_json else (lambda message: out.print(f"[dim]  {escape(message)}[/dim]", highlight=False))
+    return check_bot(path, name=name, limits=limits, matches_per_table=matches, progress=progress)
+
+
+def _show(report: CheckReport) -> None:
+    console = Console()
+    if report.info is not None:
+        info = report.info
+        console.print(f"[green]✓[/green] loads: {escape(info.name)!r} by {escape(info.author or '(no author)')}, version "
+                      f"{escape(info.version)}, class {escape(info.class_name)}, content hash {report.content_hash[:12]}",
+                      highlight=False)
+    if report.games:
+        console.print(f"[green]✓[/green] claims: {', '.join(report.games)}", highlight=False)
+    played = [m for m in report.matches if "failure" not in m]
+    if played:
+        per_game: dict[str, list[dict]] = {}
+        for match in played:
+            per_game.setdefault(match["game"], []).append(match)
+        for game_id, rows in per_game.items():
+            think = max(row["think_seconds"] for row in rows)
+            scores = ", ".join(f"{row['score']:g}" for row in rows)
+            console.print(f"[green]✓[/green] {game_id}: {len(rows)} matches played within the limits "
+                          f"(scores {scores}; longest thinking per match {think:.3f} s)", highlight=False)
+    if not report.ok:
+        console.print(f"[red]✗[/red] {escape(report.problem)}", highlight=False)
+        if report.explanation.strip():
+            console.print("  What the bot said (its traceback / the end of its stderr):", highlight=False)
+            for line in report.explanation.strip().splitlines():
+                console.print(f"  [dim]|[/dim] {escape(line)}", highlight=False)
+
+
+def _json(report: CheckReport, extra: dict | None = None) -> None:
+    data = {
+        "path": report.path, "ok": report.ok, "content_hash": report.content_hash,
+        "bot": report.info.to_json() if report.info else None, "name": report.name, "games": report.games,
+        "matches": report.matches, "problem": report.problem, "explanation": report.explanation,
+    }
+    print(json.dumps(data | (extra or {}), indent=2))
+
+
+def validate(
+    path: PathArgument,
+    name: NameOption = None,
+    move_seconds: MoveOption = DEFAULTS.move_seconds,
+    match_seconds: MatchOption = DEFAULTS.match_seconds,
+    memory_mb: MemoryOption = DEFAULTS.memory_mb,
+    matches: MatchesOption = 2,
+    require_layer: LayerOption = None,
+    as_json: JsonOption = False,
+) -> None:
+    """Check a bot in the sandbox (it loads, claims real games, plays a few matches of each within the limits); register nothing."""
+    report = _run_check(path, name, move_seconds, match_seconds, memory_mb, matches, require_layer, as_json)
+    if as_json:
+        _json(report)
+        if not report.ok:
+            sys.exit(1)
+        return
+    _show(report)
+    if not report.ok:
+        raise UserError(f"{path} failed the check: {report.problem}")
+    Console().print(f"[green]{escape(path)} passed the check[/green]; `ladder submit {escape(path)}` registers it.", highlight=False)
+
+
+def submit(
+    path: PathArgument,
+    name: NameOption = None,
+    db: Annotated[str | None, typer.Option("--db", help="Database URL (default $LADDER_DB or results/ladder.db).")] = None,
+    move_seconds: MoveOption = DEFAULTS.move_seconds,
+    match_seconds: MatchOption = DEFAULTS.match_seconds,
+    memory_mb: MemoryOption = DEFAULTS.memory_mb,
+    matches: MatchesOption = 2,
+    require_layer: LayerOption = None,
+    as_json: JsonOption = False,
+) -> None:
+    """Check a bot in the sandbox, copy it into the bot store and register it (a changed file is a new version)."""
+    report = _run_check(path, name, move_seconds, match_seconds, memory_mb, matches, require_layer, as_json)
+    if not report.ok:
+        if as_json:
+            _json(report)
+            sys.exit(1)
+        _show(report)
+        raise UserError(f"{path} was not registered: {report.problem}")
+    registration = register(report, db)
+    if as_json:
+        _json(report, {"registered": {"name": registration.name, "version": registration.version,
+                                      "content_hash": registration.content_hash, "store_path": registration.store_path,
+                                      "new": registration.created, "versions": registration.version_count}})
+        return
+    _show(report)
+    console = Console()
+    if registration.created:
+        console.print(
+            f"[green]registered[/green] {escape(registration.name)} version {escape(registration.version)} "
+            f"({registration.content_hash[:12]}, version #{registration.version_count} of this bot), stored in "
+            f"{escape(registration.store_path)}", highlight=False)
+    else:
+        console.print(
+            f"[yellow]unchanged[/yellow]: these files are already registered as {escape(registration.name)} version "
+            f"{escape(registration.version)} ({registration.content_hash[:12]}); nothing added", highlight=False)

@@ -1,0 +1,136 @@
+"""Who plays: bot references turned into rated bot versions.
+
+Ratings belong to a bot *version* (a content hash of its code), so a changed
+bot starts a new rating instead of dragging its old one along (TrueSkill's
+tau is 0 for that reason). A built-in bot's version is the hash of the
+source files of its classes; a registered bot's version is the hash the bot
+store gave its files.
+
+What a worker is given for a seat is a *reference*: the built-in name, or
+``store:<sha256>`` for a registered version (so a worker needs no database).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import inspect
+import json
+from dataclasses import dataclass
+from pathlib import Path
+
+from sqlmodel import Session, select
+
+from bots.registry import bot_classes, bot_names, games_of
+from ladder.errors import UserError
+from ladder.storage import BotRow, BotVersionRow
+
+
+@dataclass(frozen=True)
+class Entrant:
+    """One bot version as it enters a tournament."""
+
+    name: str
+    version: str
+    content_hash: str
+    version_id: int
+    ref: str  # what a worker is given for this seat
+    games: tuple[str, ...]  # game ids, or ("*",) for every game
+
+    def plays(self, game_id: str) -> bool:
+        return "*" in self.games or game_id in self.games
+
+    @property
+    def label(self) -> str:
+        """Name and short hash: unique per version, stable, readable (``thumb@3f9a1c2e``)."""
+        return f"{self.name}@{self.content_hash[:8]}"
+
+
+def builtin_hash(name: str) -> str:
+    """The content hash of a built-in bot: the source files of every class of that name."""
+    digest = hashlib.sha256()
+    files = sorted({inspect.getsourcefile(cls) or "" for cls in bot_classes()[name]})
+    for file in files:
+        digest.update(Path(file).name.encode() + b"\0")
+        digest.update(Path(file).read_bytes() + b"\0")
+    return digest.hexdigest()
+
+
+def _entrant(bot: BotRow, version: BotVersionRow) -> Entrant:
+    if version.source == "builtin":
+        ref = bot.name
+    elif version.source == "entrypoint":
+        ref = f"ep:{bot.name}"
+    else:
+        ref = f"store:{version.content_hash}"
+    assert version.id is not None
+    return Entrant(bot.name, version.version, version.content_hash, version.id, ref, tuple(version.games))
+
+
+def builtin_entrant(session: Session, name: str) -> Entrant:
+    """The built-in bot ``name`` at its current code, recorded as a bot version if new."""
+    classes = bot_classes()[name]
+    content_hash = builtin_hash(name)
+    bot = session.exec(select(BotRow).where(BotRow.name == name)).first()
+    if bot is None:
+        bot = BotRow(name=name, author=classes[0].author)
+        session.add(bot)
+        session.flush()
+    version = session.exec(
+        select(BotVersionRow).where(BotVersionRow.bot_id == bot.id, BotVersionRow.content_hash == content_hash)
+    ).first()
+    if version is None:
+        labels = sorted({cls.version for cls in classes})
+        version = BotVersionRow(
+            bot_id=bot.id,
+            version="/".join(labels),
+            content_hash=content_hash,
+            games_json=json.dumps(games_of(name)),
+            source="builtin",
+        )
+        session.add(version)
+        session.flush()
+    return _entrant(bot, version)
+
+
+def registered_entrants(session: Session) -> list[Entrant]:
+    """The latest version of every registered (not built-in) bot."""
+    builtin = set(bot_names())
+    found = []
+    for bot in session.exec(select(BotRow).order_by(BotRow.name)).all():
+        if bot.name in builtin:
+            continue
+        version = session.exec(
+            select(BotVersionRow)
+            .where(BotVersionRow.bot_id == bot.id, BotVersionRow.source != "builtin")
+            .order_by(BotVersionRow.id.desc())  # type: ignore[union-attr]
+        ).first()
+        if version is not None:
+            found.append(_entrant(bot, version))
+    return found
+
+
+def resolve(session: Session, ref: str) -> Entrant:
+    """The bot version a reference names: a built-in name, a registered name, or ``store:<sha256>``."""
+    if ref in bot_names():
+        return builtin_entrant(session, ref)
+    if ref.startswith("store:"):
+        content_hash = ref.removeprefix("store:")
+        version = session.exec(select(BotVersionRow).where(BotVersionRow.content_hash == content_hash)).first()
+        if version is None:
+            raise UserError(f"no registered bot version {ref}; `ladder submit` it first")
+        bot = session.get(BotRow, version.bot_id)
+        assert bot is not None
+        return _entrant(bot, version)
+    if "/" in ref or ref.endswith(".py"):
+        raise UserError(f"bot {ref!r} is a file: `ladder submit {ref}` registers it, then name it in the tournament")
+    for entrant in registered_entrants(session):
+        if entrant.name == ref:
+            return entrant
+    registered = ", ".join(e.name for e in registered_entrants(session)) or "none"
+    raise UserError(f"no bot {ref!r}; built-in bots: {', '.join(bot_names())}; registered bots: {registered}")
+
+
+def entrants_for_game(session: Session, game_id: str) -> list[Entrant]:
+    """Every built-in bot that plays ``game_id`` and every registered bot that claims it."""
+    builtins = [builtin_entrant(session, name) for name in bot_names()]
+    return [e for e in builtins + registered_entrants(session) if e.plays(game_id)]

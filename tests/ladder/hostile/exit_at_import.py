@@ -1,0 +1,4 @@
+"""Leaves with os._exit(3) while being imported."""
+import os
+
+os._exit(3)

@@ -1,0 +1,142 @@
+"""TrueSkill ratings: the package's own numbers, the draw probability from ties, duplicate deals, rerate."""
+
+from __future__ import annotations
+
+import math
+
+import pytest
+import trueskill
+from sqlmodel import Session, select
+
+from ladder import ratings
+from ladder.ratings import MatchFact, SeatFact, compute, deal_ranks, draw_probability, tie_pairs
+from ladder.storage import RatingHistoryRow, RatingRow, open_database
+from tests.tournaments.conftest import db_url, toy  # noqa: F401  (fixtures)
+
+
+def seat(version: int, rank: int, score: float = 0.0, failed: bool = False) -> SeatFact:
+    return SeatFact(version, score, rank, failed, None)
+
+
+def table(match_id: int, *seats: SeatFact, game: str = "g", tournament: int = 1) -> MatchFact:
+    return MatchFact(match_id, tournament, game, len(seats), f"d{match_id}", tuple(seats))
+
+
+def solo(match_id: int, version: int, score: float, deal: str, failed: bool = False) -> MatchFact:
+    return MatchFact(match_id, 1, "s", 1, deal, (SeatFact(version, score, 1, failed, None),))
+
+
+def test_ratings_are_the_trueskill_packages_own_computation() -> None:
+    matches = [
+        table(1, seat(1, 1), seat(2, 2)),
+        table(2, seat(2, 1), seat(3, 1), seat(1, 3)),  # a tie for first
+        table(3, seat(3, 1), seat(1, 2)),
+        table(4, seat(1, 1), seat(2, 1)),  # a draw
+        table(5, seat(1, 1), seat(2, 2), seat(3, 3)),
+    ]
+    # two pools: the 2-player matches and the 3-player ones
+    rated = compute(matches, solitaires=set())
+    for pool, members in (("g/2p", [m for m in matches if len(m.seats) == 2]), ("g/3p", [m for m in matches if len(m.seats) == 3])):
+        ties = pairs = 0
+        for m in members:
+            t, p = tie_pairs([s.rank for s in m.seats], [False] * len(m.seats))
+            ties, pairs = ties + t, pairs + p
+        draw = min(0.95, max(0.001, ties / pairs))
+        assert rated.draw_probability[pool] == pytest.approx(draw)
+        env = trueskill.TrueSkill(mu=25.0, sigma=25 / 3, beta=25 / 6, tau=0.0, draw_probability=draw, backend=None)
+        mine = {}
+        for m in members:
+            for s in m.seats:
+                mine.setdefault(s.bot_version_id, env.create_rating())
+            new = env.rate([(mine[s.bot_version_id],) for s in m.seats], ranks=[s.rank for s in m.seats])
+            for s, (r,) in zip(m.seats, new):
+                mine[s.bot_version_id] = r
+        for version, rating in mine.items():
+            standing = rated.standings[pool][version]
+            assert standing.mu == rating.mu and standing.sigma == rating.sigma
+            assert standing.conservative == pytest.approx(rating.mu - 3 * rating.sigma)
+
+
+def test_draw_probability_is_the_observed_tie_rate() -> None:
+    events = [ratings.Event("p", i, (1, 2), ranks, (False, False)) for i, ranks in enumerate([(1, 1), (1, 2), (2, 1), (1, 2)])]
+    assert draw_probability(events) == pytest.approx(0.25)
+    assert draw_probability(events[1:]) == ratings.MIN_DRAW  # no tie: the floor keeps TrueSkill finite
+    # two failed seats tied last are not a tie of play
+    assert tie_pairs([1, 2, 2], [False, True, True]) == (0, 1)
+
+
+def test_each_solitaire_deal_is_one_free_for_all_among_its_bots() -> None:
+    matches = [
+        solo(1, 1, 10, "d1"), solo(2, 2, 4, "d1"), solo(3, 3, 4, "d1"),
+        solo(4, 1, 3, "d2"), solo(5, 2, 9, "d2"), solo(6, 3, 0, "d2", failed=True),
+    ]
+    rated = compute(matches, solitaires={"s"})
+    draw = rated.draw_probability["s/1p"]
+    assert draw == pytest.approx(1 / 4)  # d1: 10 > 4 = 4 (one tie in two pairs); d2: 9 > 3 > failed
+    env = trueskill.TrueSkill(mu=25.0, sigma=25 / 3, beta=25 / 6, tau=0.0, draw_probability=draw, backend=None)
+    r = {v: env.create_rating() for v in (1, 2, 3)}
+    (r[1],), (r[2],), (r[3],) = env.rate([(r[1],), (r[2],), (r[3],)], ranks=[1, 2, 2])
+    (r[1],), (r[2],), (r[3],) = env.rate([(r[1],), (r[2],), (r[3],)], ranks=[2, 1, 3])
+    for version in (1, 2, 3):
+        assert rated.standings["s/1p"][version].mu == r[version].mu
+    assert rated.standings["s/1p"][1].mean_score == pytest.approx(6.5)
+    assert rated.standings["s/1p"][1].wins == 1 and rated.standings["s/1p"][2].wins == 1
+
+
+def test_deal_ranks_put_failed_seats_last() -> None:
+    assert deal_ranks([5, 9, 9, 100], [False, False, False, True]) == (3, 1, 1, 4)
+
+
+def test_a_failed_seat_counts_as_a_failure_and_never_as_a_win() -> None:
+    rated = compute([table(1, seat(1, 2, failed=True), seat(2, 1))], solitaires=set())
+    assert rated.standings["g/2p"][1].failures == 1 and rated.standings["g/2p"][1].wins == 0
+    assert rated.standings["g/2p"][2].wins == 1
+
+
+def test_leaderboard_is_ordered_by_mu_minus_three_sigma() -> None:
+    matches = [table(i, seat(1, 1), seat(2, 2)) for i in range(1, 6)] + [table(6, seat(3, 1), seat(2, 2))]
+    rated = compute(matches, solitaires=set())
+    board = rated.table("g/2p")
+    values = [s.conservative for s in board]
+    assert values == sorted(values, reverse=True)
+    assert board[0].bot_version_id == 1
+
+
+def test_overall_score_is_the_mean_share_of_pools() -> None:
+    matches = [table(i, seat(1, 1), seat(2, 2)) for i in range(1, 4)]
+    matches += [MatchFact(10 + i, 1, "h", 2, "x", (seat(2, 1), seat(3, 2))) for i in range(3)]
+    rated = compute(matches, solitaires=set())
+    overall = {row.bot_version_id: row for row in ratings.overall(rated)}
+    assert overall[1].score == pytest.approx((1.0 + 0.0) / 2)  # above bot 2 in g, absent from h
+    assert overall[2].score == pytest.approx((0.0 + 1.0) / 2)
+    assert overall[3].score == 0.0 and overall[3].pools == 1
+
+
+@pytest.mark.usefixtures("toy")
+def test_rerate_reproduces_the_stored_ratings(db_url: str) -> None:
+    from tournaments.config import parse_tournament
+    from tournaments.runner import RunOptions, run_tournament
+
+    cfg = parse_tournament({"seed": 5, "games": ["toy-coins", "toy-solo"], "bots": ["random", "greedy"], "games_per_pairing": 5,
+                            "game": {"toy-coins": {"players": [2]}}}, "r.toml", "r")
+    run_tournament(cfg, RunOptions(db_url=db_url, workers=2, progress=False, worker_setup="tests.tournaments.toygames:install"))
+    engine = open_database(db_url)
+    with Session(engine) as session:
+        def snapshot():
+            stored = sorted((r.pool, r.bot_version_id, r.mu, r.sigma, r.matches, r.wins, r.draw_probability)
+                            for r in session.exec(select(RatingRow)).all())
+            history = sorted((h.pool, h.event, h.match_id, h.bot_version_id, h.mu, h.sigma)
+                             for h in session.exec(select(RatingHistoryRow)).all())
+            return stored, history
+
+        before = snapshot()
+        assert before[0] and before[1]
+        ratings.rerate(session)
+        assert snapshot() == before
+        stored, fresh = ratings.current(session)
+        assert fresh
+        computed = ratings.rate_database(session)
+        for pool in computed.pools():
+            for version, standing in computed.standings[pool].items():
+                assert math.isclose(stored.standings[pool][version].mu, standing.mu, rel_tol=0, abs_tol=0)
+    engine.dispose()

@@ -1,0 +1,281 @@
+"""The sandbox seen from inside and outside: what a bot can see, limits, reuse, references."""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+import pytest
+
+from ladder import seccomp
+from ladder.errors import UserError
+from ladder.match import MatchSpec, play_match
+from ladder.players import PlayerPool, check_bot_reference
+from ladder.sandbox import LayerStatus, SandboxLimits, available_layers, require_layers
+from tests.ladder.toy_game import GAME_ID, toy_game_registered
+
+AVAILABLE = available_layers()
+LIMITS = SandboxLimits(move_seconds=2.0, match_seconds=10.0, memory_mb=256)
+
+
+@pytest.fixture(autouse=True)
+def toy_game(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch):
+    home = tmp_path_factory.mktemp("results")
+    monkeypatch.setenv("LADDER_RESULTS", str(home))
+    monkeypatch.setenv("LADDER_DB", f"sqlite:///{home / 'ladder.db'}")
+    with toy_game_registered():
+        yield
+
+
+def write_bot(folder: Path, body: str, name: str = "bot.py") -> str:
+    path = folder / name
+    path.write_text("from ladder.bot import Bot\n" + body)
+    return str(path)
+
+
+def failure_of(pool: PlayerPool, path: str, seed: int = 1):
+    outcome = play_match(MatchSpec(GAME_ID, (path,), seed), [pool.player(path, GAME_ID)])
+    return outcome.failures.get(0)
+
+
+INSIDE = '''
+import json, os, socket, sys
+class Inside(Bot):
+    name = "inside"
+    games = ("toy-count",)
+    def act(self, observation, legal_actions):
+        facts = {"uid": os.getuid(), "gid": os.getgid(), "env": sorted(os.environ), "cwd": os.getcwd(),
+                 "root": sorted(os.listdir("/")), "pid": os.getpid(), "exe": sys.executable}
+        for path in ("/etc", "/work", "/home", "/root/.ssh", "/var"):
+            facts["sees " + path] = os.path.exists(path)
+        try:
+            open("/tmp/scratch", "w").write("ok")
+            facts["tmp writable"] = True
+        except OSError:
+            facts["tmp writable"] = False
+        try:
+            open(os.path.join(os.path.dirname(__file__), "x"), "w")
+            facts["own folder writable"] = True
+        except OSError:
+            facts["own folder writable"] = False
+        with open("/proc/self/status") as status:
+            facts["status"] = {k: v.strip() for k, v in (l.split(":", 1) for l in status) if k in ("CapEff", "NoNewPrivs", "Seccomp")}
+        import engine, bots.random_bot
+        raise RuntimeError("FACTS" + json.dumps(facts))
+'''
+
+
+def inside_facts(pool: PlayerPool, folder: Path) -> dict:
+    failure = failure_of(pool, write_bot(folder, INSIDE))
+    assert failure is not None and failure.reason == "exception", failure
+    return json.loads(failure.detail.split("FACTS", 1)[1])
+
+
+@pytest.mark.skipif("bubblewrap" not in AVAILABLE, reason="needs the bubblewrap layer, not available here")
+def test_inside_bubblewrap_a_bot_sees_only_the_interpreter_the_api_and_its_files(tmp_path: Path) -> None:
+    with PlayerPool(limits=LIMITS) as pool:
+        facts = inside_facts(pool, tmp_path)
+    assert set(facts["root"]) <= {"bot", "dev", "ladder-api", "lib", "lib32", "lib64", "libx32", "proc", "root", "tmp", "usr"}
+    assert {"bot", "ladder-api", "tmp", "usr"} <= set(facts["root"])
+    assert not any(facts[f"sees {path}"] for path in ("/etc", "/work", "/home", "/root/.ssh", "/var"))
+    assert facts["tmp writable"] and not facts["own folder writable"]
+    assert facts["cwd"] == "/tmp"
+    assert facts["pid"] == 1  # its own pid namespace
+    assert set(facts["env"]) <= {"PATH", "LANG", "HOME", "TMPDIR", "PYTHONHASHSEED", "PYTHONDONTWRITEBYTECODE",
+                                 "PYTHONIOENCODING", "PYTHONUNBUFFERED", "PWD"}
+    assert facts["status"]["CapEff"] == "0000000000000000"
+    assert facts["status"]["NoNewPrivs"] == "1"
+    import os
+
+    if os.geteuid() == 0:
+        assert facts["uid"] == 65534 and facts["gid"] == 65534  # root's bots run as nobody
+
+
+@pytest.mark.skipif("seccomp" not in AVAILABLE, reason="needs the seccomp layer, not available here")
+def test_the_seccomp_filter_is_on_inside(tmp_path: Path) -> None:
+    with PlayerPool(limits=LIMITS) as pool:
+        facts = inside_facts(pool, tmp_path)
+    assert facts["status"]["Seccomp"] == "2"
+
+
+def test_the_seccomp_filter_is_small_and_denies_what_it_says() -> None:
+    program = seccomp.build_filter(1234)
+    assert len(program) % 8 == 0 and len(program) // 8 < 4096
+    for name in ("fork", "vfork", "execve", "socket", "connect", "ptrace", "setsid", "unshare", "mount", "bpf"):
+        assert name in seccomp.DENIED_X86_64
+
+
+def test_limits_come_from_a_tournament_files_mapping() -> None:
+    limits = SandboxLimits.from_mapping({"move_seconds": 1.5, "match_seconds": 30, "memory_mb": 512,
+                                         "bench_after_failures": 5, "max_attempts": 3})
+    assert (limits.move_seconds, limits.match_seconds, limits.memory_mb) == (1.5, 30.0, 512)
+    assert SandboxLimits.from_mapping(None) == SandboxLimits()
+    assert SandboxLimits.from_mapping(limits) is limits
+
+
+def test_a_missing_layer_that_is_required_is_refused(monkeypatch: pytest.MonkeyPatch) -> None:
+    import ladder.sandbox as sandbox
+
+    monkeypatch.setattr(sandbox, "layer_statuses", lambda: [
+        LayerStatus("process", True, "ok"), LayerStatus("bubblewrap", False, "bwrap is not installed"),
+        LayerStatus("seccomp", True, "ok")])
+    with pytest.raises(UserError, match="'bubblewrap' is required but not available here: bwrap is not installed"):
+        require_layers(["bubblewrap"])
+    with pytest.raises(UserError, match="bubblewrap"):
+        PlayerPool(require=["bubblewrap"])
+    with pytest.raises(UserError, match="no sandbox layer 'chroot'"):
+        require_layers(["chroot"])
+    assert require_layers(["seccomp"]) == ("process", "seccomp")
+
+
+def test_one_process_serves_many_matches_with_a_fresh_bot_each_time(tmp_path: Path) -> None:
+    path = write_bot(tmp_path, '''
+MATCHES = []
+class Fresh(Bot):
+    name = "fresh"
+    games = ("toy-count",)
+    def __init__(self):
+        super().__init__()
+        self.moves = 0
+    def start(self, match):
+        super().start(match)
+        MATCHES.append(match.seed)
+    def act(self, observation, legal_actions):
+        self.moves += 1
+        if self.moves > 21:
+            raise RuntimeError("this bot object has played before")
+        return legal_actions[len(MATCHES) % 3]
+''')
+    with PlayerPool(limits=LIMITS) as pool:
+        outcomes = [play_match(MatchSpec(GAME_ID, (path,), seed), [pool.player(path, GAME_ID)]) for seed in range(6)]
+        assert all(not o.failures for o in outcomes)
+        assert pool.started == 1
+        # module state survives (documented), so the answer depends on how many matches it has seen
+        assert outcomes[0].actions[0] == {"type": "add", "n": 2}
+        assert outcomes[1].actions[0] == {"type": "add", "n": 3}
+
+
+def test_the_match_budget_is_shared_by_all_moves(tmp_path: Path) -> None:
+    path = write_bot(tmp_path, '''
+import time
+class Slow(Bot):
+    name = "slow"
+    games = ("toy-count",)
+    def act(self, observation, legal_actions):
+        time.sleep(0.2)
+        return legal_actions[0]
+''')
+    with PlayerPool(limits=SandboxLimits(move_seconds=1.0, match_seconds=0.7)) as pool:
+        failure = failure_of(pool, path)
+    assert failure.reason == "timeout"
+    assert "left in its match budget" in failure.detail or "used up" in failure.detail
+    assert 2 <= failure.at_action <= 4
+
+
+def test_an_exception_is_reported_with_the_bots_own_traceback(tmp_path: Path) -> None:
+    path = write_bot(tmp_path, '''
+class Buggy(Bot):
+    name = "buggy"
+    games = ("toy-count",)
+    def act(self, observation, legal_actions):
+        return legal_actions[observation["no-such-key"]]
+''')
+    with PlayerPool(limits=LIMITS) as pool:
+        failure = failure_of(pool, path)
+    assert failure.reason == "exception"
+    assert "KeyError" in failure.detail
+    assert 'File "/bot/bot.py"' in failure.stderr_tail or "bot.py" in failure.stderr_tail
+    assert 'observation["no-such-key"]' in failure.stderr_tail
+    assert "bot_host" not in failure.stderr_tail  # the ladder's own frames are left out
+
+
+def test_a_bot_that_does_not_load_is_one_clear_line_for_play(tmp_path: Path) -> None:
+    path = write_bot(tmp_path, "x = 1 / 0\n")
+    with pytest.raises(UserError) as caught:
+        check_bot_reference(path, GAME_ID)
+    message = str(caught.value)
+    assert "\n" not in message
+    assert "ZeroDivisionError" in message and "loading" in message
+
+
+def test_unknown_references_are_one_clear_line(tmp_path: Path) -> None:
+    with pytest.raises(UserError, match="no bot 'nobody-at-all'"):
+        check_bot_reference("nobody-at-all", GAME_ID)
+    with pytest.raises(UserError, match="not a bot store reference"):
+        check_bot_reference("store:1234", GAME_ID)
+    with pytest.raises(UserError, match="no such file"):
+        check_bot_reference(str(tmp_path / "missing.py"), GAME_ID)
+
+
+def test_a_bot_that_does_not_play_the_game_is_refused(tmp_path: Path) -> None:
+    path = write_bot(tmp_path, "class Other(Bot):\n    name = 'other'\n    games = ('elfer-raus',)\n")
+    with pytest.raises(UserError, match="does not play toy-count; it plays: elfer-raus"):
+        check_bot_reference(path, GAME_ID)
+
+
+def test_an_installed_packages_bot_runs_sandboxed_from_its_entry_point(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    site = tmp_path / "site"
+    package = site / "toybots"
+    package.mkdir(parents=True)
+    (package / "__init__.py").write_text("")
+    (package / "strategy.py").write_text("def choose(legal):\n    return legal[-1]\n")
+    (package / "bot.py").write_text(
+        "from ladder.bot import Bot\nfrom toybots.strategy import choose\n"
+        "class Packaged(Bot):\n    name = 'packaged'\n    games = ('toy-count',)\n"
+        "    def act(self, observation, legal_actions):\n        return choose(legal_actions)\n"
+    )
+    info = site / "toybots-1.0.dist-info"
+    info.mkdir()
+    (info / "METADATA").write_text("Metadata-Version: 2.1\nName: toybots\nVersion: 1.0\n")
+    (info / "entry_points.txt").write_text("[ladder.bots]\npackaged = toybots.bot:Packaged\n")
+    monkeypatch.syspath_prepend(str(site))
+    assert "toybots" not in sys.modules
+    with PlayerPool(limits=LIMITS) as pool:
+        for ref in ("ep:packaged", "packaged"):
+            outcome = play_match(MatchSpec(GAME_ID, (ref,), 1), [pool.player(ref, GAME_ID)])
+            assert outcome.failures == {}
+            assert outcome.actions[0] == {"type": "add", "n": 3}
+    assert "toybots" not in sys.modules  # found, never imported by the ladder
+
+
+@pytest.mark.parametrize("layers", [None, ("process", "seccomp")], ids=["default-layers", "without-bubblewrap"])
+def test_bot_processes_die_with_the_ladder(tmp_path: Path, layers: tuple[str, ...] | None) -> None:
+    """If the ladder is killed outright (SIGKILL, no clean-up), its bots go too."""
+    import os
+    import signal
+    import subprocess
+    import time
+
+    from tests.ladder.test_hostile import live_tags
+
+    if layers and any(layer not in AVAILABLE for layer in layers):
+        pytest.skip(f"needs the sandbox layers {layers}")
+    bot = write_bot(tmp_path, "class Idle(Bot):\n    name = 'idle'\n")
+    script = (
+        "import sys, time\n"
+        f"sys.path.insert(0, {str(Path(__file__).resolve().parents[2])!r})\n"
+        "from ladder.players import PlayerPool\n"
+        f"pool = PlayerPool(layers={layers!r}, allow_root=True)\n"
+        f"pool.warm({bot!r}, 2)\n"
+        "from ladder.submission import staging_root\n"
+        "print(' '.join(pool.tags), staging_root(), flush=True)\n"
+        "time.sleep(600)\n"
+    )
+    ladder = subprocess.Popen([sys.executable, "-c", script], stdout=subprocess.PIPE, text=True)
+    try:
+        *tags, staged = ladder.stdout.readline().split()
+        assert len(tags) == 2 and len(live_tags(tags)) >= 2
+    finally:
+        os.kill(ladder.pid, signal.SIGKILL)
+        ladder.wait()
+    deadline = time.monotonic() + 5
+    while live_tags(tags) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert live_tags(tags) == []
+    # a ladder killed outright cannot tidy up its temporary folders: do it for it
+    import glob
+    import shutil
+
+    for folder in [staged, *(path for tag in tags for path in glob.glob(f"/tmp/ladder-bot-{tag}-*"))]:
+        shutil.rmtree(folder, ignore_errors=True)

@@ -1,0 +1,64 @@
+"""The database: schema version check, in-place upgrade, WAL mode, the packed action log."""
+
+from __future__ import annotations
+
+import sqlite3
+from pathlib import Path
+
+import pytest
+from sqlmodel import Session, select
+
+from ladder.errors import UserError
+from ladder.storage import SCHEMA_VERSION, SchemaInfo, open_database, pack_actions, unpack_actions
+
+
+def test_a_new_database_gets_the_current_version_and_wal(tmp_path: Path) -> None:
+    url = f"sqlite:///{tmp_path / 'new.db'}"
+    engine = open_database(url)
+    with Session(engine) as session:
+        assert session.exec(select(SchemaInfo.version)).one() == SCHEMA_VERSION
+    engine.dispose()
+    with sqlite3.connect(tmp_path / "new.db") as connection:
+        assert connection.execute("pragma journal_mode").fetchone()[0] == "wal"
+        tables = {row[0] for row in connection.execute("select name from sqlite_master where type = 'table'")}
+    assert {"bot", "bot_version", "tournament", "match", "seat_result", "bench", "rating", "rating_history", "rating_state"} <= tables
+
+
+def test_another_schema_version_stops_with_one_clear_sentence(tmp_path: Path) -> None:
+    url = f"sqlite:///{tmp_path / 'old.db'}"
+    open_database(url).dispose()
+    with sqlite3.connect(tmp_path / "old.db") as connection:
+        connection.execute("update schemainfo set version = 99")
+    with pytest.raises(UserError) as caught:
+        open_database(url)
+    message = str(caught.value)
+    assert "schema version 99" in message and f"uses version {SCHEMA_VERSION}" in message and "\n" not in message
+
+
+def test_version_one_is_upgraded_in_place(tmp_path: Path) -> None:
+    path = tmp_path / "v1.db"
+    with sqlite3.connect(path) as connection:  # what version 1 created: bots only
+        connection.execute("create table schemainfo (id integer primary key, version integer, created_at datetime)")
+        connection.execute("insert into schemainfo (version, created_at) values (1, '2024-01-01 00:00:00')")
+        connection.execute("create table bot (id integer primary key, name varchar unique, author varchar, created_at datetime)")
+        connection.execute("insert into bot (name, author, created_at) values ('mine', 'me', '2024-01-01 00:00:00')")
+    engine = open_database(f"sqlite:///{path}")
+    with Session(engine) as session:
+        assert session.exec(select(SchemaInfo.version)).one() == SCHEMA_VERSION
+    engine.dispose()
+    with sqlite3.connect(path) as connection:
+        assert connection.execute("select name from bot").fetchall() == [("mine",)]
+        assert connection.execute("select count(*) from match").fetchone() == (0,)
+
+
+def test_a_bad_url_is_one_sentence() -> None:
+    with pytest.raises(UserError, match="cannot use the database URL"):
+        open_database("nosuchdialect://x")
+
+
+def test_action_logs_round_trip_compressed() -> None:
+    actions = [{"type": "play", "card": i % 11, "row": "red"} for i in range(300)]
+    blob = pack_actions(actions)
+    assert unpack_actions(blob) == actions
+    assert len(blob) < len(str(actions)) / 5
+    assert unpack_actions(b"") == []

@@ -1,0 +1,28 @@
+"""Functions the executor tests send to worker processes (they must be importable by name)."""
+
+from __future__ import annotations
+
+import os
+import signal
+import time
+
+
+def square(x: int) -> tuple[int, int]:
+    return x * x, os.getpid()
+
+
+def nap_then_square(x: int, seconds: float) -> int:
+    time.sleep(seconds)
+    return x * x
+
+
+def die(_: int) -> None:
+    os.kill(os.getpid(), signal.SIGKILL)
+
+
+def fail(x: int) -> None:
+    raise ValueError(f"no {x}")
+
+
+def broken_initializer() -> None:
+    raise SystemExit(3)

@@ -1,0 +1,40 @@
+"""After a reduced quick tournament, every smarter built-in bot ends above random in every table."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from sqlmodel import Session
+
+from bots.registry import bots_for_game
+from engine import all_games
+from ladder import ratings
+from ladder.commands.dbview import version_names
+from ladder.storage import open_database
+from tournaments.config import load_tournament, parse_tournament
+from tournaments.runner import RunOptions, run_tournament
+
+QUICK = Path(__file__).resolve().parents[2] / "tournaments" / "quick.toml"
+CONTESTED = [g.id for g in all_games() if len(bots_for_game(g.id)) >= 2]
+
+
+@pytest.mark.skipif(not CONTESTED, reason="no registered game has a built-in bot besides random yet")
+def test_every_smarter_builtin_bot_ends_above_random(db_url: str) -> None:
+    quick = load_tournament(QUICK)
+    # the quick tournament's games and bots, at two players, with fewer deals
+    reduced = parse_tournament(
+        {"seed": quick.seed, "games": CONTESTED, "bots": "all", "players": [2], "games_per_pairing": 6},
+        "reduced-quick.toml", "reduced-quick",
+    )
+    run_tournament(reduced, RunOptions(db_url=db_url, progress=False))
+    engine = open_database(db_url)
+    with Session(engine) as session:
+        rated, _ = ratings.current(session)
+        names = version_names(session)
+    engine.dispose()
+    for pool in rated.pools():
+        order = [names[s.bot_version_id].bot for s in rated.table(pool)]
+        for bot in order:
+            if bot != "random":
+                assert order.index(bot) < order.index("random"), f"{pool}: {order}"

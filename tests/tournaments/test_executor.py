@@ -1,0 +1,62 @@
+"""The local process pool: results as completed, a dead worker costs only its own task."""
+
+from __future__ import annotations
+
+import time
+from concurrent.futures import BrokenExecutor, as_completed
+
+import pytest
+
+from tests.tournaments import helpers
+from tournaments.executor import LocalPoolExecutor, WorkerLost
+
+
+def test_results_come_back_from_long_lived_workers() -> None:
+    with LocalPoolExecutor(2) as pool:
+        futures = [pool.submit(helpers.square, i) for i in range(40)]
+        results = [f.result(timeout=30) for f in futures]
+    assert [r[0] for r in results] == [i * i for i in range(40)]
+    assert len({r[1] for r in results}) <= 2  # the same two processes did everything
+
+
+def test_a_killed_worker_costs_only_its_task_and_is_replaced() -> None:
+    pool = LocalPoolExecutor(2)
+    try:
+        before = [pool.submit(helpers.nap_then_square, i, 0.05) for i in range(6)]
+        doomed = pool.submit(helpers.die, 0)
+        after = [pool.submit(helpers.nap_then_square, i, 0.0) for i in range(6, 12)]
+        done = list(as_completed(before + [doomed] + after, timeout=60))
+        assert len(done) == 13
+        with pytest.raises(WorkerLost):
+            doomed.result()
+        assert [f.result() for f in before + after] == [i * i for i in range(12)]
+        assert pool.lost_workers == 1
+        assert len(pool.worker_pids) == 2  # replaced
+    finally:
+        pool.shutdown()
+
+
+def test_a_task_exception_comes_back_as_itself() -> None:
+    with LocalPoolExecutor(1) as pool:
+        with pytest.raises(ValueError, match="no 3"):
+            pool.submit(helpers.fail, 3).result(timeout=30)
+        assert pool.submit(helpers.square, 2).result(timeout=30)[0] == 4
+
+
+def test_cancel_futures_on_shutdown() -> None:
+    pool = LocalPoolExecutor(1)
+    running = pool.submit(helpers.nap_then_square, 2, 0.3)
+    while not running.running():
+        time.sleep(0.01)
+    waiting = [pool.submit(helpers.nap_then_square, i, 0.3) for i in range(5)]
+    pool.shutdown(wait=True, cancel_futures=True)
+    assert running.result() == 4
+    assert all(f.cancelled() for f in waiting)
+
+
+def test_a_failing_initializer_breaks_the_pool_instead_of_looping() -> None:
+    pool = LocalPoolExecutor(1, initializer=helpers.broken_initializer)
+    future = pool.submit(helpers.square, 1)
+    with pytest.raises(BrokenExecutor):
+        future.result(timeout=60)
+    pool.shutdown()

@@ -1,0 +1,91 @@
+"""Schedules: every pairing, every seating with the same deal, duplicate deals, stable keys from the seed."""
+
+from __future__ import annotations
+
+import itertools
+from collections import Counter, defaultdict
+
+from ladder.roster import Entrant
+from tournaments.formats import GamePlan, cycle_schedule, playable_counts, round_robin_groups
+
+
+def bots(*names: str) -> tuple[Entrant, ...]:
+    return tuple(Entrant(name, "1", f"{i:064x}", i + 1, name, ("*",)) for i, name in enumerate(names))
+
+
+def plan(game: str, players: tuple[int, ...], entrants: tuple[Entrant, ...], gpp: int = 2, options=({},)) -> GamePlan:
+    return GamePlan(game, players, tuple(options), gpp, entrants)
+
+
+def flat(groups):
+    return [match for group in groups for match in group]
+
+
+def test_two_player_tables_cover_every_pairing_in_both_seats_with_the_same_deal(toy) -> None:
+    entrants = bots("a", "b", "c", "d")
+    matches = flat(round_robin_groups(plan("toy-coins", (2,), entrants, gpp=3), 11, 0))
+    assert len(matches) == 6 * 2 * 3  # pairings x seatings x deals
+    seatings = Counter(tuple(e.name for e in m.seats) for m in matches)
+    for x, y in itertools.permutations("abcd", 2):
+        assert seatings[(x, y)] == 3  # every bot in every seat against every other, once per deal
+    by_deal = defaultdict(set)
+    for m in matches:
+        by_deal[m.deal].add(m.seed)
+    assert len(by_deal) == 3 and all(len(seeds) == 1 for seeds in by_deal.values())
+    # the two seatings of a table on one deal have the same seed: the luck of the deal cancels
+    for m in matches:
+        twin = [o for o in matches if o.deal == m.deal and o.seats == tuple(reversed(m.seats))]
+        assert len(twin) == 1 and twin[0].seed == m.seed
+
+
+def test_larger_tables_cover_every_combination_in_every_rotation(toy) -> None:
+    entrants = bots("a", "b", "c", "d")
+    matches = flat(round_robin_groups(plan("toy-coins", (3,), entrants, gpp=1), 5, 0))
+    assert len(matches) == 4 * 3  # C(4,3) tables x 3 rotations
+    tables = defaultdict(list)
+    for m in matches:
+        tables[frozenset(e.name for e in m.seats)].append(m)
+    assert set(tables) == {frozenset(c) for c in itertools.combinations("abcd", 3)}
+    for seatings in tables.values():
+        for seat in range(3):  # each bot sits once in each seat
+            assert sorted(m.seats[seat].name for m in seatings) == sorted({e.name for e in seatings[0].seats})
+        assert len({m.seed for m in seatings}) == 1
+
+
+def test_solitaire_duplicate_deals_are_identical_across_bots(toy) -> None:
+    entrants = bots("a", "b", "c")
+    groups = round_robin_groups(plan("toy-solo", (1,), entrants, gpp=4), 3, 0)
+    assert len(groups) == 4
+    for group in groups:
+        assert sorted(m.seats[0].name for m in group) == ["a", "b", "c"]
+        assert len({m.seed for m in group}) == 1 and len({m.deal for m in group}) == 1
+    assert len({group[0].seed for group in groups}) == 4  # different deals differ
+
+
+def test_counts_the_bots_cannot_fill_are_dropped_with_a_note(toy) -> None:
+    counts, notes = playable_counts(plan("toy-coins", (2, 3), bots("a", "b")))
+    assert counts == [2] and len(notes) == 1 and "at 3 players: not scheduled" in notes[0]
+
+
+def test_schedule_is_a_function_of_the_seed_with_stable_unique_keys(toy) -> None:
+    plans = [plan("toy-coins", (2, 3), bots("a", "b", "c")), plan("toy-solo", (1,), bots("a", "b", "c"))]
+    first = cycle_schedule("round-robin", plans, 42, 0)
+    again = cycle_schedule("round-robin", plans, 42, 0)
+    assert first == again
+    assert len({m.key for m in first}) == len(first)
+    other_seed = cycle_schedule("round-robin", plans, 43, 0)
+    assert {m.key for m in other_seed} == {m.key for m in first}  # keys name the match, the seed deals it
+    assert {m.seed for m in other_seed}.isdisjoint({m.seed for m in first})
+    next_cycle = cycle_schedule("round-robin", plans, 42, 1)
+    assert {m.key for m in next_cycle}.isdisjoint({m.key for m in first})
+    assert {m.seed for m in next_cycle}.isdisjoint({m.seed for m in first})
+    # groups stay together: each table's seatings of one deal are adjacent
+    positions = defaultdict(list)
+    for index, m in enumerate(first):
+        positions[(m.deal, frozenset(e.name for e in m.seats))].append(index)
+    assert all(max(p) - min(p) == len(p) - 1 for p in positions.values())
+
+
+def test_option_sets_are_scheduled_separately(toy) -> None:
+    matches = flat(round_robin_groups(plan("toy-coins", (2,), bots("a", "b"), gpp=1, options=({"coins": 3}, {"coins": 4})), 1, 0))
+    assert sorted(m.options["coins"] for m in matches) == [3, 3, 4, 4]

@@ -1,0 +1,306 @@
+"""A local process pool behind the :class:`concurrent.futures.Executor` interface.
+
+Why not :class:`~concurrent.futures.ProcessPoolExecutor`: when one of its
+workers dies (killed, out of memory) the whole pool breaks and every match in
+flight is lost. Here each worker runs one task at a time, so a dead worker
+costs exactly the task it was running: that future fails with
+:class:`WorkerLost`, a fresh worker takes the dead one's place, and the other
+workers carry on. Workers are long-lived, so whatever they keep between tasks
+(the bots' processes) stays alive.
+
+Workers are forked from the coordinator by default (cheap to start, and the
+multiprocessing-logging queue that funnels every worker's log records into
+one file is inherited rather than pickled); another start method can be
+passed as ``mp_context``. Workers ignore SIGINT: Ctrl-C is the coordinator's
+to handle, so a match in progress is never cut by it.
+"""
+
+from __future__ import annotations
+
+import multiprocessing
+import os
+import signal
+import threading
+import traceback
+from collections import deque
+from collections.abc import Callable
+from concurrent.futures import BrokenExecutor, Executor, Future
+from dataclasses import dataclass
+from multiprocessing.connection import Connection, wait
+from typing import Any
+
+
+class WorkerLost(RuntimeError):
+    """The worker process running this task died before answering."""
+
+
+class RemoteError(RuntimeError):
+    """A task raised an exception that could not be sent back as itself; carries its traceback text."""
+
+
+@dataclass
+class _Task:
+    future: Future
+    fn: Callable[..., Any]
+    args: tuple[Any, ...]
+    kwargs: dict[str, Any]
+    running: bool = False
+
+
+@dataclass
+class _Slot:
+    index: int
+    process: Any
+    conn: Connection
+    task: _Task | None = None
+    ready: bool = False  # its initializer has run: it may be given tasks
+
+
+def _worker_main(
+    conn: Connection,
+    initializer: Callable[..., Any] | None,
+    initargs: tuple[Any, ...],
+    finalizer: Callable[[], Any] | None,
+    inherited: list[Connection],
+) -> None:
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    for other in inherited:  # a forked worker holds copies of the coordinator's pipe ends: close
+        other.close()  # them, or no worker would see EOF when the coordinator dies
+    if initializer is not None:
+        initializer(*initargs)
+    try:
+        conn.send("ready")
+        _serve(conn)
+    finally:
+        if finalizer is not None:
+            finalizer()
+
+
+def _serve(conn: Connection) -> None:
+    while True:
+        try:
+            message = conn.recv()
+        except (EOFError, OSError):
+            return  # the coordinator is gone
+        if message is None:
+            return
+        fn, args, kwargs = message
+        try:
+            reply: tuple[Any, ...] = (True, fn(*args, **kwargs))
+        except BaseException as error:  # the coordinator decides what a failed task means
+            reply = (False, error, traceback.format_exc())
+        try:
+            conn.send(reply)
+        except (BrokenPipeError, OSError):
+            return
+        except Exception:  # the result or the exception could not be pickled
+            text = traceback.format_exc()
+            try:
+                conn.send((False, RemoteError(text), text))
+            except (BrokenPipeError, OSError):
+                return
+
+
+class LocalPoolExecutor(Executor):
+    """``max_workers`` long-lived worker processes, one task each at a time.
+
+    ``initializer(*initargs)`` runs once in every worker (and in every
+    replacement), ``finalizer()`` when it stops. Workers that die while starting up (before their first
+    task) three times in a row break the pool, since their initializer is
+    failing: pending futures then fail with :class:`BrokenExecutor`.
+    """
+
+    def __init__(
+        self,
+        max_workers: int | None = None,
+        initializer: Callable[..., Any] | None = None,
+        initargs: tuple[Any, ...] = (),
+        mp_context: Any = None,
+        finalizer: Callable[[], Any] | None = None,
+    ) -> None:
+        self._workers = max_workers or os.cpu_count() or 1
+        if self._workers < 1:
+            raise ValueError("max_workers must be at least 1")
+        self._context = mp_context or multiprocessing.get_context("fork")
+        self._initializer = initializer
+        self._initargs = initargs
+        self._finalizer = finalizer
+        self._lock = threading.Lock()
+        self._pending: deque[_Task] = deque()
+        self._shutdown = False
+        self._broken: str | None = None
+        self._wake_reader, self._wake_writer = self._context.Pipe(duplex=False)
+        self._slots: list[_Slot] = []
+        self._deaths_without_work = 0
+        self._terminating = False
+        self.lost_workers = 0
+        for index in range(self._workers):
+            self._slots.append(self._start_slot(index))
+        self._thread = threading.Thread(target=self._manage, name="local-pool-manager", daemon=True)
+        self._thread.start()
+
+    # ---- the Executor interface -------------------------------------------------------------
+    def submit(self, fn: Callable[..., Any], /, *args: Any, **kwargs: Any) -> Future:
+        future: Future = Future()
+        with self._lock:
+            if self._broken:
+                raise BrokenExecutor(self._broken)
+            if self._shutdown:
+                raise RuntimeError("cannot submit a task after shutdown")
+            self._pending.append(_Task(future, fn, args, kwargs))
+        self._wake()
+        return future
+
+    def shutdown(self, wait: bool = True, *, cancel_futures: bool = False) -> None:
+        with self._lock:
+            self._shutdown = True
+            if cancel_futures:
+                while self._pending:
+                    self._pending.popleft().future.cancel()
+        self._wake()
+        if wait:
+            self._thread.join()
+
+    def terminate(self) -> None:
+        """Kill every worker now; their tasks fail with :class:`WorkerLost`."""
+        self._terminating = True
+        self.shutdown(wait=False, cancel_futures=True)
+        for slot in list(self._slots):
+            if slot.process.is_alive():
+                slot.process.kill()
+        self._thread.join(timeout=10)
+
+    @property
+    def worker_pids(self) -> list[int]:
+        return [slot.process.pid for slot in self._slots if slot.process.is_alive()]
+
+    # ---- the manager thread -----------------------------------------------------------------
+    def _wake(self) -> None:
+        try:
+            self._wake_writer.send_bytes(b"!")
+        except (OSError, ValueError):
+            pass
+
+    def _start_slot(self, index: int) -> _Slot:
+        parent, child = self._context.Pipe(duplex=True)
+        inherited: list[Connection] = []
+        if self._context.get_start_method() == "fork":
+            inherited = [parent, self._wake_reader, self._wake_writer] + [slot.conn for slot in self._slots]
+        process = self._context.Process(
+            target=_worker_main,
+            args=(child, self._initializer, self._initargs, self._finalizer, inherited),
+            name=f"ladder-worker-{index}",
+        )
+        process.start()
+        child.close()
+        return _Slot(index, process, parent)
+
+    def _assign(self) -> None:
+        with self._lock:
+            for slot in self._slots:
+                while slot.ready and slot.task is None and self._pending:
+                    task = self._pending.popleft()
+                    if not task.running:
+                        if not task.future.set_running_or_notify_cancel():
+                            continue  # cancelled while waiting
+                        task.running = True
+                    try:
+                        slot.conn.send((task.fn, task.args, task.kwargs))
+                    except (BrokenPipeError, ConnectionError, EOFError):
+                        self._pending.appendleft(task)  # the worker just died: the next one takes it
+                        break
+                    except Exception as error:  # the task cannot be pickled
+                        task.future.set_exception(error)
+                        continue
+                    slot.task = task
+
+    def _finish(self, slot: _Slot) -> bool:
+        """Read one message of ``slot``; False at end of file (the death is handled by the sentinel)."""
+        try:
+            message = slot.conn.recv()
+        except (EOFError, OSError):
+            return False
+        if message == "ready":
+            slot.ready = True
+            self._deaths_without_work = 0
+            return True
+        ok, value = message[0], message[1]
+        task, slot.task = slot.task, None
+        if task is None:
+            return True
+        if ok:
+            task.future.set_result(value)
+        else:
+            value.remote_traceback = message[2]  # the worker's traceback, for the log
+            task.future.set_exception(value)
+        return True
+
+    def _bury(self, slot: _Slot) -> None:
+        while slot.conn.poll() and self._finish(slot):
+            pass  # it answered before dying
+        slot.process.join()
+        code = slot.process.exitcode
+        slot.conn.close()
+        self._slots.remove(slot)
+        if self._terminating:
+            if slot.task is not None:
+                slot.task.future.set_exception(WorkerLost("the pool was terminated while this task ran"))
+            return
+        self.lost_workers += 1
+        if slot.task is not None:
+            how = f"killed by signal {-code}" if code is not None and code < 0 else f"exit status {code}"
+            slot.task.future.set_exception(WorkerLost(f"worker {slot.process.pid} died ({how}) during the task"))
+            slot.task = None
+        elif not slot.ready:
+            self._deaths_without_work += 1  # died starting up: its initializer fails
+        if self._deaths_without_work >= 3:
+            self._break(f"worker processes keep dying before finishing any task (last exit status {code})")
+        if self._broken is None:
+            self._slots.append(self._start_slot(slot.index))
+
+    def _break(self, reason: str) -> None:
+        with self._lock:
+            self._broken = reason
+            self._shutdown = True
+            while self._pending:
+                self._pending.popleft().future.set_exception(BrokenExecutor(reason))
+
+    def _idle(self) -> bool:
+        with self._lock:
+            return not self._pending and all(slot.task is None for slot in self._slots)
+
+    def _manage(self) -> None:
+        while True:
+            self._assign()
+            if self._shutdown and self._idle():
+                break
+            waitables: list[Any] = [self._wake_reader]
+            for slot in self._slots:
+                waitables.append(slot.conn)
+                waitables.append(slot.process.sentinel)
+            ready = set(wait(waitables))
+            if self._wake_reader in ready:
+                while self._wake_reader.poll():
+                    self._wake_reader.recv_bytes()
+            for slot in list(self._slots):
+                if slot.conn in ready and slot.process.sentinel not in ready:
+                    self._finish(slot)
+            for slot in list(self._slots):
+                if slot.process.sentinel in ready:
+                    self._bury(slot)
+        self._stop_workers()
+
+    def _stop_workers(self) -> None:
+        for slot in self._slots:
+            try:
+                slot.conn.send(None)
+            except (OSError, ValueError):
+                pass
+        for slot in self._slots:
+            slot.process.join(timeout=5)
+            if slot.process.is_alive():
+                slot.process.kill()
+                slot.process.join(timeout=5)
+            slot.conn.close()
+        self._wake_reader.close()
+        self._wake_writer.close()

@@ -1,0 +1,657 @@
+"""Running a tournament: schedule, workers, progress, resume, time budget, benching.
+
+One coordinator process (this one) owns the database. It works out the
+schedule from the tournament file, skips the matches already recorded (so a
+second ``ladder run`` of the same file resumes: only what is missing is
+played, never twice), and hands match specs to an executor: any
+:class:`concurrent.futures.Executor`. It submits plain match tasks, keeps a
+bounded number in flight, and consumes the results as they complete. By
+default the executor is a :class:`~tournaments.executor.LocalPoolExecutor`,
+one worker per core.
+
+Every result is written as soon as it arrives: the results that completed
+together are written in one transaction (commits are batched by arrival), so
+a crash or ``kill -9`` loses only the matches still in flight.
+
+Ctrl-C (or SIGTERM) stops cleanly: no new match starts, the matches in flight
+finish and are recorded; a second Ctrl-C abandons them (they are replayed on
+resume). A worker that dies costs the match it was playing, which is retried
+(up to ``limits.max_attempts`` in all, then recorded as an error). A bot
+version that fails ``limits.bench_after_failures`` matches in a row is
+benched for the rest of the tournament: its remaining matches are recorded
+as skipped, with the reason.
+
+With a time budget (``--hours`` or ``hours =``), cycles of the schedule (new
+deals each cycle) are played until the budget is spent.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import os
+import signal
+import socket
+import sys
+import threading
+import time
+from collections.abc import Iterator
+from concurrent.futures import FIRST_COMPLETED, BrokenExecutor, Executor, Future, wait
+from dataclasses import asdict, dataclass, field
+from datetime import datetime, timedelta, timezone
+from pathlib import Path
+from typing import Any
+
+from multiprocessing_logging import MultiProcessingHandler
+from sqlalchemy import delete, insert
+from sqlmodel import Session, select
+from tqdm import tqdm
+
+from engine import get_game
+from ladder import ratings
+from ladder.errors import UserError
+from ladder.paths import results_dir
+from ladder.roster import Entrant, entrants_for_game, resolve
+from ladder.storage import BenchRow, MatchRow, SeatResultRow, TournamentRow, open_database, utcnow
+from tournaments.config import TournamentConfig, fingerprint, load_tournament
+from tournaments.executor import LocalPoolExecutor, WorkerLost
+from tournaments.formats import GamePlan, ScheduledMatch, cycle_schedule, playable_counts, schedule_fingerprint_data
+from tournaments.worker import close_players, init_worker, play_task
+
+log = logging.getLogger("ladder.tournament")
+
+
+@dataclass
+class RunOptions:
+    """How to run (as opposed to what to play, which is the tournament file's)."""
+
+    hours: float | None = None  # overrides the file's time budget
+    workers: int | None = None  # overrides the file's workers (0 or None there: one per core)
+    db_url: str | None = None
+    progress: bool = True
+    executor: Executor | None = None  # any Executor; default: a LocalPoolExecutor
+    worker_setup: str | None = None  # "module:function" run in each local worker (tests)
+    in_flight_per_worker: int = 2
+    rate_at_end: bool = True
+    log_level: int = logging.INFO
+
+
+@dataclass
+class RunReport:
+    """What one ``ladder run`` did."""
+
+    tournament_id: int
+    name: str
+    state: str
+    scheduled: int
+    recorded: int  # matches of the tournament in the database now (played + skipped + error)
+    played_now: int = 0
+    skipped_now: int = 0
+    errors_now: int = 0
+    retried_now: int = 0
+    abandoned: int = 0  # in flight when a second Ctrl-C stopped the run
+    seconds: float = 0.0
+    db_seconds: float = 0.0
+    db_batches: int = 0
+    busy_seconds: float = 0.0  # wall time the workers spent playing the matches of this run
+    cpu_seconds: float = 0.0  # CPU time of the workers in those matches (without sandboxed bot processes)
+    workers: int = 0
+    log_path: str = ""
+    notes: list[str] = field(default_factory=list)
+    benched: dict[str, str] = field(default_factory=dict)
+
+    def to_json(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+@dataclass
+class _Finished:
+    match: ScheduledMatch
+    status: str  # "played", "skipped" or "error"
+    record: dict[str, Any] | None = None
+    error: str = ""
+    attempts: int = 1
+    benched_seats: dict[int, str] = field(default_factory=dict)
+
+
+# ---- preparing -------------------------------------------------------------------------------------
+
+
+def resolve_plans(session: Session, config: TournamentConfig) -> tuple[list[GamePlan], list[str]]:
+    """Each game of the tournament with its bots; notes on what cannot be scheduled."""
+    chosen: list[tuple[Any, list[Entrant]]] = []
+    used: set[str] = set()
+    for entry in config.games:
+        if entry.bots is None:
+            entrants = entrants_for_game(session, entry.game)
+        else:
+            entrants = []
+            for ref in entry.bots:
+                try:
+                    entrant = resolve(session, ref)
+                except UserError as error:
+                    raise UserError(f"{config.path}: {entry.bots_key}: {error}") from None
+                if entrant.plays(entry.game):
+                    entrants.append(entrant)
+                    used.add(ref)
+                elif entry.bots_key != "bots":
+                    raise UserError(f"{config.path}: {entry.bots_key}: bot {ref!r} does not play {entry.game}")
+        chosen.append((entry, entrants))
+    top_level = next((entry.bots for entry in config.games if entry.bots is not None and entry.bots_key == "bots"), None)
+    for ref in top_level or ():
+        if ref not in used:
+            raise UserError(f"{config.path}: bots: bot {ref!r} plays none of the tournament's games")
+    plans: list[GamePlan] = []
+    notes: list[str] = []
+    for entry, entrants in chosen:
+        unique: dict[int, Entrant] = {}
+        for entrant in entrants:
+            unique.setdefault(entrant.version_id, entrant)
+        plan = GamePlan(entry.game, entry.players, entry.option_sets, entry.games_per_pairing, tuple(unique.values()))
+        counts, dropped = playable_counts(plan)
+        if entry.explicit_players and dropped:
+            raise UserError(f"{config.path}: game.{entry.game}.players: {dropped[0]}")
+        if not plan.entrants:
+            notes.append(f"{entry.game}: no bot plays it: not scheduled")
+        elif not counts:
+            names = ", ".join(e.name for e in plan.entrants)
+            notes.append(f"{entry.game}: only {len(plan.entrants)} bot plays it ({names}): not scheduled")
+        else:
+            notes.extend(dropped)
+        plans.append(plan)
+    return plans, notes
+
+
+def _process_alive(pid: int | None) -> bool:
+    if not pid or pid == os.getpid():
+        return False
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    cmdline = Path(f"/proc/{pid}/cmdline")
+    if cmdline.exists():
+        try:
+            return b"python" in cmdline.read_bytes() or b"ladder" in cmdline.read_bytes()
+        except OSError:
+            return True
+    return True
+
+
+def _find_or_create_tournament(session: Session, config: TournamentConfig, print_hash: str, scheduled: int) -> tuple[TournamentRow, bool]:
+    row = session.exec(
+        select(TournamentRow)
+        .where(TournamentRow.name == config.name, TournamentRow.fingerprint == print_hash)
+        .order_by(TournamentRow.id.desc())  # type: ignore[union-attr]
+    ).first()
+    resumed = row is not None
+    if row is None:
+        row = TournamentRow(name=config.name, file=config.path, seed=config.seed, fingerprint=print_hash,
+                            config_json=_json(config.to_json()), scheduled=scheduled, cycles=config.cycles)
+    elif row.state == "running" and row.host == socket.gethostname() and _process_alive(row.pid):
+        raise UserError(f"tournament {config.name!r} (#{row.id}) is being run by process {row.pid}; wait for it, "
+                        f"or stop it (Ctrl-C) before running it again")
+    row.state = "running"
+    row.pid = os.getpid()
+    row.host = socket.gethostname()
+    row.file = config.path
+    row.updated_at = utcnow()
+    row.finished_at = None
+    session.add(row)
+    session.commit()
+    return row, resumed
+
+
+def _json(value: Any) -> str:
+    return json.dumps(value, sort_keys=True, default=str)
+
+
+# ---- running ---------------------------------------------------------------------------------------
+
+
+class _Stop:
+    """Ctrl-C / SIGTERM as flags: the first asks for a clean stop, the second abandons what is in flight."""
+
+    def __init__(self) -> None:
+        self.requested = False
+        self.abandon = False
+        self.message: str | None = None
+        self._previous: dict[int, Any] = {}
+
+    def install(self) -> None:
+        if threading.current_thread() is not threading.main_thread():
+            return
+        for sig in (signal.SIGINT, signal.SIGTERM):
+            self._previous[sig] = signal.signal(sig, self._handle)
+
+    def restore(self) -> None:
+        for sig, handler in self._previous.items():
+            signal.signal(sig, handler)
+        self._previous.clear()
+
+    def _handle(self, signum: int, _frame: Any) -> None:
+        if self.requested:
+            self.abandon = True
+            self.message = "abandoning the matches in flight (they will be played on resume)"
+        else:
+            self.requested = True
+            self.message = "stopping: finishing the matches in flight (Ctrl-C again to abandon them)"
+
+
+def _setup_logging(name: str, tournament_id: int, level: int) -> tuple[MultiProcessingHandler, Path, int]:
+    """One log file for the run: this process's records and, through the handler's queue, every worker's."""
+    logs = results_dir() / "logs"
+    stamp = datetime.now().strftime("%Y%m%d-%H%M%S")
+    path = logs / f"{name}-{tournament_id}-{stamp}.log"
+    try:
+        logs.mkdir(parents=True, exist_ok=True)
+        file_handler = logging.FileHandler(path, encoding="utf-8")
+    except OSError as error:
+        raise UserError(f"cannot write the log file {path}: {error.strerror or error}") from None
+    file_handler.setFormatter(logging.Formatter("%(asctime)s %(processName)s[%(process)d] %(name)s %(levelname)s: %(message)s"))
+    funnel = MultiProcessingHandler(f"ladder-log-{tournament_id}", sub_handler=file_handler)
+    funnel.setLevel(level)
+    root = logging.getLogger()
+    previous = root.level
+    root.addHandler(funnel)
+    if root.level > level or root.level == logging.NOTSET:
+        root.setLevel(level)
+    return funnel, path, previous
+
+
+def _teardown_logging(funnel: MultiProcessingHandler, previous_level: int) -> None:
+    root = logging.getLogger()
+    root.removeHandler(funnel)
+    root.setLevel(previous_level)
+    funnel.close()
+
+
+def default_workers() -> int:
+    try:
+        return len(os.sched_getaffinity(0))
+    except AttributeError:
+        return os.cpu_count() or 1
+
+
+class TournamentRun:
+    """One ``ladder run`` of one tournament file."""
+
+    def __init__(self, config: TournamentConfig, options: RunOptions) -> None:
+        self._cycles: dict[int, list[ScheduledMatch]] = {}
+        self.config = config
+        self.options = options
+        self.engine = open_database(options.db_url)
+        self.session = Session(self.engine, expire_on_commit=False)
+        try:
+            self.plans, self.notes = resolve_plans(self.session, config)
+            self.session.commit()  # bot versions of built-ins
+        except BaseException:
+            self.close()
+            raise
+        self.print_hash = fingerprint(schedule_fingerprint_data(config.format, self.plans, config.seed))
+        self.per_cycle = len(self.cycle(0))
+        hours = options.hours if options.hours is not None else config.hours
+        if self.per_cycle == 0 or (hours is not None and hours <= 0):
+            self.close()
+            if self.per_cycle == 0:
+                raise UserError(f"{config.path}: nothing to play: " + ("; ".join(self.notes) or "no game has bots"))
+            raise UserError(f"--hours must be more than 0, not {hours}")
+        self.hours = hours
+        self.workers = options.workers or config.workers or default_workers()
+        self.stop = _Stop()
+        self._touched = 0.0
+        self._bulk_returning = bool(getattr(self.engine.dialect, "insert_executemany_returning_sort_by_parameter_order", False))
+        self.stats = RunReport(0, config.name, "running", 0, 0, workers=self.workers, notes=list(self.notes))
+
+    def close(self) -> None:
+        self.session.rollback()
+        self.session.close()
+        self.engine.dispose()
+
+    # -- the schedule
+    def cycle(self, number: int) -> list[ScheduledMatch]:
+        """The matches of cycle ``number``, in playing order (the last cycle asked for is kept)."""
+        if number not in self._cycles:
+            self._cycles = {number: cycle_schedule(self.config.format, self.plans, self.config.seed, number)}
+        return self._cycles[number]
+
+    def run(self) -> RunReport:
+        started = time.monotonic()
+        target = max(self.config.cycles, 1)
+        self.tournament, resumed = _find_or_create_tournament(self.session, self.config, self.print_hash, self.per_cycle * target)
+        tid = self.tournament.id
+        assert tid is not None
+        self.stats.tournament_id = tid
+        target = max(target, self.tournament.cycles)
+        self._set_cycles(target)
+        recorded = dict(self.session.exec(select(MatchRow.key, MatchRow.status).where(MatchRow.tournament_id == tid)).all())
+        self.done = {key for key, status in recorded.items() if status != "error"}
+        self.error_keys = {key for key, status in recorded.items() if status == "error"}
+        self.benched: dict[int, str] = {
+            row.bot_version_id: row.reason
+            for row in self.session.exec(select(BenchRow).where(BenchRow.tournament_id == tid)).all()
+        }
+        self.streaks: dict[int, int] = {}
+        try:
+            funnel, log_path, previous_level = _setup_logging(self.config.name, tid, self.options.log_level)
+        except UserError:
+            self.close()
+            raise
+        self.stats.log_path = str(log_path)
+        log.info("tournament %s #%d: %s, %d matches per cycle, %d cycle(s) scheduled, %d already recorded, %d workers%s",
+                 self.config.name, tid, "resumed" if resumed else "new", self.per_cycle, target, len(self.done),
+                 self.workers, f", budget {self.hours} h" if self.hours else "")
+        for note in self.notes:
+            log.info("note: %s", note)
+        executor = self.options.executor
+        own_executor = executor is None
+        if executor is None:
+            executor = LocalPoolExecutor(self.workers, initializer=init_worker, finalizer=close_players,
+                                         initargs=(funnel.queue, self.options.log_level, self.options.worker_setup,
+                                                   str(results_dir().resolve())))
+        deadline = started + self.hours * 3600 if self.hours else None
+        progress = tqdm(
+            total=self.per_cycle * target, initial=min(len(self.done), self.per_cycle * target), unit="match",
+            desc=self.config.name, dynamic_ncols=True, file=sys.stderr, disable=not self.options.progress,
+            smoothing=0.05,
+        )
+        self.stop.install()
+        reason = "complete"
+        try:
+            reason = self._loop(executor, progress, deadline, target)
+        except BrokenExecutor as error:
+            reason = "stopped"
+            raise UserError(f"the worker pool broke: {error}; see {self.stats.log_path}") from None
+        finally:
+            progress.close()
+            try:
+                if own_executor:
+                    if self.stop.abandon:
+                        executor.terminate()  # type: ignore[attr-defined]
+                    else:
+                        executor.shutdown(wait=True)
+                self._finish(reason, started)
+            finally:
+                self.stop.restore()  # until here a Ctrl-C only sets a flag: the record is always finished
+                _teardown_logging(funnel, previous_level)
+                self.close()
+        return self.stats
+
+    def _set_cycles(self, cycles: int) -> None:
+        self.tournament.cycles = cycles
+        self.tournament.scheduled = cycles * self.per_cycle
+        self.tournament.updated_at = utcnow()
+        self.session.add(self.tournament)
+        self.session.commit()
+        self.stats.scheduled = self.tournament.scheduled
+
+    def _pending(self, target: list[int], deadline: float | None, submitted: dict[int, int]) -> Iterator[ScheduledMatch]:
+        """The matches still to play: what is missing from the cycles started so far, then (with a
+        time budget) new cycles while time is left. ``target[0]`` is the number of cycles started."""
+        first_new = target[0]
+        number = 0
+        while True:
+            if number >= target[0]:
+                if deadline is None or time.monotonic() >= deadline:
+                    return
+                if number > first_new and submitted.get(number - 1, 0) == 0:
+                    log.info("cycle %d had nothing to play (every bot benched?): no new cycle", number - 1)
+                    return
+                target[0] = number + 1
+                self._set_cycles(target[0])
+            for match in self.cycle(number):
+                if match.key not in self.done:
+                    yield match
+            number += 1
+
+    def _task(self, match: ScheduledMatch) -> dict[str, Any]:
+        spec = match.spec()
+        return {
+            "game": spec.game, "seats": list(spec.seats), "seed": spec.seed, "options": dict(spec.options),
+            "key": spec.key, "limits": asdict(self.config.limits),
+        }
+
+    def _loop(self, executor: Executor, progress: tqdm, deadline: float | None, cycles: int) -> str:
+        target = [cycles]
+        submitted: dict[int, int] = {}  # matches sent to the workers, by cycle
+        pending = self._pending(target, deadline, submitted)
+        cap = max(1, self.workers * self.options.in_flight_per_worker)
+        in_flight: dict[Future, tuple[ScheduledMatch, int]] = {}
+        exhausted = False
+        budget_spent = False
+        broken = ""
+        failures = 0
+        while True:
+            if self.stop.message:
+                progress.write(self.stop.message)
+                log.info(self.stop.message)
+                self.stop.message = None
+            if self.stop.abandon:
+                self.stats.abandoned = len(in_flight)
+                return "stopped"
+            if deadline is not None and not budget_spent and time.monotonic() >= deadline:
+                budget_spent = True
+                log.info("time budget spent: finishing the %d matches in flight", len(in_flight))
+            batch: list[_Finished] = []
+            while not (exhausted or self.stop.requested or budget_spent) and len(in_flight) < cap:
+                match = next(pending, None)
+                if match is None:
+                    exhausted = True
+                    break
+                benched = {seat: self.benched[e.version_id] for seat, e in enumerate(match.seats) if e.version_id in self.benched}
+                if benched:
+                    batch.append(_Finished(match, "skipped", benched_seats=benched))
+                    continue
+                in_flight[executor.submit(play_task, self._task(match))] = (match, 1)
+                submitted[match.cycle] = submitted.get(match.cycle, 0) + 1
+            if not in_flight and not batch:
+                break
+            if in_flight:
+                done, _ = wait(list(in_flight), timeout=0.5, return_when=FIRST_COMPLETED)
+            else:
+                done = set()
+            for future in done:
+                match, attempt = in_flight.pop(future)
+                if future.cancelled():
+                    continue
+                try:
+                    record = future.result()
+                except WorkerLost as error:
+                    if attempt < self.config.limits.max_attempts:
+                        log.warning("match %s: %s; retrying (attempt %d)", match.key, error, attempt + 1)
+                        self.stats.retried_now += 1
+                        in_flight[executor.submit(play_task, self._task(match))] = (match, attempt + 1)
+                    else:
+                        batch.append(_Finished(match, "error", error=f"{error} (after {attempt} attempts)", attempts=attempt))
+                    continue
+                except BrokenExecutor as error:
+                    broken = f"the worker pool broke: {error}; see {self.stats.log_path}"
+                    continue
+                except Exception as error:  # the match itself raised: an engine or worker bug, not a bot's
+                    log.error("match %s raised %s: %s\n%s", match.key, type(error).__name__, error,
+                              getattr(error, "remote_traceback", ""))
+                    batch.append(_Finished(match, "error", error=f"{type(error).__name__}: {error}", attempts=attempt))
+                    continue
+                batch.append(_Finished(match, "played", record, attempts=attempt))
+                self.stats.busy_seconds += record["seconds"]
+                self.stats.cpu_seconds += record.get("cpu_seconds", 0.0)
+            if batch:
+                self._record(batch)
+                failures += sum(1 for item in batch if item.record is not None and item.record["failures"])
+                progress.total = self.tournament.scheduled
+                progress.update(len(batch))
+                postfix = {}
+                if failures:
+                    postfix["failed"] = failures
+                if self.benched:
+                    postfix["benched"] = len(self.benched)
+                if deadline is not None:
+                    postfix["budget left"] = str(timedelta(seconds=max(0, int(deadline - time.monotonic()))))
+                if postfix:
+                    progress.set_postfix(postfix, refresh=False)
+            if broken:
+                log.error(broken)
+                raise UserError(broken)
+        if self.stop.requested:
+            return "stopped"
+        if budget_spent or (deadline is not None and exhausted):
+            return "budget spent"
+        return "complete"
+
+    # -- writing
+    def _record(self, batch: list[_Finished]) -> None:
+        tick = time.perf_counter()
+        new_benches = self._update_streaks(batch)
+        tid = self.tournament.id
+        retried = [item.match.key for item in batch if item.match.key in self.error_keys]
+        if retried:
+            old = self.session.exec(select(MatchRow.id).where(MatchRow.tournament_id == tid, MatchRow.key.in_(retried))).all()  # type: ignore[attr-defined]
+            self.session.exec(delete(SeatResultRow).where(SeatResultRow.match_id.in_(old)))  # type: ignore[call-overload,attr-defined]
+            self.session.exec(delete(MatchRow).where(MatchRow.id.in_(old)))  # type: ignore[call-overload,attr-defined]
+        values = [self._match_values(item) for item in batch]
+        if self._bulk_returning:  # one INSERT ... RETURNING for the matches, one INSERT for the seats (Core: fast)
+            ids = list(self.session.execute(
+                insert(MatchRow.__table__).returning(MatchRow.__table__.c.id, sort_by_parameter_order=True), values  # type: ignore[attr-defined]
+            ).scalars())
+        else:  # a database without multi-row RETURNING: let the ORM fetch the ids
+            rows = [MatchRow(**v) for v in values]
+            self.session.add_all(rows)
+            self.session.flush()
+            ids = [row.id for row in rows]
+        seats = [seat for item, match_id in zip(batch, ids) for seat in self._seat_values(item, match_id)]
+        self.session.execute(insert(SeatResultRow.__table__), seats)  # type: ignore[attr-defined]
+        for version, reason in new_benches.items():
+            self.session.add(BenchRow(tournament_id=tid, bot_version_id=version, reason=reason))
+        if new_benches or time.monotonic() - self._touched > 10:
+            self.tournament.updated_at = utcnow()  # "last activity", refreshed every ten seconds
+            self.session.add(self.tournament)
+            self._touched = time.monotonic()
+        self.session.commit()
+        self.session.expunge_all()
+        self.session.add(self.tournament)
+        for item in batch:
+            if item.status == "error":
+                self.error_keys.add(item.match.key)
+            else:
+                self.error_keys.discard(item.match.key)
+                self.done.add(item.match.key)
+            self.stats.played_now += item.status == "played"
+            self.stats.skipped_now += item.status == "skipped"
+            self.stats.errors_now += item.status == "error"
+        self.stats.db_seconds += time.perf_counter() - tick
+        self.stats.db_batches += 1
+
+    def _update_streaks(self, batch: list[_Finished]) -> dict[int, str]:
+        limit = self.config.limits.bench_after_failures
+        new: dict[int, str] = {}
+        for item in batch:
+            if item.status != "played" or item.record is None:
+                continue
+            failures = {int(seat): f for seat, f in item.record["failures"].items()}
+            for seat, entrant in enumerate(item.match.seats):
+                version = entrant.version_id
+                if seat not in failures:
+                    self.streaks[version] = 0
+                    continue
+                self.streaks[version] = self.streaks.get(version, 0) + 1
+                if self.streaks[version] >= limit and version not in self.benched:
+                    failure = failures[seat]
+                    reason = (f"failed {self.streaks[version]} matches in a row; last in {item.match.key}: "
+                              f"{failure['reason']}: {failure['detail']}")[:1000]
+                    self.benched[version] = reason
+                    new[version] = reason
+                    self.stats.benched[entrant.label] = reason
+                    log.warning("benched %s for the rest of the tournament: %s", entrant.label, reason)
+        return new
+
+    def _match_values(self, item: _Finished) -> dict[str, Any]:
+        """The column values of a match row (plain values: inserted in bulk, no ORM object per match)."""
+        match, record = item.match, item.record
+        values: dict[str, Any] = {
+            "tournament_id": self.tournament.id, "key": match.key, "cycle": match.cycle, "deal": match.deal,
+            "game": match.game, "options_json": _json(dict(match.options)), "num_players": len(match.seats),
+            "seed": match.seed, "seats_json": _json([e.ref for e in match.seats]), "status": item.status,
+            "error": item.error, "attempts": item.attempts, "started_at": None, "finished_at": datetime.now(timezone.utc),
+            "seconds": 0.0, "think_json": "[]", "details_json": "{}", "action_count": 0, "actions_z": b"", "worker": "",
+        }
+        if record is not None:
+            started = datetime.fromisoformat(record["started_at"])
+            values.update(
+                started_at=started, finished_at=started + timedelta(seconds=record["seconds"]), seconds=record["seconds"],
+                think_json=_json(record["think"]), details_json=_json(record["details"]), actions_z=record["actions_z"],
+                action_count=record["action_count"], worker=record["worker"],
+            )
+        return values
+
+    def _seat_values(self, item: _Finished, match_id: int) -> list[dict[str, Any]]:
+        """The column values of the match's seat rows: score, rank, and the failure if any."""
+        failures = {int(seat): f for seat, f in (item.record or {}).get("failures", {}).items()}
+        seats = []
+        for seat, entrant in enumerate(item.match.seats):
+            values: dict[str, Any] = {
+                "match_id": match_id, "seat": seat, "bot_version_id": entrant.version_id, "score": None, "rank": None,
+                "failure_reason": None, "failure_detail": "", "stderr_tail": "", "at_action": None,
+            }
+            if item.record is not None:
+                values["score"] = float(item.record["scores"][seat])
+                values["rank"] = int(item.record["ranks"][seat])
+            failure = failures.get(seat)
+            if failure is not None:
+                values.update(failure_reason=failure["reason"], failure_detail=failure["detail"][:2000],
+                              stderr_tail=failure["stderr_tail"][-4000:], at_action=failure["at_action"])
+            elif seat in item.benched_seats:
+                values.update(failure_reason="benched", failure_detail=item.benched_seats[seat][:2000])
+            seats.append(values)
+        return seats
+
+    def _finish(self, reason: str, started: float) -> None:
+        tid = self.tournament.id
+        recorded = len(self.session.exec(select(MatchRow.id).where(MatchRow.tournament_id == tid, MatchRow.status != "error")).all())
+        state = reason
+        if reason == "complete" and recorded < self.tournament.scheduled:
+            state = "incomplete"  # some matches ended in errors: a new run retries them
+        self.tournament = self.session.get(TournamentRow, tid) or self.tournament
+        self.tournament.state = state
+        self.tournament.pid = None
+        self.tournament.updated_at = utcnow()
+        if state in ("complete", "budget spent"):
+            self.tournament.finished_at = utcnow()
+        self.session.add(self.tournament)
+        self.session.commit()
+        self.stats.state = state
+        self.stats.recorded = recorded
+        self.stats.scheduled = self.tournament.scheduled
+        self.stats.seconds = time.monotonic() - started
+        if self.options.rate_at_end:
+            tick = time.perf_counter()
+            ratings.rerate(self.session)
+            log.info("ratings recomputed in %.2f s", time.perf_counter() - tick)
+        log.info("tournament %s #%d %s: %d of %d matches recorded (%d played now, %d skipped, %d errors) in %.1f s",
+                 self.config.name, tid, state, recorded, self.tournament.scheduled, self.stats.played_now,
+                 self.stats.skipped_now, self.stats.errors_now, self.stats.seconds)
+
+
+def run_tournament(source: str | Path | TournamentConfig, options: RunOptions | None = None) -> RunReport:
+    """Run (or resume) the tournament of a file or config; see the module docstring."""
+    config = source if isinstance(source, TournamentConfig) else load_tournament(source)
+    for entry in config.games:
+        get_game(entry.game)
+    return TournamentRun(config, options or RunOptions()).run()
+
+
+def plan_tournament(source: str | Path | TournamentConfig, db_url: str | None = None) -> dict[str, Any]:
+    """What a run would play, without playing: matches per cycle by game and table size, and the notes."""
+    config = source if isinstance(source, TournamentConfig) else load_tournament(source)
+    run = TournamentRun(config, RunOptions(db_url=db_url, progress=False))
+    try:
+        counts: dict[str, int] = {}
+        for match in run.cycle(0):
+            key = f"{match.game} {len(match.seats)}p"
+            counts[key] = counts.get(key, 0) + 1
+        bots = {plan.game: [e.label for e in plan.entrants] for plan in run.plans}
+        return {"name": config.name, "per_cycle": run.per_cycle, "cycles": config.cycles, "hours": run.hours,
+                "workers": run.workers, "matches": counts, "bots": bots, "notes": run.notes}
+    finally:
+        run.close()
