@@ -18,7 +18,11 @@ from typing import Any, ClassVar
 
 @dataclass(frozen=True)
 class MatchStart:
-    """What a bot is told when a match begins."""
+    """What a bot is told when a match begins.
+
+    ``seed`` is for the bot's own randomness. It is derived from the match's
+    seed by a one-way hash, so it tells nothing about the deal.
+    """
 
     game: str
     seat: int

@@ -15,6 +15,7 @@ _BOT_MODULES: tuple[str, ...] = (
     "bots.elfer_raus",
     "bots.random_bot",
     "bots.elevenses_for_one",
+    "bots.bowling_solitaire",
 )
 
 

@@ -13,6 +13,7 @@ from engine.core import Game, UnknownGameError
 _GAME_MODULES: tuple[str, ...] = (
     "engine.elfer_raus",
     "engine.elevenses_for_one",
+    "engine.bowling_solitaire",
 )
 
 _games: dict[str, Game] | None = None

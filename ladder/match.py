@@ -105,6 +105,16 @@ def apply_failure_rule(result: GameResult, failed: Sequence[int]) -> GameResult:
     return GameResult(result.scores, tuple(ranks), result.details)
 
 
+def bot_seed(match_seed: int, seat: int) -> int:
+    """The seed a bot is given for its own randomness.
+
+    Never the match seed itself: every deal is drawn from the match seed, so a
+    bot that knew it could compute the hidden cards and future deals. A one-way
+    hash of it reveals nothing, and stays reproducible.
+    """
+    return derive_seed(match_seed, "bot", seat)
+
+
 def _substitute(seat: int, spec: MatchSpec, num_players: int, options: dict[str, Any]) -> Player:
     stand_in = RandomBot()
     stand_in.start(MatchStart(spec.game, seat, num_players, dict(options), derive_seed(spec.seed, "stand-in", seat)))
@@ -129,7 +139,7 @@ def play_match(spec: MatchSpec, players: Sequence[Player]) -> MatchOutcome:
 
     for seat in range(num_players):
         try:
-            seats[seat].start(MatchStart(spec.game, seat, num_players, options, spec.seed))
+            seats[seat].start(MatchStart(spec.game, seat, num_players, options, bot_seed(spec.seed, seat)))
         except BotFailure as failure:
             fail(seat, failure)
 

@@ -247,16 +247,17 @@ class LocalPoolExecutor(Executor):
                 slot.task.future.set_exception(WorkerLost("the pool was terminated while this task ran"))
             return
         self.lost_workers += 1
-        if slot.task is not None:
-            how = f"killed by signal {-code}" if code is not None and code < 0 else f"exit status {code}"
-            slot.task.future.set_exception(WorkerLost(f"worker {slot.process.pid} died ({how}) during the task"))
-            slot.task = None
-        elif not slot.ready:
+        lost_task, slot.task = slot.task, None
+        if lost_task is None and not slot.ready:
             self._deaths_without_work += 1  # died starting up: its initializer fails
         if self._deaths_without_work >= 3:
             self._break(f"worker processes keep dying before finishing any task (last exit status {code})")
         if self._broken is None:
+            # replace the worker before failing its task, so whoever sees the failure sees a full pool
             self._slots.append(self._start_slot(slot.index))
+        if lost_task is not None:
+            how = f"killed by signal {-code}" if code is not None and code < 0 else f"exit status {code}"
+            lost_task.future.set_exception(WorkerLost(f"worker {slot.process.pid} died ({how}) during the task"))
 
     def _break(self, reason: str) -> None:
         with self._lock:

@@ -40,3 +40,27 @@ def test_score_histogram_counts_every_score_once() -> None:
     rows = score_histogram(scores, buckets=5)
     assert sum(count for _, count in rows) == len(scores)
     assert rows[0][0].startswith("1")
+
+
+def test_bots_never_see_the_match_seed() -> None:
+    """Every deal is drawn from the match seed: a bot that knew it could compute hidden cards."""
+    from bots.base import Bot, MatchStart
+    from ladder.match import MatchSpec, play_match
+
+    seen: list[MatchStart] = []
+
+    class Recorder(Bot):
+        name = "recorder"
+
+        def start(self, match: MatchStart) -> None:
+            super().start(match)
+            seen.append(match)
+
+        def act(self, observation, legal_actions):
+            return legal_actions[0]
+
+    outcome = play_match(MatchSpec("elfer-raus", ("a", "b"), seed=12345), [Recorder(), Recorder()])
+    assert outcome.result.ranks
+    assert [m.seat for m in seen] == [0, 1]
+    assert all(m.seed != 12345 for m in seen)
+    assert seen[0].seed != seen[1].seed
