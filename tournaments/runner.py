@@ -265,7 +265,10 @@ def _teardown_logging(funnel: MultiProcessingHandler, previous_level: int) -> No
     root = logging.getLogger()
     root.removeHandler(funnel)
     root.setLevel(previous_level)
-    funnel.close()
+    funnel.close()  # waits (up to 5 s) until every record that can still arrive is written
+    # A worker killed mid-run may have announced records it never sent: the handler's queue then
+    # never drains, and without this the interpreter would wait for it for ever at exit.
+    funnel.queue.cancel_join_thread()
 
 
 def default_workers() -> int:
