@@ -6,6 +6,7 @@ import sys
 
 import typer
 from rich.console import Console
+from rich.markup import escape
 
 from bots.registry import UnknownBotError
 from engine import GameError
@@ -58,7 +59,7 @@ def main() -> None:
     try:
         app()
     except USER_ERRORS as error:
-        Console(stderr=True, soft_wrap=True).print(f"[red]error:[/red] {error}", highlight=False)
+        Console(stderr=True, soft_wrap=True).print(f"[red]error:[/red] {escape(str(error))}", highlight=False)
         sys.exit(2)
 
 

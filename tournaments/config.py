@@ -18,7 +18,12 @@ Top-level keys (all optional but ``seed``):
 - ``games_per_pairing``: deals per table (each replayed in every seating), or per bot for a solitaire.
 - ``cycles``: how many times the whole schedule is played (new deals each cycle; default 1).
 - ``hours``: a time budget: play cycles of the schedule until it is spent.
-- ``workers``: worker processes (0: one per core).
+- ``workers``: worker processes (0: one per core); with the Dask backend and no scheduler, the
+  workers of the local cluster it starts.
+- ``backend``: where the matches are played: ``"local"`` (a pool of worker processes on this
+  machine, the default) or ``"dask"`` (a Dask cluster; needs ``pip install "card-ladder[dask]"``).
+- ``scheduler``: the address of a running Dask scheduler (``"tcp://host:8786"``); only with
+  ``backend = "dask"``; without it the Dask backend starts a local cluster of its own.
 - ``[limits]``: ``move_seconds``, ``match_seconds``, ``memory_mb``, ``bench_after_failures``, ``max_attempts``.
 - ``[game.<id>]``: per-game ``players``, ``options`` (a table, or a list of tables for several
   variants), ``games_per_pairing`` and ``bots``.
@@ -38,10 +43,12 @@ from engine import Game, GameError, game_ids, get_game
 from ladder.errors import UserError
 
 FORMATS = ("round-robin",)
+BACKENDS = ("local", "dask")
+SCHEDULER_SCHEMES = ("tcp", "tls", "ucx", "inproc", "ws", "wss")
 
 TOP_KEYS = (
     "name", "description", "seed", "format", "games", "players", "bots",
-    "games_per_pairing", "cycles", "hours", "workers", "limits", "game",
+    "games_per_pairing", "cycles", "hours", "workers", "backend", "scheduler", "limits", "game",
 )
 GAME_KEYS = ("players", "options", "games_per_pairing", "bots")
 LIMIT_KEYS = ("move_seconds", "match_seconds", "memory_mb", "bench_after_failures", "max_attempts")
@@ -92,6 +99,8 @@ class TournamentConfig:
     workers: int = 0
     limits: Limits = field(default_factory=Limits)
     description: str = ""
+    backend: str = "local"  # one of BACKENDS
+    scheduler: str | None = None  # a Dask scheduler's address (backend "dask" only)
 
     def to_json(self) -> dict[str, Any]:
         return asdict(self)
@@ -184,6 +193,14 @@ def parse_tournament(data: Mapping[str, Any], shown: str = "<tournament>", defau
     cycles = check.integer("cycles", data.get("cycles", 1), 1)
     hours = check.number("hours", data["hours"]) if "hours" in data else None
     workers = check.integer("workers", data.get("workers", 0), 0)
+    backend = data.get("backend", "local")
+    if backend not in BACKENDS:
+        raise check.fail("backend", f"must be one of {', '.join(BACKENDS)}, not {_shown(backend)}")
+    scheduler = None
+    if "scheduler" in data:
+        scheduler = check_scheduler_address(check.string("scheduler", data["scheduler"]), check.fail, "scheduler")
+        if backend != "dask":
+            raise check.fail("scheduler", 'names a Dask scheduler: set backend = "dask" too')
     default_players = check.all_or_list("players", data.get("players", "all"), int)
     default_bots = check.all_or_list("bots", data.get("bots", "all"), str)
     limits = _limits(check, data.get("limits", {}))
@@ -211,7 +228,25 @@ def parse_tournament(data: Mapping[str, Any], shown: str = "<tournament>", defau
         _game_entry(check, get_game(game_id), per_game.get(game_id, {}), default_players, default_bots, gpp)
         for game_id in chosen
     )
-    return TournamentConfig(name, shown, seed, format_, entries, cycles, hours, workers, limits, description)
+    return TournamentConfig(name, shown, seed, format_, entries, cycles, hours, workers, limits, description, backend, scheduler)
+
+
+def check_scheduler_address(address: str, fail: Any = None, key: str = "--scheduler") -> str:
+    """A Dask scheduler address as given (``tcp://host:8786``, or ``host:port`` for tcp); else a :class:`UserError`."""
+    def problem(message: str) -> UserError:
+        return fail(key, message) if fail is not None else UserError(f"{key}: {message}")
+
+    text = address.strip()
+    scheme, separator, rest = text.partition("://")
+    if not separator:
+        scheme, rest = "tcp", text
+    host, colon, port = rest.rpartition(":")
+    if scheme not in SCHEDULER_SCHEMES:
+        raise problem(f"{_shown(address)} is not a Dask scheduler address (its scheme must be one of "
+                      f"{', '.join(SCHEDULER_SCHEMES)}, e.g. tcp://host:8786)")
+    if scheme != "inproc" and (not colon or not host or not port.isdigit() or not 0 < int(port) < 65536):
+        raise problem(f"{_shown(address)} is not a Dask scheduler address (expected e.g. tcp://host:8786)")
+    return f"{scheme}://{rest}"
 
 
 def _limits(check: _Checker, value: Any) -> Limits:

@@ -38,6 +38,22 @@ class RemoteError(RuntimeError):
     """A task raised an exception that could not be sent back as itself; carries its traceback text."""
 
 
+class TaskKilledWorkers(RuntimeError):
+    """The task was retried on ``attempts`` workers and each of them died while running it: it is not retried again.
+
+    Raised by executors that retry a task themselves when its worker dies
+    (Dask: ``distributed.scheduler.allowed-failures``, then ``KilledWorker``).
+    """
+
+    def __init__(self, message: str, attempts: int) -> None:
+        super().__init__(message)
+        self.attempts = attempts
+
+
+class ExecutorLost(BrokenExecutor):
+    """The executor cannot go on (e.g. the connection to a Dask scheduler is lost); the message says what to do."""
+
+
 @dataclass
 class _Task:
     future: Future
@@ -169,6 +185,11 @@ class LocalPoolExecutor(Executor):
             if slot.process.is_alive():
                 slot.process.kill()
         self._thread.join(timeout=10)
+
+    @property
+    def worker_count(self) -> int:
+        """How many tasks run at once (the runner keeps a small multiple of this in flight)."""
+        return self._workers
 
     @property
     def worker_pids(self) -> list[int]:

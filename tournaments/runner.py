@@ -5,9 +5,13 @@ schedule from the tournament file, skips the matches already recorded (so a
 second ``ladder run`` of the same file resumes: only what is missing is
 played, never twice), and hands match specs to an executor: any
 :class:`concurrent.futures.Executor`. It submits plain match tasks, keeps a
-bounded number in flight, and consumes the results as they complete. By
-default the executor is a :class:`~tournaments.executor.LocalPoolExecutor`,
-one worker per core.
+bounded number in flight (a small multiple of the executor's worker count,
+asked again as workers come and go), and consumes the results as they
+complete. The backend makes the executor (:mod:`tournaments.backends`): a
+:class:`~tournaments.executor.LocalPoolExecutor` (``local``, one worker per
+core by default) or a Dask cluster (``dask``,
+:class:`~tournaments.dask_executor.DaskExecutor`). The coordinator stays the
+only writer of the database whatever the backend.
 
 Every result is written as soon as it arrives: the results that completed
 together are written in one transaction (commits are batched by arrival), so
@@ -16,7 +20,13 @@ a crash or ``kill -9`` loses only the matches still in flight.
 Ctrl-C (or SIGTERM) stops cleanly: no new match starts, the matches in flight
 finish and are recorded; a second Ctrl-C abandons them (they are replayed on
 resume). A worker that dies costs the match it was playing, which is retried
-(up to ``limits.max_attempts`` in all, then recorded as an error). A bot
+(up to ``limits.max_attempts`` in all, then recorded as an error; on Dask the
+scheduler does the retrying and a match that killed ``max_attempts`` workers
+comes back as :class:`~tournaments.executor.TaskKilledWorkers`). A worker
+that refuses a match (it lacks a bot, or has another version) fails that
+match with the reason; it is recorded as an error and retried by the next
+run. Losing the executor (a Dask scheduler gone) stops the run as
+``stopped``: what was recorded is kept and a new run resumes. A bot
 version that fails ``limits.bench_after_failures`` matches in a row is
 benched for the rest of the tournament: its remaining matches are recorded
 as skipped, with the reason.
@@ -53,8 +63,9 @@ from ladder.errors import UserError
 from ladder.paths import results_dir
 from ladder.roster import Entrant, entrants_for_game, resolve
 from ladder.storage import BenchRow, MatchRow, SeatResultRow, TournamentRow, open_database, utcnow
-from tournaments.config import TournamentConfig, fingerprint, load_tournament
-from tournaments.executor import LocalPoolExecutor, WorkerLost
+from tournaments.backends import check_backend
+from tournaments.config import TournamentConfig, check_scheduler_address, fingerprint, load_tournament
+from tournaments.executor import ExecutorLost, LocalPoolExecutor, TaskKilledWorkers, WorkerLost
 from tournaments.formats import GamePlan, ScheduledMatch, cycle_schedule, playable_counts, schedule_fingerprint_data
 from tournaments.worker import close_players, init_worker, play_task
 
@@ -69,7 +80,9 @@ class RunOptions:
     workers: int | None = None  # overrides the file's workers (0 or None there: one per core)
     db_url: str | None = None
     progress: bool = True
-    executor: Executor | None = None  # any Executor; default: a LocalPoolExecutor
+    executor: Executor | None = None  # any Executor; default: the backend's
+    backend: str | None = None  # "local" or "dask"; overrides the file's (default local)
+    scheduler: str | None = None  # a Dask scheduler's address; overrides the file's (implies backend "dask")
     worker_setup: str | None = None  # "module:function" run in each local worker (tests)
     in_flight_per_worker: int = 2
     rate_at_end: bool = True
@@ -96,6 +109,8 @@ class RunReport:
     busy_seconds: float = 0.0  # wall time the workers spent playing the matches of this run
     cpu_seconds: float = 0.0  # CPU time of the workers in those matches (without sandboxed bot processes)
     workers: int = 0
+    backend: str = "local"
+    scheduler: str = ""  # the Dask scheduler's address ("" for the local backend)
     log_path: str = ""
     notes: list[str] = field(default_factory=list)
     benched: dict[str, str] = field(default_factory=dict)
@@ -303,10 +318,74 @@ class TournamentRun:
             raise UserError(f"--hours must be more than 0, not {hours}")
         self.hours = hours
         self.workers = options.workers or config.workers or default_workers()
+        try:
+            self.backend, self.scheduler = self._choose_backend()
+        except BaseException:
+            self.close()
+            raise
         self.stop = _Stop()
+        self._given_up = 0  # matches the executor gave up after their workers died (Dask's KilledWorker)
         self._touched = 0.0
         self._bulk_returning = bool(getattr(self.engine.dialect, "insert_executemany_returning_sort_by_parameter_order", False))
-        self.stats = RunReport(0, config.name, "running", 0, 0, workers=self.workers, notes=list(self.notes))
+        self.stats = RunReport(0, config.name, "running", 0, 0, workers=self.workers, backend=self.backend,
+                               scheduler=self.scheduler or "", notes=list(self.notes))
+
+    def _choose_backend(self) -> tuple[str, str | None]:
+        """The backend and scheduler address: the options', else the file's."""
+        options, config = self.options, self.config
+        scheduler = options.scheduler or (config.scheduler if options.backend in (None, "dask") else None)
+        backend = options.backend or ("dask" if options.scheduler else config.backend)
+        if options.executor is not None:
+            return "executor", None
+        if options.scheduler and backend != "dask":
+            raise UserError(f"--scheduler names a Dask scheduler: it needs --backend dask, not --backend {backend}")
+        check_backend(backend)
+        if scheduler is not None:
+            scheduler = check_scheduler_address(scheduler)
+        return backend, scheduler
+
+    def _bot_bundles(self) -> dict[str, dict[str, bytes]]:
+        """The files of every bot store version the tournament plays, by content hash (shipped to Dask workers)."""
+        from ladder.players import store_folder
+        from ladder.submission import content_hash, read_files
+
+        bundles: dict[str, dict[str, bytes]] = {}
+        for plan in self.plans:
+            for entrant in plan.entrants:
+                if not entrant.ref.startswith("store:") or entrant.content_hash in bundles:
+                    continue
+                folder = store_folder(entrant.content_hash)
+                if not folder.is_dir():
+                    raise UserError(f"bot {entrant.label}: its files are missing from the bot store ({folder})")
+                files = read_files(folder)
+                if content_hash(files) != entrant.content_hash:
+                    raise UserError(f"bot {entrant.label}: the files in {folder} do not match their hash "
+                                    f"{entrant.content_hash[:12]} (changed after submission?)")
+                bundles[entrant.content_hash] = files
+        return bundles
+
+    def _open_executor(self, funnel: MultiProcessingHandler) -> Executor:
+        """The backend's executor (the caller shuts it down)."""
+        if self.backend == "dask":
+            from tournaments.dask_executor import open_dask_executor
+
+            bundles = self._bot_bundles()
+            if self.scheduler:
+                log.info("dask backend: joining the scheduler at %s (--workers does not apply)", self.scheduler)
+            else:
+                log.info("dask backend: starting a local cluster of %d worker process(es)", self.workers)
+            executor = open_dask_executor(
+                scheduler=self.scheduler, workers=self.workers, max_attempts=self.config.limits.max_attempts,
+                bundles=bundles, results=str(results_dir().resolve()), setup=self.options.worker_setup,
+                log_level=self.options.log_level, run_name=f"{self.config.name}-{self.print_hash[:12]}",
+            )
+            self.scheduler = executor.address
+            self.stats.scheduler = executor.address
+            self.workers = self.stats.workers = max(1, executor.worker_count)
+            return executor
+        return LocalPoolExecutor(self.workers, initializer=init_worker, finalizer=close_players,
+                                 initargs=(funnel.queue, self.options.log_level, self.options.worker_setup,
+                                           str(results_dir().resolve())))
 
     def close(self) -> None:
         self.session.rollback()
@@ -343,17 +422,23 @@ class TournamentRun:
             self.close()
             raise
         self.stats.log_path = str(log_path)
-        log.info("tournament %s #%d: %s, %d matches per cycle, %d cycle(s) scheduled, %d already recorded, %d workers%s",
-                 self.config.name, tid, "resumed" if resumed else "new", self.per_cycle, target, len(self.done),
-                 self.workers, f", budget {self.hours} h" if self.hours else "")
+        log.info("tournament %s #%d: %s, %d matches per cycle, %d cycle(s) scheduled, %d already recorded, "
+                 "backend %s, %d workers%s", self.config.name, tid, "resumed" if resumed else "new", self.per_cycle,
+                 target, len(self.done), self.backend, self.workers, f", budget {self.hours} h" if self.hours else "")
         for note in self.notes:
             log.info("note: %s", note)
         executor = self.options.executor
         own_executor = executor is None
         if executor is None:
-            executor = LocalPoolExecutor(self.workers, initializer=init_worker, finalizer=close_players,
-                                         initargs=(funnel.queue, self.options.log_level, self.options.worker_setup,
-                                                   str(results_dir().resolve())))
+            try:
+                executor = self._open_executor(funnel)
+            except BaseException:
+                try:
+                    self._finish("stopped", started)
+                finally:
+                    _teardown_logging(funnel, previous_level)
+                    self.close()
+                raise
         deadline = started + self.hours * 3600 if self.hours else None
         progress = tqdm(
             total=self.per_cycle * target, initial=min(len(self.done), self.per_cycle * target), unit="match",
@@ -366,9 +451,14 @@ class TournamentRun:
             reason = self._loop(executor, progress, deadline, target)
         except BrokenExecutor as error:
             reason = "stopped"
-            raise UserError(f"the worker pool broke: {error}; see {self.stats.log_path}") from None
+            raise UserError(f"{self._broken_message(error)}; see {self.stats.log_path}") from None
+        except BaseException:
+            reason = "stopped"  # the database holds every match recorded so far: a new run resumes
+            raise
         finally:
             progress.close()
+            # an executor that reruns the matches of dead workers itself (Dask) says how many it held
+            self.stats.retried_now += max(0, getattr(executor, "rerun_tasks", 0) - self._given_up)
             try:
                 if own_executor:
                     if self.stop.abandon:
@@ -381,6 +471,15 @@ class TournamentRun:
                 _teardown_logging(funnel, previous_level)
                 self.close()
         return self.stats
+
+    @staticmethod
+    def _broken_message(error: BaseException) -> str:
+        return str(error) if isinstance(error, ExecutorLost) else f"the worker pool broke: {error}"
+
+    def _slots(self, executor: Executor) -> int:
+        """How many matches the executor plays at once now (its ``worker_count``, else the workers asked for)."""
+        count = getattr(executor, "worker_count", None)
+        return count if isinstance(count, int) and count >= 0 else self.workers
 
     def _set_cycles(self, cycles: int) -> None:
         self.tournament.cycles = cycles
@@ -414,13 +513,13 @@ class TournamentRun:
         return {
             "game": spec.game, "seats": list(spec.seats), "seed": spec.seed, "options": dict(spec.options),
             "key": spec.key, "limits": asdict(self.config.limits),
+            "hashes": [entrant.content_hash for entrant in match.seats],  # the worker checks its bots are these
         }
 
     def _loop(self, executor: Executor, progress: tqdm, deadline: float | None, cycles: int) -> str:
         target = [cycles]
         submitted: dict[int, int] = {}  # matches sent to the workers, by cycle
         pending = self._pending(target, deadline, submitted)
-        cap = max(1, self.workers * self.options.in_flight_per_worker)
         in_flight: dict[Future, tuple[ScheduledMatch, int]] = {}
         exhausted = False
         budget_spent = False
@@ -438,6 +537,7 @@ class TournamentRun:
                 budget_spent = True
                 log.info("time budget spent: finishing the %d matches in flight", len(in_flight))
             batch: list[_Finished] = []
+            cap = max(1, self._slots(executor) * self.options.in_flight_per_worker)  # workers come and go (Dask)
             while not (exhausted or self.stop.requested or budget_spent) and len(in_flight) < cap:
                 match = next(pending, None)
                 if match is None:
@@ -469,8 +569,13 @@ class TournamentRun:
                     else:
                         batch.append(_Finished(match, "error", error=f"{error} (after {attempt} attempts)", attempts=attempt))
                     continue
+                except TaskKilledWorkers as error:
+                    log.error("match %s %s", match.key, error)
+                    self._given_up += 1
+                    batch.append(_Finished(match, "error", error=f"the match {error}", attempts=error.attempts))
+                    continue
                 except BrokenExecutor as error:
-                    broken = f"the worker pool broke: {error}; see {self.stats.log_path}"
+                    broken = f"{self._broken_message(error)}; see {self.stats.log_path}"
                     continue
                 except Exception as error:  # the match itself raised: an engine or worker bug, not a bot's
                     log.error("match %s raised %s: %s\n%s", match.key, type(error).__name__, error,
@@ -647,7 +752,7 @@ def run_tournament(source: str | Path | TournamentConfig, options: RunOptions | 
 def plan_tournament(source: str | Path | TournamentConfig, db_url: str | None = None) -> dict[str, Any]:
     """What a run would play, without playing: matches per cycle by game and table size, and the notes."""
     config = source if isinstance(source, TournamentConfig) else load_tournament(source)
-    run = TournamentRun(config, RunOptions(db_url=db_url, progress=False))
+    run = TournamentRun(config, RunOptions(db_url=db_url, progress=False, backend="local"))  # nothing is played: no Dask needed
     try:
         counts: dict[str, int] = {}
         for match in run.cycle(0):
@@ -655,6 +760,7 @@ def plan_tournament(source: str | Path | TournamentConfig, db_url: str | None = 
             counts[key] = counts.get(key, 0) + 1
         bots = {plan.game: [e.label for e in plan.entrants] for plan in run.plans}
         return {"name": config.name, "per_cycle": run.per_cycle, "cycles": config.cycles, "hours": run.hours,
-                "workers": run.workers, "matches": counts, "bots": bots, "notes": run.notes}
+                "workers": run.workers, "backend": config.backend, "scheduler": config.scheduler, "matches": counts,
+                "bots": bots, "notes": run.notes}
     finally:
         run.close()

@@ -1,34 +1,60 @@
 """What a worker process does: play one match from its spec and send back a plain record.
 
-The task is a plain dict (game, options, seed, seat references, key, limits)
-and so is the answer (scores, ranks, details, the packed action log, seat
-failures, timings): any executor can carry them, a local process pool today,
-a Dask cluster later. A worker keeps its player source between tasks, so the
-bots' processes stay alive across matches.
+The task is a plain dict (game, options, seed, seat references, the content
+hash of each seat's bot version, key, limits) and so is the answer (scores,
+ranks, details, the packed action log, seat failures, timings): any executor
+can carry them, the local process pool or a Dask cluster. A worker keeps its
+player source between tasks, so the bots' processes stay alive across matches.
 
 :func:`seat_player` is the one place that turns a seat's bot reference into a
 player: it asks ``ladder.players`` (the sandbox's :class:`PlayerPool` when it
-is there, the in-process built-in bots otherwise).
+is there, the in-process built-in bots otherwise). Player sources belong to
+the thread that made them (a :class:`PlayerPool` is not shared between
+threads), one per set of limits.
+
+Before a match is played, every seat is checked against the version the
+tournament names (:func:`verify_seats`): a ``store:<sha256>`` bot must be in
+this worker's bot store with exactly that hash, a built-in bot must have the
+same source code as on the coordinator. A worker that lacks a bot or has
+another version raises :class:`MatchRefused` instead of running other code.
+
+Why long-lived threads (:func:`run_hosted`): a sandboxed bot process is told
+to die with its parent (bubblewrap's ``--die-with-parent``, the bot host's
+``PR_SET_PDEATHSIG``), and for Linux the parent is the *thread* that started
+it. A worker that runs tasks on a thread pool whose threads may come and go
+(Dask) would see its bots killed under it when a thread exits. The Dask
+backend therefore runs every match on a thread of this module that lives as
+long as the worker process (:func:`run_hosted`), so the bots it starts live
+as long as their pool. The local pool runs matches on its worker processes'
+main threads, which live as long as the process anyway.
 """
 
 from __future__ import annotations
 
 import importlib
+import json
 import logging
 import logging.handlers
 import os
+import queue
+import shutil
 import socket
+import threading
 import time
+from collections.abc import Callable, Mapping
 from datetime import datetime, timezone
 from typing import Any
 
 from bots.base import MatchStart
+from ladder.errors import UserError
 from ladder.match import BotFailure, MatchSpec, Player, play_match
 from ladder.storage import pack_actions
 
 log = logging.getLogger("ladder.worker")
 
-_source: Any = None  # the worker's player source, kept between matches
+_local = threading.local()  # .sources: this thread's player sources, by limits
+_sources_lock = threading.Lock()
+_all_sources: list[Any] = []  # every player source of this process, for close_players
 _played = 0
 
 
@@ -85,14 +111,21 @@ class _InProcessSource:
 
 
 def _player_source(limits: dict[str, Any]) -> Any:
-    """The sandbox's PlayerPool if ``ladder.players`` has one, else in-process built-in bots."""
-    global _source
-    if _source is None:
+    """This thread's PlayerPool for ``limits`` (in-process built-in bots if ``ladder.players`` has no pool)."""
+    sources: dict[str, Any] | None = getattr(_local, "sources", None)
+    if sources is None:
+        sources = _local.sources = {}
+    key = json.dumps(limits, sort_keys=True, default=str)
+    source = sources.get(key)
+    if source is None:
         import ladder.players as players
 
         pool_class = getattr(players, "PlayerPool", None)
-        _source = _make_pool(pool_class, limits) if pool_class is not None else _InProcessSource()
-    return _source
+        source = _make_pool(pool_class, limits) if pool_class is not None else _InProcessSource()
+        sources[key] = source
+        with _sources_lock:
+            _all_sources.append(source)
+    return source
 
 
 def _make_pool(pool_class: Any, limits: dict[str, Any]) -> Any:
@@ -113,18 +146,239 @@ def seat_player(ref: str, game_id: str, limits: dict[str, Any]) -> Player:
 
 
 def close_players() -> None:
-    """Stop the bots' processes this worker keeps (the pool calls it at exit)."""
-    global _source
+    """Stop the bots' processes this worker keeps (the local pool calls it at exit)."""
     log.info("worker %d stops after %d matches", os.getpid(), _played)
-    if _source is not None:
-        _source.close()
-        _source = None
+    _close_sources(everyone=True)
+
+
+def _close_sources(everyone: bool) -> None:
+    """Close this thread's player sources, or every thread's (``everyone``)."""
+    mine = list(getattr(_local, "sources", {}).values())
+    _local.sources = {}
+    with _sources_lock:
+        chosen = list(_all_sources) if everyone else [s for s in _all_sources if any(s is m for m in mine)]
+        for source in chosen:
+            _all_sources.remove(source)
+    for source in chosen:
+        try:
+            source.close()
+        except Exception:  # closing is best effort: the bots die with their thread anyway
+            log.exception("could not close a player source")
+
+
+# ---- checking the seats ----------------------------------------------------------------------------
+
+
+class MatchRefused(RuntimeError):
+    """This worker will not play the match: a seat's bot is missing here, or is not the version named."""
+
+
+_verified: set[tuple[str, str]] = set()  # (reference, content hash) pairs checked in this process
+_verified_lock = threading.Lock()
+
+
+def _worker_name() -> str:
+    return f"{socket.gethostname()}:{os.getpid()}"
+
+
+def seat_problem(ref: str, expected_hash: str) -> str | None:
+    """Why this worker cannot play ``ref`` as the bot version ``expected_hash``, or ``None`` if it can."""
+    from bots.registry import bot_names
+    from ladder.players import store_folder
+    from ladder.submission import entry_point_bots, entry_point_submission, stored_submission
+
+    short = expected_hash[:12]
+    if ref.startswith("store:"):
+        digest = ref.removeprefix("store:")
+        if digest != expected_hash:
+            return f"the reference {ref} does not name the version {short} the tournament entered"
+        if len(digest) != 64 or any(c not in "0123456789abcdef" for c in digest):
+            return f"{ref!r} is not a bot store reference (store:<64 hex digits>)"
+        folder = store_folder(digest)
+        if not folder.is_dir():
+            return (f"bot version {short} is not in this worker's bot store ({folder}): ship it with the run "
+                    "or share the results folder (see docs/dask.md)")
+        try:
+            stored_submission(ref, folder, digest)
+        except UserError as error:
+            return f"bot version {short} in this worker's bot store is not the one entered: {error}"
+        return None
+    if ref.startswith("ep:"):
+        name = ref.removeprefix("ep:")
+        bot = next((b for b in entry_point_bots() if b.name == name), None)
+        if bot is None:
+            return f"no installed package here offers the bot {name!r} (entry point group ladder.bots)"
+        try:
+            found = entry_point_submission(bot).content_hash
+        except UserError as error:
+            return str(error)
+        if found != expected_hash:
+            return f"the installed bot {name!r} here is version {found[:12]}, the tournament entered {short}"
+        return None
+    if ref in bot_names():
+        from ladder.roster import builtin_hash
+
+        found = builtin_hash(ref)
+        if found != expected_hash:
+            return (f"the built-in bot {ref!r} here is version {found[:12]}, the tournament entered {short}: "
+                    "install the same version of the ladder on every worker")
+        return None
+    return f"no bot {ref!r} here (neither built-in, nor store:<sha256>, nor ep:<name>)"
+
+
+def verify_seats(task: Mapping[str, Any]) -> None:
+    """Raise :class:`MatchRefused` unless every seat's bot here is exactly the version the task names.
+
+    Each (reference, hash) is checked once per process: the bot store's
+    files are hashed the first time they are used. A task without hashes
+    (from older code) is not checked.
+    """
+    hashes = task.get("hashes")
+    if not hashes:
+        return
+    for seat, (ref, expected) in enumerate(zip(task["seats"], hashes)):
+        with _verified_lock:
+            if (ref, expected) in _verified:
+                continue
+        problem = seat_problem(ref, expected)
+        if problem is not None:
+            raise MatchRefused(f"worker {_worker_name()} refuses match {task['key']} (seat {seat}): {problem}")
+        with _verified_lock:
+            _verified.add((ref, expected))
+
+
+def install_bot_files(bundles: Mapping[str, Mapping[str, bytes]]) -> list[str]:
+    """Put shipped bot versions (content hash -> files) into this worker's bot store; the hashes installed.
+
+    Each bundle is hashed on arrival and refused (``ValueError``) unless it
+    matches its name. A version already in the store with the right hash is
+    left alone (a shared results folder); a damaged copy is replaced. Several
+    workers of one machine may install the same version at once: the files
+    are written aside and moved into place in one step.
+    """
+    from ladder.players import store_folder
+    from ladder.submission import content_hash, stored_submission, write_tree
+
+    installed = []
+    for digest, files in bundles.items():
+        found = content_hash(dict(files))
+        if found != digest:
+            raise ValueError(f"the files shipped for bot version {digest[:12]} arrived with hash {found[:12]}: refused")
+        target = store_folder(digest)
+        try:
+            stored_submission(f"store:{digest}", target, digest)
+            continue  # already here, intact
+        except UserError:
+            if target.exists():
+                shutil.rmtree(target, ignore_errors=True)
+        target.parent.mkdir(parents=True, exist_ok=True)
+        partial = target.parent / f".{digest}.{os.getpid()}.{threading.get_ident()}.partial"
+        shutil.rmtree(partial, ignore_errors=True)
+        write_tree(dict(files), partial)
+        try:
+            os.replace(partial, target)
+        except OSError:  # another worker of this machine was first
+            shutil.rmtree(partial, ignore_errors=True)
+            stored_submission(f"store:{digest}", target, digest)
+        installed.append(digest)
+    return installed
+
+
+# ---- long-lived threads ----------------------------------------------------------------------------
+
+
+class _HostThread:
+    """A thread that runs calls handed to it, one at a time, until it is told to stop."""
+
+    _numbers = iter(range(1, 1 << 30))
+
+    def __init__(self) -> None:
+        self.inbox: queue.SimpleQueue[Any] = queue.SimpleQueue()
+        self.thread = threading.Thread(target=self._serve, name=f"ladder-match-host-{next(self._numbers)}", daemon=True)
+        self.thread.start()
+
+    def _serve(self) -> None:
+        try:
+            while True:
+                job = self.inbox.get()
+                if job is None:
+                    return
+                job.run()
+        finally:
+            _close_sources(everyone=False)  # this thread's bots: they would die with it anyway
+
+
+class _Job:
+    def __init__(self, fn: Callable[..., Any], args: tuple[Any, ...], kwargs: dict[str, Any]) -> None:
+        self.fn, self.args, self.kwargs = fn, args, kwargs
+        self.done = threading.Event()
+        self.ok = False
+        self.value: Any = None
+
+    def run(self) -> None:
+        try:
+            self.value = self.fn(*self.args, **self.kwargs)
+            self.ok = True
+        except BaseException as error:  # handed back to the caller as itself
+            self.value = error
+        finally:
+            self.done.set()
+
+
+_hosts_lock = threading.Lock()
+_idle_hosts: list[_HostThread] = []
+_all_hosts: list[_HostThread] = []
+
+
+def run_hosted(fn: Callable[..., Any], /, *args: Any, **kwargs: Any) -> Any:
+    """Call ``fn(*args, **kwargs)`` on one of this process's long-lived threads; its result or exception.
+
+    A free host thread is reused, else a new one is started: there are never
+    more host threads than calls that ran at the same time, and each keeps
+    its own player sources (and so its bots' processes) between calls.
+    """
+    with _hosts_lock:
+        host = _idle_hosts.pop() if _idle_hosts else None
+        if host is None:
+            host = _HostThread()
+            _all_hosts.append(host)
+    job = _Job(fn, args, kwargs)
+    host.inbox.put(job)
+    try:
+        job.done.wait()
+    finally:
+        with _hosts_lock:
+            if host in _all_hosts:
+                _idle_hosts.append(host)
+    if job.ok:
+        return job.value
+    raise job.value
+
+
+def host_threads() -> list[str]:
+    """The names of this process's live host threads (for tests and diagnostics)."""
+    with _hosts_lock:
+        return [host.thread.name for host in _all_hosts if host.thread.is_alive()]
+
+
+def stop_hosts(timeout: float = 10.0) -> None:
+    """Stop the host threads once their calls are done; each closes its player sources (its bots)."""
+    with _hosts_lock:
+        hosts = list(_all_hosts)
+        _all_hosts.clear()
+        _idle_hosts.clear()
+    for host in hosts:
+        host.inbox.put(None)
+    deadline = time.monotonic() + timeout
+    for host in hosts:
+        host.thread.join(max(0.0, deadline - time.monotonic()))
 
 
 def play_task(task: dict[str, Any]) -> dict[str, Any]:
     """Play the match of ``task`` and return its record (plain data, actions packed)."""
     spec = MatchSpec(task["game"], tuple(task["seats"]), task["seed"], dict(task["options"]), task["key"])
     limits = task.get("limits", {})
+    verify_seats(task)
     started = datetime.now(timezone.utc)
     tick = time.perf_counter()
     cpu = time.process_time()
@@ -149,5 +403,5 @@ def play_task(task: dict[str, Any]) -> dict[str, Any]:
         "cpu_seconds": time.process_time() - cpu,  # this worker's CPU (sandboxed bots' processes not included)
         "think": list(outcome.think_seconds),
         "started_at": started.isoformat(),
-        "worker": f"{socket.gethostname()}:{os.getpid()}",
+        "worker": _worker_name(),
     }

@@ -16,7 +16,9 @@ from ladder.errors import UserError
 def run(
     file: Annotated[str, typer.Argument(metavar="FILE", help="A tournament file, e.g. tournaments/quick.toml.")],
     hours: Annotated[float | None, typer.Option("--hours", help="Time budget: play cycles of the schedule until it is spent.")] = None,
-    workers: Annotated[int | None, typer.Option("--workers", min=1, help="Worker processes (default: the file's, else one per core).")] = None,
+    workers: Annotated[int | None, typer.Option("--workers", min=1, help="Worker processes (default: the file's, else one per core); with --backend dask and no --scheduler, the workers of the local cluster it starts.")] = None,
+    backend: Annotated[str | None, typer.Option("--backend", metavar="local|dask", help="Where the matches are played: worker processes on this machine (local, the default) or a Dask cluster (dask; pip install \"card-ladder\\[dask]\").")] = None,
+    scheduler: Annotated[str | None, typer.Option("--scheduler", metavar="tcp://HOST:PORT", help="A running Dask scheduler to play on (implies --backend dask); without it --backend dask starts a local cluster.")] = None,
     db: DbOption = None,
     progress: Annotated[bool, typer.Option("--progress/--no-progress", help="Show the progress bar.")] = True,
     show_rankings: Annotated[bool, typer.Option("--rankings/--no-rankings", help="Print the rankings at the end.")] = True,
@@ -27,11 +29,20 @@ def run(
 
     Ctrl-C stops cleanly (the matches in flight finish and are kept; a second
     Ctrl-C abandons them). Logs of every worker go to results/logs/.
+    With --backend dask the matches are played on a Dask cluster (see docs/dask.md).
     """
+    from tournaments.backends import check_backend
+    from tournaments.config import check_scheduler_address
     from tournaments.runner import RunOptions, plan_tournament, run_tournament
 
     if hours is not None and hours <= 0:
         raise UserError(f"--hours must be more than 0, not {hours:g}")
+    if backend is not None:
+        check_backend(backend)
+    if scheduler is not None:
+        if backend not in (None, "dask"):
+            raise UserError(f"--scheduler names a Dask scheduler: it needs --backend dask, not --backend {backend}")
+        scheduler = check_scheduler_address(scheduler)
     if dry_run:
         plan = plan_tournament(file, db)
         if as_json:
@@ -47,7 +58,8 @@ def run(
         budget = f", or cycles until {plan['hours']:g} h are spent" if plan["hours"] else ""
         console.print(f"{plan['name']}: {plan['per_cycle']} matches per cycle, {plan['cycles']} cycle(s){budget}", highlight=False)
         return
-    report = run_tournament(file, RunOptions(hours=hours, workers=workers, db_url=db, progress=progress and not as_json))
+    report = run_tournament(file, RunOptions(hours=hours, workers=workers, db_url=db, progress=progress and not as_json,
+                                             backend=backend, scheduler=scheduler))
     if as_json:
         print(json.dumps(report.to_json(), indent=2))
         if report.state == "stopped":
@@ -62,7 +74,7 @@ def run(
     console.print(
         f"tournament {report.name} #{report.tournament_id}: {report.state}, {report.recorded} of {report.scheduled} "
         f"matches recorded; this run played {report.played_now} in {report.seconds:.0f} s ({rate:.1f}/s, "
-        f"{report.workers} workers)"
+        f"{report.workers} workers" + (f" on Dask at {report.scheduler}" if report.backend == "dask" else "") + ")"
         + (f", skipped {report.skipped_now}" if report.skipped_now else "")
         + (f", {report.errors_now} errors" if report.errors_now else "")
         + (f", {report.abandoned} abandoned" if report.abandoned else ""),

@@ -73,3 +73,11 @@ class TestPlayElevensesForOne:
 @pytest.mark.skipif("elfer-raus" not in game_ids(), reason="elfer-raus is not registered")
 def test_wrong_number_of_seats_is_one_clear_line() -> None:
     assert_one_clear_line(ladder("play", "elfer-raus", "random"), "2 to 6 players")
+
+
+def test_error_text_in_square_brackets_is_printed_as_written(tmp_path) -> None:
+    """Error lines are plain text: a `[game.x]` in a message must not vanish as console markup."""
+    bad = tmp_path / "bad.toml"
+    bad.write_text('seed = 1\n[game.no-such-game]\nplayers = [2]\n')
+    run = ladder("run", str(bad), "--db", f"sqlite:///{tmp_path / 'x.db'}")
+    assert_one_clear_line(run, "game.no-such-game")
