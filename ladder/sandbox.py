@@ -17,7 +17,9 @@ which are active here and why any is missing):
     the ladder runs as root, the bot runs as an unprivileged user.
 ``bubblewrap``
     the bot sees a read-only view of only the interpreter, the bot API
-    (``ladder``'s bot modules, ``bots``, ``engine``) and its own files, a
+    (``ladder``'s bot modules, ``bots``, ``engine``), the ladder's orjson
+    extension file (one file, which the host uses to read requests) and its
+    own files, a
     private size-capped ``/tmp``, its own pid, network (none), IPC and UTS
     namespaces, and dies with its parent.
 ``seccomp``
@@ -62,6 +64,7 @@ UNPRIVILEGED_GID = 65534
 SANDBOX_API = "/ladder-api"
 SANDBOX_BOT = "/bot"
 API_LADDER_FILES = ("__init__.py", "bot.py", "bot_host.py", "protocol.py", "seccomp.py")
+SANDBOX_CODEC = f"{SANDBOX_API}/codec"  # where bubblewrap shows the ladder's orjson extension (read-only)
 BOT_ENV = {
     "PATH": "/usr/local/bin:/usr/bin:/bin",
     "LANG": "C.UTF-8",
@@ -164,6 +167,22 @@ def _readable_by_others(path: str) -> bool:
 
 def is_root() -> bool:
     return os.geteuid() == 0
+
+
+@functools.lru_cache(maxsize=1)
+def orjson_extension() -> str | None:
+    """The file of the ladder's orjson extension module, which a bot's host may load to read requests fast.
+
+    ``None`` when the ladder does not use orjson (not installed) or it is not a
+    single extension file. The host loads it before the bot's code; if it
+    cannot (e.g. unreadable by the bot's user), requests are read with the
+    standard library.
+    """
+    module = getattr(protocol.orjson, "orjson", None)
+    path = getattr(module, "__file__", None)
+    if not path or not os.path.isfile(path) or not path.endswith(".so"):
+        return None
+    return os.path.realpath(path)
 
 
 @functools.lru_cache(maxsize=1)
@@ -398,14 +417,16 @@ class BotProcess:
         self.cpu_baseline = 0.0  # CPU time used by start-up, not counted against the bot
         self._out = -1  # requests to the bot
         self._in = -1  # replies from the bot
+        self._stat = -1  # /proc/<bot pid>/stat, kept open: read again at offset 0, it is current (and never another process's)
         self._poll_in = select.poll()
         self._poll_out = select.poll()
 
     # -- start-up -----------------------------------------------------------------------------
-    def _host_config(self, api_dir: str, bot_dir: str, drop: bool, parent_pid: int) -> str:
+    def _host_config(self, api_dir: str, bot_dir: str, drop: bool, parent_pid: int, orjson: str | None) -> str:
         limits = self.limits
         config = {
             "api_dir": api_dir,
+            "orjson": orjson,
             "bot_dir": bot_dir,
             "entry": self.submission.entry,
             "module": self.submission.module,
@@ -468,13 +489,17 @@ class BotProcess:
             ro_bind(str(root / "ladder" / name), f"{SANDBOX_API}/ladder/{name}")
         ro_bind(str(Path(bots.__file__).resolve().parent), f"{SANDBOX_API}/bots")
         ro_bind(str(Path(engine.__file__).resolve().parent), f"{SANDBOX_API}/engine")
+        codec, codec_inside = orjson_extension(), None
+        if codec is not None:  # one file, read-only: the host reads the ladder's requests with it
+            codec_inside = f"{SANDBOX_CODEC}/{os.path.basename(codec)}"
+            ro_bind(codec, codec_inside)
         parents(f"{SANDBOX_BOT}/entry")
         for source, relative in self.submission.binds:
             dest = f"{SANDBOX_BOT}/{relative}" if relative else SANDBOX_BOT
             args.extend(["--ro-bind", source, dest])
         args += ["--proc", "/proc", "--dev", "/dev", "--size", str(self.limits.tmp_mb * 1024 * 1024), "--perms", "1777",
                  "--tmpfs", "/tmp", "--chdir", "/tmp", "--info-fd", str(info_fd)]
-        config = self._host_config(SANDBOX_API, SANDBOX_BOT, drop=is_root(), parent_pid=0)
+        config = self._host_config(SANDBOX_API, SANDBOX_BOT, drop=is_root(), parent_pid=0, orjson=codec_inside)
         return [*args, binary, "-S", "-s", "-B", "-P", f"{SANDBOX_API}/ladder/bot_host.py", config]
 
     def _process_command(self) -> tuple[list[str], dict[str, str], str]:
@@ -490,7 +515,8 @@ class BotProcess:
             os.chown(work, UNPRIVILEGED_UID, UNPRIVILEGED_GID)
         self.work_dir = work
         env = {**BOT_ENV, "HOME": work, "TMPDIR": work}
-        config = self._host_config(str(api_root()), self.submission.host_dir, drop=drop, parent_pid=os.getpid())
+        config = self._host_config(str(api_root()), self.submission.host_dir, drop=drop, parent_pid=os.getpid(),
+                                   orjson=orjson_extension())
         command = [binary, "-S", "-s", "-B", "-P", str(api_root() / "ladder" / "bot_host.py"), config]
         return command, env, work
 
@@ -531,6 +557,11 @@ class BotProcess:
         self.stderr = StderrTail(error_read)
         deadline = time.monotonic() + self.limits.start_seconds
         self.bot_pid = self._read_info(info_read, deadline) if info_read >= 0 else self.popen.pid
+        if self.bot_pid is not None:
+            try:
+                self._stat = os.open(f"/proc/{self.bot_pid}/stat", os.O_RDONLY | os.O_CLOEXEC)
+            except OSError:
+                self._stat = -1
         reply = self.request({"op": "hello"}, deadline - time.monotonic(), "loading")
         if "error" in reply:
             self._fail_with_error(reply["error"], "loading")
@@ -590,10 +621,17 @@ class BotProcess:
         message["seq"] = seq
         deadline = time.monotonic() + max(0.0, timeout)
         try:
-            data = protocol.encode(message)
+            data = protocol.encode_request(message)
         except ValueError as error:  # the ladder's own data: a bug, not the bot's fault
             raise RuntimeError(f"cannot encode a request: {error}") from error
-        self._send(data, deadline, what)
+        try:
+            written = os.write(self._out, data)  # a request almost always fits in the pipe: one call
+        except BlockingIOError:
+            written = 0
+        except OSError:
+            self._died(what)
+        if written < len(data):
+            self._send(memoryview(data)[written:], deadline, what)
         while True:
             reply = self._receive(deadline, what)
             reply_seq = reply["seq"]
@@ -602,8 +640,7 @@ class BotProcess:
             if reply_seq > seq:
                 self._die("garbage", f"a reply numbered {reply_seq} to a request not yet made (expected {seq})")
 
-    def _send(self, data: bytes, deadline: float, what: str) -> None:
-        view = memoryview(data)
+    def _send(self, view: memoryview, deadline: float, what: str) -> None:
         while view:
             try:
                 written = os.write(self._out, view)
@@ -611,32 +648,25 @@ class BotProcess:
                 continue
             except BlockingIOError:
                 pass
-            except (BrokenPipeError, OSError):
+            except OSError:
                 self._died(what)
             remaining = deadline - time.monotonic()
             if remaining <= 0 or not self._poll_out.poll(remaining * 1000):
                 self._timeout(what)
 
     def _receive(self, deadline: float, what: str) -> dict[str, Any]:
+        """The next reply frame, parsed strictly (its length checked against the cap before its body is kept)."""
         limit = self.limits.reply_bytes
+        buffer = self.buffer
         while True:
-            buffer = self.buffer
             if len(buffer) >= 4:
-                try:
-                    length = protocol.frame_length(bytes(buffer[:4]), limit)
-                except protocol.ProtocolError as error:
-                    self._die("garbage", f"{error} (while {what})")
+                length = self._length(bytes(buffer[:4]), limit, what)
                 if len(buffer) >= 4 + length:
                     body = bytes(buffer[4:4 + length])
                     del buffer[:4 + length]
-                    try:
-                        return protocol.decode(body)
-                    except protocol.ProtocolError as error:
-                        self._die("garbage", f"a reply that is not valid: {error} (while {what})")
+                    return self._parse(body, what)
             remaining = deadline - time.monotonic()
-            if remaining <= 0:
-                self._timeout(what)
-            if not self._poll_in.poll(remaining * 1000):
+            if remaining <= 0 or not self._poll_in.poll(remaining * 1000):
                 self._timeout(what)
             try:
                 chunk = os.read(self._in, 65536)
@@ -644,7 +674,21 @@ class BotProcess:
                 chunk = b""
             if not chunk:
                 self._died(what)
+            if not buffer and len(chunk) >= 4 and len(chunk) == 4 + self._length(chunk[:4], limit, what):
+                return self._parse(chunk[4:], what)  # the usual case: one read brought exactly one frame
             buffer += chunk
+
+    def _length(self, header: bytes, limit: int, what: str) -> int:
+        try:
+            return protocol.frame_length(header, limit)
+        except protocol.ProtocolError as error:
+            self._die("garbage", f"{error} (while {what})")
+
+    def _parse(self, body: bytes, what: str) -> dict[str, Any]:
+        try:
+            return protocol.decode(body)
+        except protocol.ProtocolError as error:
+            self._die("garbage", f"a reply that is not valid: {error} (while {what})")
 
     # -- failures -----------------------------------------------------------------------------
     def _timeout(self, what: str) -> NoReturn:
@@ -696,12 +740,11 @@ class BotProcess:
     # -- accounting and the end -----------------------------------------------------------------
     def cpu_seconds_used(self) -> float | None:
         """CPU time (user + system, all threads) the bot process has used, from ``/proc``."""
-        if self.bot_pid is None:
+        if self._stat < 0:
             return None
         try:
-            with open(f"/proc/{self.bot_pid}/stat", "rb") as stat_file:
-                text = stat_file.read()
-        except OSError:
+            text = os.pread(self._stat, 4096, 0)
+        except OSError:  # the process is gone
             return None
         parts = text[text.rfind(b")") + 2:].split()
         try:
@@ -743,13 +786,13 @@ class BotProcess:
                 popen.wait(timeout=5.0)
             except subprocess.TimeoutExpired:
                 pass
-        for fd in (self._out, self._in):
+        for fd in (self._out, self._in, self._stat):
             if fd >= 0:
                 try:
                     os.close(fd)
                 except OSError:
                     pass
-        self._out = self._in = -1
+        self._out = self._in = self._stat = -1
         if self.stderr is not None:
             self.stderr.wait(1.0)
         if self.work_dir:

@@ -6,16 +6,36 @@ Three figures:
   actions, a bot answering at once) through a sandboxed process;
 - the time per decision of a random bot in a real game, sandboxed and in
   this process, and their difference (the sandbox's overhead per decision);
-- random-bot matches per second with every seat sandboxed against the same
-  matches (same seeds, same choices) with every seat in this process.
+- random-bot matches with every seat sandboxed against the same matches
+  (same seeds, same choices) with every seat in this process: the baseline is
+  :func:`~ladder.match.play_match` with the built-in random bot, which
+  computes the observation and the legal actions at every decision, exactly
+  as for a sandboxed seat.
 
 Targets: overhead under 100 microseconds per decision (median), sandboxed
 matches no more than 3 times slower than in-process ones.
+
+How the matches are timed, so that the comparison is fair on a shared
+machine: the bot processes are started and warmed up (one match of each kind)
+before any timing; the matches run in blocks (the same seeds both ways),
+in-process and sandboxed blocks alternating and taking turns to go first; no
+wrapper is timed around the players (the per-decision figures come from a
+separate pass). Three slowdowns are reported: the ratio of the total wall
+times; the median of the blocks' ratios (a burst of load from other programs
+spoils a block or two, not the median); and the ratio of CPU time (the
+ladder's thread plus the bot processes, from ``/proc``), which other programs
+barely move: on an idle machine, where the ladder and its bots take turns on
+one CPU, it is what the wall-clock ratio would be. Under load the wall-clock
+ratio is worse than the CPU ratio for a reason that is not the sandbox's
+cost: a sandboxed decision hands the CPU to the bot and back, and each
+hand-over is a chance for another program to run first, while the in-process
+match never gives the CPU away.
 """
 
 from __future__ import annotations
 
 import json
+import os
 import statistics
 import tempfile
 import time
@@ -31,7 +51,7 @@ from bots.base import MatchStart
 from engine import Game, all_games, get_game
 from ladder.commands.bench import machine
 from ladder.match import MatchSpec, play_match
-from ladder.players import PlayerPool, builtin_player
+from ladder.players import PlayerPool, builtin_player, current_cpu
 from ladder.sandbox import BotProcess, SandboxLimits, check_layers, default_layers
 from ladder.submission import stage
 
@@ -65,8 +85,11 @@ class GameFigures:
     players: int
     matches: int
     actions: int
-    in_process_seconds: float
-    sandboxed_seconds: float
+    in_process_seconds: float  # wall time of all the in-process matches
+    sandboxed_seconds: float  # wall time of the same matches, every seat sandboxed
+    in_process_cpu_seconds: float  # CPU time of the ladder's thread (the bots are in it)
+    sandboxed_cpu_seconds: float  # CPU time of the ladder's thread and of the bot processes
+    block_slowdowns: tuple[float, ...]  # sandboxed / in-process wall time, block by block
     decision_in_process_us: float  # median time of one act() call, in-process random bot
     decision_sandboxed_us: float  # median time of one act() call, sandboxed random bot
     processes_started: int
@@ -74,7 +97,18 @@ class GameFigures:
 
     @property
     def slowdown(self) -> float:
+        """Total sandboxed wall time over total in-process wall time."""
         return self.sandboxed_seconds / self.in_process_seconds
+
+    @property
+    def median_slowdown(self) -> float:
+        """The median of the blocks' wall-time ratios."""
+        return statistics.median(self.block_slowdowns)
+
+    @property
+    def cpu_slowdown(self) -> float:
+        """Sandboxed CPU time (ladder and bots) over in-process CPU time."""
+        return self.sandboxed_cpu_seconds / self.in_process_cpu_seconds
 
     @property
     def overhead_us(self) -> float:
@@ -88,13 +122,19 @@ def _random_bot_path(folder: Path) -> str:
 
 
 def measure_round_trip(path: str, layers: tuple[str, ...], requests: int = 3000) -> RoundTrip:
-    """Median/p90/p99 of a trivial act request through one sandboxed process."""
+    """Median/p90/p99 of a trivial act request through one sandboxed process (it and this thread on one CPU)."""
+    saved = os.sched_getaffinity(0)
+    cpu = current_cpu()
+    if cpu is not None and cpu in saved:
+        os.sched_setaffinity(0, {cpu})
+    else:
+        cpu = None
     # the benchmark's own random bot is trusted: it may run as root where bubblewrap is left out
-    process = BotProcess(stage(path), SandboxLimits(), layers, allow_root=True)
+    process = BotProcess(stage(path), SandboxLimits(), layers, allow_root=True, cpu=cpu)
     tick = time.perf_counter()
-    process.start()
-    start_ms = (time.perf_counter() - tick) * 1000
     try:
+        process.start()
+        start_ms = (time.perf_counter() - tick) * 1000
         process.request({"op": "start", "match": {"game": "bench", "seat": 0, "num_players": 1, "options": {}, "seed": 0}}, 5.0, "starting")
         legal = [{"type": "play", "card": i} for i in range(10)]
         observation = {"hand": list(range(8)), "table": [1, 2, 3], "events": []}
@@ -105,6 +145,7 @@ def measure_round_trip(path: str, layers: tuple[str, ...], requests: int = 3000)
             times.append(time.perf_counter() - tick)
     finally:
         process.close()
+        os.sched_setaffinity(0, saved)
     return RoundTrip("+".join(layers), requests, statistics.median(times) * 1e6, _percentile(times, 0.9) * 1e6,
                      _percentile(times, 0.99) * 1e6, start_ms)
 
@@ -129,39 +170,75 @@ class _Timed:
         self.player.end(result)
 
 
+def _bot_cpu_seconds(processes: list[BotProcess]) -> float:
+    """CPU time used so far by ``processes`` (nanosecond-precise from ``/proc/<pid>/schedstat`` when it exists)."""
+    total = 0.0
+    for process in processes:
+        try:
+            with open(f"/proc/{process.bot_pid}/schedstat", "rb") as schedstat:
+                total += int(schedstat.read().split()[0]) / 1e9
+        except (OSError, ValueError, IndexError):
+            total += process.cpu_seconds_used() or 0.0
+    return total
+
+
 def measure_game(game: Game, num_players: int, path: str, layers: tuple[str, ...], matches: int,
-                 pin: bool = True, block: int = 20) -> GameFigures:
+                 pin: bool = True, block: int = 20, timed_matches: int = 40) -> GameFigures:
     """The same ``matches`` random-bot matches in-process and with every seat sandboxed.
 
-    The two kinds are run in alternating blocks of ``block`` matches, so a
-    change in the machine's load during the run hits both alike.
+    The two kinds run in alternating blocks of ``block`` matches (taking turns
+    to go first), so that a change in the machine's load hits both alike;
+    then ``timed_matches`` more of each give the per-decision times.
     """
-    in_times: list[float] = []
-    out_times: list[float] = []
-    in_process = sandboxed = 0.0
+    in_process = sandboxed = in_cpu = out_cpu = 0.0
     actions = sandboxed_actions = 0
+    ratios: list[float] = []
+
+    def run(seeds: range, sandbox: bool, pool: PlayerPool, wrap: list[float] | None = None) -> int:
+        count = 0
+        for seed in seeds:
+            if sandbox:
+                spec = MatchSpec(game.id, (path,) * num_players, seed)
+                players: list[Any] = [pool.player(path, game.id) for _ in range(num_players)]
+            else:
+                spec = MatchSpec(game.id, ("random",) * num_players, seed)
+                players = [builtin_player("random", game.id) for _ in range(num_players)]
+            if wrap is not None:
+                players = [_Timed(player, wrap) for player in players]
+            outcome = play_match(spec, players)
+            if outcome.failures:
+                raise RuntimeError(f"a random bot failed ({'sandboxed' if sandbox else 'in-process'}): {dict(outcome.failures)}")
+            count += len(outcome.actions)
+        return count
+
     with PlayerPool(layers=layers, pin_cpu=pin) as pool:
         pool.warm(path, num_players)  # start-up is paid once per seat, not per match
-        for first in range(0, matches, block):
+        run(range(matches, matches + 1), False, pool)  # warm-up (imports, caches), not timed
+        run(range(matches, matches + 1), True, pool)
+        for number, first in enumerate(range(0, matches, block)):
             seeds = range(first, min(matches, first + block))
-            tick = time.perf_counter()
-            for seed in seeds:
-                spec = MatchSpec(game.id, ("random",) * num_players, seed)
-                outcome = play_match(spec, [_Timed(builtin_player("random", game.id), in_times) for _ in range(num_players)])
-                actions += len(outcome.actions)
-            in_process += time.perf_counter() - tick
-            tick = time.perf_counter()
-            for seed in seeds:
-                spec = MatchSpec(game.id, (path,) * num_players, seed)
-                outcome = play_match(spec, [_Timed(pool.player(path, game.id), out_times) for _ in range(num_players)])
-                if outcome.failures:
-                    raise RuntimeError(f"the sandboxed random bot failed: {dict(outcome.failures)}")
-                sandboxed_actions += len(outcome.actions)
-            sandboxed += time.perf_counter() - tick
+            times: dict[bool, float] = {}
+            for sandbox in ((False, True) if number % 2 == 0 else (True, False)):
+                bots = pool.processes()
+                cpu_before, bot_before, tick = time.thread_time(), _bot_cpu_seconds(bots), time.perf_counter()
+                count = run(seeds, sandbox, pool)
+                wall, cpu = time.perf_counter() - tick, time.thread_time() - cpu_before
+                times[sandbox] = wall
+                if sandbox:
+                    sandboxed, sandboxed_actions = sandboxed + wall, sandboxed_actions + count
+                    out_cpu += cpu + _bot_cpu_seconds(bots) - bot_before
+                else:
+                    in_process, actions, in_cpu = in_process + wall, actions + count, in_cpu + cpu
+            ratios.append(times[True] / times[False])
+        in_times: list[float] = []
+        out_times: list[float] = []
+        timed = range(matches + 1, matches + 1 + timed_matches)
+        run(timed, False, pool, in_times)
+        run(timed, True, pool, out_times)
         started = pool.started
     if sandboxed_actions != actions:
         raise RuntimeError("the sandboxed matches differ from the in-process ones")
-    return GameFigures(game.id, num_players, matches, actions, in_process, sandboxed,
+    return GameFigures(game.id, num_players, matches, actions, in_process, sandboxed, in_cpu, out_cpu, tuple(ratios),
                        statistics.median(in_times) * 1e6, statistics.median(out_times) * 1e6, started, pin)
 
 
@@ -182,7 +259,8 @@ def run_benchmark(game_ids: list[str] | None = None, matches: int = 200, request
         "machine": machine(),
         "layers": list(chosen),
         "round_trips": [asdict(t) for t in trips],
-        "games": [asdict(f) | {"slowdown": f.slowdown, "overhead_us": f.overhead_us} for f in figures],
+        "games": [asdict(f) | {"slowdown": f.slowdown, "median_slowdown": f.median_slowdown, "cpu_slowdown": f.cpu_slowdown,
+                               "overhead_us": f.overhead_us} for f in figures],
     }
 
 
@@ -205,12 +283,16 @@ def bench_sandbox(
         trips.add_row(t["layers"], str(t["requests"]), f"{t['median_us']:.0f}", f"{t['p90_us']:.0f}", f"{t['p99_us']:.0f}", f"{t['start_ms']:.0f}")
     console.print(trips)
     games = Table(title=f"Random-bot matches, sandboxed ({'+'.join(data['layers'])}) vs in-process")
-    for column in ("game", "seats", "pinned", "actions", "in-process s", "sandboxed s", "slowdown", "µs/decision added"):
+    for column in ("game", "seats", "pinned", "actions", "in-process s", "sandboxed s", "slowdown", "by blocks", "by CPU",
+                   "µs/decision added"):
         games.add_column(column, justify="left" if column == "game" else "right")
     for g in data["games"]:
         games.add_row(g["game"], str(g["players"]), "yes" if g["pinned"] else "no", str(g["actions"]),
-                      f"{g['in_process_seconds']:.2f}", f"{g['sandboxed_seconds']:.2f}", f"{g['slowdown']:.1f}x",
-                      f"{g['overhead_us']:.0f}")
+                      f"{g['in_process_seconds']:.2f}", f"{g['sandboxed_seconds']:.2f}", f"{g['slowdown']:.2f}x",
+                      f"{g['median_slowdown']:.2f}x", f"{g['cpu_slowdown']:.2f}x", f"{g['overhead_us']:.0f}")
     console.print(games)
-    console.print(f"{matches} matches per game; µs/decision added: median time of a sandboxed act() minus an in-process "
-                  "one. Pinned: the ladder and its bots on one CPU, as `ladder play` does with a sandboxed seat.", highlight=False)
+    console.print(f"{matches} matches per game, in alternating blocks; slowdown: total wall time sandboxed / in-process; "
+                  "by blocks: the median of the blocks' ratios; by CPU: CPU time of the ladder and the bots / "
+                  "in-process (what the wall-clock ratio is on an idle machine). µs/decision added: median time of a "
+                  "sandboxed act() minus an in-process one. Pinned: the ladder and its bots on one CPU, as `ladder play` "
+                  "does with a sandboxed seat.", highlight=False)

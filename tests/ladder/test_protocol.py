@@ -64,3 +64,74 @@ def test_nesting_within_the_limit_is_accepted() -> None:
 def test_anything_but_a_numbered_object_is_garbage(raw: bytes, words: str) -> None:
     with pytest.raises(protocol.ProtocolError, match=words):
         protocol.decode(raw)
+
+
+def test_the_usual_reply_is_read_as_the_full_parser_reads_it() -> None:
+    """The host writes a decision's reply as {"index":i,"seq":s}; that exact form is read without the general parser."""
+    for raw, expected in [
+        (b'{"index":0,"seq":1}', {"index": 0, "seq": 1}),
+        (b'{"index":17,"seq":123456789}', {"index": 17, "seq": 123456789}),
+        (b'{"index":-1,"seq":2}', {"index": -1, "seq": 2}),  # not the usual form: the general parser reads it
+        (b'{"index":1,"seq":2,"index":3}', {"index": 3, "seq": 2}),
+        (b'{"index": 1, "seq": 2}', {"index": 1, "seq": 2}),
+        (b'{"index":123456789012345678901234567890,"seq":2}', {"index": 123456789012345678901234567890, "seq": 2}),
+    ]:
+        assert protocol.decode(raw) == expected == json.loads(raw)
+    for raw, words in [
+        (b'{"index":01,"seq":1}', "not JSON"),  # a leading zero is not JSON
+        (b'{"index":1,"seq":01}', "not JSON"),
+        (b'{"index":1,"seq":2}x', "trailing"),
+        (b'{"index":1,"seq":2.0}', "integer 'seq'"),
+        (b'{"index":NaN,"seq":2}', "NaN is not JSON"),
+    ]:
+        with pytest.raises(protocol.ProtocolError, match=words):
+            protocol.decode(raw)
+
+
+ENCODERS = ["orjson", "standard"] if protocol.orjson is not None else ["standard"]
+
+
+@pytest.mark.parametrize("reader", ENCODERS)
+@pytest.mark.parametrize("writer", ENCODERS)
+def test_a_request_reads_back_as_sent_whoever_writes_and_reads_it(
+    writer: str, reader: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The ladder and the bot's host may differ (orjson on one side only): a request still arrives exactly."""
+    fast = protocol.orjson
+    messages = [
+        {"seq": 4, "op": "act", "observation": {"hand": [("red", 3), ("green", 20)], "note": "thé ☕", "none": None,
+                                                 "ratio": 0.1, "big": 2**64 - 1, "small": -(2**63), "flag": False},
+         "legal": [{"type": "play", "card": ["red", 3]}, {"type": "pass"}]},
+        {"seq": 5, "op": "start", "match": {"game": "g", "seed": 2**70, "options": {"deck": 52}}},  # beyond 64 bits
+        {"seq": 6, "op": "end", "result": {"scores": [1.5, -2.0, 1e300], "keys": {1: "one"}}},  # a key that is not a string
+    ]
+    for message in messages:
+        monkeypatch.setattr(protocol, "orjson", fast if writer == "orjson" else None)
+        frame = protocol.encode_request(message)
+        monkeypatch.setattr(protocol, "orjson", fast if reader == "orjson" else None)
+        expected = repr(json.loads(json.dumps(message)))  # repr: an int read as a float is not the same
+        assert repr(protocol.decode_request(body(frame))) == expected
+        assert repr(json.loads(body(frame))) == expected  # plain JSON for any reader
+
+
+@pytest.mark.skipif(protocol.orjson is None, reason="orjson is not installed")
+def test_a_request_that_orjson_cannot_write_exactly_is_written_by_the_standard_library() -> None:
+    assert body(protocol.encode_request({"seq": 1, "seed": 2**64 - 1}))[:1] == b"{"
+    for message in ({"seq": 1, "seed": 2**64}, {"seq": 1, "keys": {1: 2}}, {"seq": 1, "flag": type("Sub", (int,), {})(3)}):
+        text = body(protocol.encode_request(message))
+        assert text[:1] == protocol.STANDARD_MARK
+        assert json.loads(text) == json.loads(json.dumps(message))
+    with pytest.raises(TypeError):
+        protocol.encode_request({"seq": 1, "x": object()})
+
+
+def test_a_request_never_carries_nan_or_infinity(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Requests are strict JSON: the standard library refuses a non-finite float; orjson writes it as null."""
+    message = {"seq": 1, "op": "act", "observation": {"x": float("nan"), "y": [float("inf"), -float("inf")]}, "legal": []}
+    if protocol.orjson is not None:
+        text = body(protocol.encode_request(message))
+        assert json.loads(text, parse_constant=lambda name: pytest.fail(f"{name} on the wire")) == {
+            "seq": 1, "op": "act", "observation": {"x": None, "y": [None, None]}, "legal": []}
+    monkeypatch.setattr(protocol, "orjson", None)
+    with pytest.raises(ValueError):
+        protocol.encode_request(message)

@@ -239,6 +239,61 @@ def test_an_installed_packages_bot_runs_sandboxed_from_its_entry_point(tmp_path:
     assert "toybots" not in sys.modules  # found, never imported by the ladder
 
 
+ECHO = '''
+import os, sys
+class Echo(Bot):
+    name = "echo"
+    games = ("*",)
+    def act(self, observation, legal_actions):
+        codec = getattr(sys.modules.get("orjson"), "__file__", None)
+        try:
+            open(codec, "ab").close()
+            writable = True
+        except (OSError, TypeError):
+            writable = False
+        raise RuntimeError("ECHO" + repr((observation, legal_actions, codec, writable)))
+'''
+
+
+@pytest.mark.parametrize("layers", [None, ("process", "seccomp")], ids=["default-layers", "without-bubblewrap"])
+def test_requests_reach_the_bot_exactly_and_its_host_reads_them_with_the_ladders_orjson(
+    tmp_path: Path, layers: tuple[str, ...] | None
+) -> None:
+    """Whichever encoder writes a request (orjson, or the standard library for what orjson cannot write
+    exactly), the bot gets the same values; the bot's host loads the ladder's orjson read-only when it can."""
+    import ast
+    import os
+
+    from ladder import protocol
+    from ladder.sandbox import BotProcess, default_layers, orjson_extension
+    from ladder.submission import stage
+
+    if layers and any(layer not in AVAILABLE for layer in layers):
+        pytest.skip(f"needs the sandbox layers {layers}")
+    chosen = layers or default_layers()
+    process = BotProcess(stage(write_bot(tmp_path, ECHO)), LIMITS, chosen, allow_root=True)
+    process.start()
+    try:
+        process.request({"op": "start", "match": {"game": GAME_ID, "seat": 0, "num_players": 1, "options": {}, "seed": 2**70}},
+                        5.0, "starting")
+        legal = [{"type": "play", "card": ["red", 3]}, {"type": "pass"}]
+        for observation in ({"hand": [["red", 3]], "note": "thé ☕", "none": None, "ratio": 0.1, "top": 2**64 - 1},
+                            {"seed": 2**70, "negative": -(2**70), "ratio": 1e-7}):
+            reply = process.request({"op": "act", "observation": observation, "legal": legal}, 5.0, "deciding")
+            seen, seen_legal, codec, writable = ast.literal_eval(reply["error"]["message"].split("ECHO", 1)[1])
+            assert seen == observation and seen_legal == legal
+            assert [type(value) for value in seen.values()] == [type(value) for value in observation.values()]
+    finally:
+        process.close()
+    extension = orjson_extension()
+    if extension is not None and os.stat(extension).st_mode & 0o004:
+        assert codec is not None and protocol.orjson is not None
+        if "bubblewrap" in chosen:
+            assert codec.startswith("/ladder-api/codec/") and not writable
+    elif protocol.orjson is None:
+        assert codec is None
+
+
 @pytest.mark.parametrize("layers", [None, ("process", "seccomp")], ids=["default-layers", "without-bubblewrap"])
 def test_bot_processes_die_with_the_ladder(tmp_path: Path, layers: tuple[str, ...] | None) -> None:
     """If the ladder is killed outright (SIGKILL, no clean-up), its bots go too."""
