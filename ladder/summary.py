@@ -22,6 +22,7 @@ class BotTally:
     ranks: list[int] = field(default_factory=list)
     failures: Counter[str] = field(default_factory=Counter)
     details: dict[str, list[Any]] = field(default_factory=dict)
+    can_win: bool = True
 
     def add(self, outcome: MatchOutcome, seat: int) -> None:
         self.games += 1
@@ -31,8 +32,10 @@ class BotTally:
         won = result.details.get("won")
         if won is not None:
             self.wins += bool(won[seat]) and seat not in outcome.failures
+        elif len(result.ranks) > 1:
+            self.wins += result.ranks[seat] == 1
         else:
-            self.wins += result.ranks[seat] == 1 and len(result.ranks) > 1
+            self.can_win = False  # a solitaire scored by points only (bowling): no win to count
         if seat in outcome.failures:
             self.failures[outcome.failures[seat].reason] += 1
         for name, values in result.details.items():
@@ -42,8 +45,8 @@ class BotTally:
         data: dict[str, Any] = {
             "bot": self.label,
             "games": self.games,
-            "wins": self.wins,
-            "win_rate": self.wins / self.games if self.games else 0.0,
+            "wins": self.wins if self.can_win else None,
+            "win_rate": (self.wins / self.games if self.games else 0.0) if self.can_win else None,
             "mean_score": statistics.fmean(self.scores) if self.scores else 0.0,
             "mean_rank": statistics.fmean(self.ranks) if self.ranks else 0.0,
             "failures": dict(self.failures),

@@ -107,7 +107,8 @@ def print_summary(game: Game, options: dict, games: int, seed: int, tallies: lis
     for row in rows:
         cells = [row["bot"], str(row["games"])]
         if solitaire:
-            cells += [f"{row['win_rate']:.1%}", f"{row['mean_score']:.2f}", f"{row['score_stdev']:.2f}",
+            win_rate = "-" if row["win_rate"] is None else f"{row['win_rate']:.1%}"
+            cells += [win_rate, f"{row['mean_score']:.2f}", f"{row['score_stdev']:.2f}",
                       f"{row['score_min']:g}/{row['score_median']:g}/{row['score_max']:g}"]
         else:
             cells += [f"{row['wins']} ({row['win_rate']:.1%})", f"{row['mean_score']:.2f}", f"{row['mean_rank']:.2f}"]

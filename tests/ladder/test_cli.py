@@ -81,3 +81,13 @@ def test_error_text_in_square_brackets_is_printed_as_written(tmp_path) -> None:
     bad.write_text('seed = 1\n[game.no-such-game]\nplayers = [2]\n')
     run = ladder("run", str(bad), "--db", f"sqlite:///{tmp_path / 'x.db'}")
     assert_one_clear_line(run, "game.no-such-game")
+
+
+@pytest.mark.skipif("bowling-solitaire" not in game_ids(), reason="bowling-solitaire is not registered")
+def test_a_solitaire_scored_by_points_has_no_win_rate_but_strike_and_spare_rates() -> None:
+    run = ladder("play", "bowling-solitaire", "thumb", "-n", "20", "--seed", "1", "--json")
+    assert run.returncode == 0, run.stderr
+    (row,) = json.loads(run.stdout)["bots"]
+    assert row["win_rate"] is None and row["wins"] is None
+    assert 0 <= row["mean_strike_rate"] <= 1 and 0 <= row["mean_spare_rate"] <= 1
+    assert row["mean_score"] > 0
