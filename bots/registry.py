@@ -12,10 +12,11 @@ import importlib
 from bots.base import Bot
 
 _BOT_MODULES: tuple[str, ...] = (
+    "bots.elevenses",
+    "bots.bowling_solitaire",
+    "bots.elevenses_for_one",
     "bots.elfer_raus",
     "bots.random_bot",
-    "bots.elevenses_for_one",
-    "bots.bowling_solitaire",
 )
 
 

@@ -11,8 +11,9 @@ import importlib
 from engine.core import Game, UnknownGameError
 
 _GAME_MODULES: tuple[str, ...] = (
-    "engine.elfer_raus",
+    "engine.elevenses",
     "engine.elevenses_for_one",
+    "engine.elfer_raus",
     "engine.bowling_solitaire",
 )
 

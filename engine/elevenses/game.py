@@ -1,0 +1,224 @@
+"""The game object of Elevenses: options, deals, bounds."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from engine.core import DealError, Game, OptionError, OptionSpec
+from engine.elevenses.cards import (
+    BACK,
+    CARDS_PER_SET,
+    ELEVENSES,
+    GUEST_COUNT,
+    HOUSE_GUEST_CARDS,
+    NUMBER,
+    GuestCard,
+    card_from_json,
+    parse_guest_cards,
+)
+from engine.elevenses.state import (
+    MAX_DECISIONS_PER_TURN,
+    TURN_CAP_PER_SEAT,
+    ElevensesState,
+)
+
+EDITION_TARGET: dict[str, int] = {"en": 5, "fr": 7}
+""""until a player has 5 or more sugar cubes" (English); "7 ou plus cubes sucre" (French)."""
+
+EDITION_BOWL: dict[str, int] = {"en": 25, "fr": 30}
+""""25 Plastic Sugar Cubes" (English); "30 cubes Sucre" (French)."""
+
+TARGET_FOLLOWS_EDITION = "edition"
+
+ALTERNATIVE_GUEST_CARDS = "1-9-10,2-3-4,5-6-7,2-8-9,3-5-7,4-6-8"
+"""A second guest table, used by the generic tests to show nothing depends on the house set."""
+
+
+@dataclass(frozen=True)
+class TextOptionSpec(OptionSpec):
+    """An option whose value is a text checked by a function (here: the guest table)."""
+
+    def describe(self) -> str:
+        return f"{self.name}=text (default {self.default!r}): {self.help}"
+
+    def parse(self, text: str) -> Any:
+        return text.strip()
+
+    def validate(self, value: Any) -> Any:
+        if not isinstance(value, str):
+            raise OptionError(f"option {self.name!r} takes a text, not {value!r}")
+        try:
+            parse_guest_cards(value)
+        except ValueError as error:
+            raise OptionError(f"option {self.name!r}: {error}") from None
+        return value
+
+
+class ElevensesGame(Game):
+    """Elevenses, the card game of morning tea, for 2 to 4 players."""
+
+    id = "elevenses"
+    name = "Elevenses"
+    min_players = 2
+    max_players = 4
+    option_specs = (
+        OptionSpec(
+            "edition",
+            "choice",
+            "en",
+            "rulebook edition: en (5 cubes win, 25 in the bowl) or fr (7 cubes win, 30 in the bowl)",
+            choices=("en", "fr"),
+        ),
+        OptionSpec(
+            "target",
+            "choice",
+            TARGET_FOLLOWS_EDITION,
+            "cubes needed to win: 'edition' (5 en, 7 fr) or the French variant's 5, 9 or 11",
+            choices=(TARGET_FOLLOWS_EDITION, 5, 9, 11),
+        ),
+        OptionSpec("special_guests", "bool", False, "the advanced rules: one special guest per seat each round"),
+        TextOptionSpec(
+            "guest_cards",
+            "text",
+            HOUSE_GUEST_CARDS,
+            "the six guests' wanted cards: 'house' (the project's own set, not the printed cards) "
+            "or six dash-joined triples of card numbers 1-10 separated by commas",
+        ),
+    )
+
+    # ---- facts derived from the options -------------------------------------------
+    @staticmethod
+    def target_cubes(options: Mapping[str, Any]) -> int:
+        target = options["target"]
+        return EDITION_TARGET[options["edition"]] if target == TARGET_FOLLOWS_EDITION else int(target)
+
+    @staticmethod
+    def bowl_size(options: Mapping[str, Any]) -> int:
+        return EDITION_BOWL[options["edition"]]
+
+    @staticmethod
+    def guest_table(options: Mapping[str, Any]) -> tuple[GuestCard, ...]:
+        return parse_guest_cards(options["guest_cards"])
+
+    def option_variants(self) -> list[dict[str, Any]]:
+        """Every option at least once (target 5 and 11 are checked by the rules tests), combined
+        to keep the generic suite short: random games are long (random play seldom ends a round)."""
+        return [
+            {},
+            {"edition": "fr", "special_guests": True, "guest_cards": ALTERNATIVE_GUEST_CARDS},
+            {"target": 9, "special_guests": True},
+        ]
+
+    def max_actions(self, num_players: int, options: Mapping[str, Any]) -> int:
+        """Every round pays at least one cube while the bowl holds any and an empty bowl ends
+        the game, so there are at most as many rounds as cubes; a round has at most
+        ``TURN_CAP_PER_SEAT * n`` turns of at most ``MAX_DECISIONS_PER_TURN`` decisions."""
+        validated = self.validate_options(options)
+        return self.bowl_size(validated) * TURN_CAP_PER_SEAT * num_players * MAX_DECISIONS_PER_TURN
+
+    # ---- states ---------------------------------------------------------------------
+    def _new_state(self, num_players: int, seed: int, options: dict[str, Any]) -> ElevensesState:
+        state = ElevensesState(self, num_players, options, seed, self.guest_table(options))
+        state.start_round()
+        return state
+
+    def from_deal(self, deal: Mapping[str, Any], options: Mapping[str, Any] | None = None) -> ElevensesState:
+        """A position from an explicit layout, at the start of a turn.
+
+        ``deal`` holds ``kitchens`` (one list of cards per seat) and ``spreads`` (per seat,
+        either the 8 face-down cards of positions 2-9, or 10 entries for positions 1-10, each
+        ``null``, ``{"up": card}`` or ``{"down": card}``); cards are ``[number, set]``.
+        Optional: ``server`` (default 0), ``player`` (whose turn, default the server),
+        ``cubes`` (default zeros), ``round`` and ``turn`` (default 1), ``guests`` (guest index
+        per seat) and ``guests_revealed``, ``seed`` (for later deals and draws, default 0).
+        Every card of every set must be somewhere exactly once, and the layout must be one
+        the rules can reach (raises :class:`DealError`).
+        """
+        validated = self.validate_options(options)
+        try:
+            spreads_in = list(deal["spreads"])
+            kitchens_in = list(deal["kitchens"])
+        except (KeyError, TypeError):
+            raise DealError("a deal needs 'spreads' and 'kitchens'") from None
+        n = len(spreads_in)
+        self.check_num_players(n)
+        if len(kitchens_in) != n:
+            raise DealError(f"{n} spreads but {len(kitchens_in)} kitchens")
+        state = ElevensesState(self, n, validated, int(deal.get("seed", 0)), self.guest_table(validated))
+        seen: set[int] = set()
+
+        def parse(value: Any) -> int:
+            try:
+                card = card_from_json(value, n)
+            except ValueError as error:
+                raise DealError(str(error)) from None
+            if card in seen:
+                raise DealError(f"card {value!r} appears twice")
+            seen.add(card)
+            return card
+
+        for s in range(n):
+            layout = list(spreads_in[s])
+            cards = [-1] * 11
+            up = [False] * 11
+            if len(layout) == 8:
+                for index, value in enumerate(layout):
+                    cards[index + 2] = parse(value)
+            elif len(layout) == 10:
+                for index, entry in enumerate(layout):
+                    p = index + 1
+                    if entry is None:
+                        if 2 <= p <= 9:
+                            raise DealError(f"seat {s}: position {p} must hold a card")
+                        continue
+                    if not isinstance(entry, Mapping) or len(entry) != 1 or ("up" not in entry and "down" not in entry):
+                        raise DealError(f"seat {s} position {p}: write {{'up': card}} or {{'down': card}}")
+                    face_up = "up" in entry
+                    card = parse(entry["up"] if face_up else entry["down"])
+                    if face_up and NUMBER[card] != p:
+                        raise DealError(f"seat {s}: a face-up card at position {p} must be number {p}")
+                    if not face_up and not 2 <= p <= 9:
+                        raise DealError(f"seat {s}: position {p} only takes a face-up card")
+                    cards[p] = card
+                    up[p] = face_up
+            else:
+                raise DealError(f"seat {s}: a spread is 8 face-down cards or 10 positions")
+            kitchen = sorted(parse(value) for value in kitchens_in[s])
+            state.card_at[s] = cards
+            state.up[s] = up
+            state.up_count[s] = sum(up)
+            state.kitchen[s] = kitchen
+            expected = 3 - (cards[1] >= 0) - (cards[10] >= 0)
+            if len(kitchen) != expected:
+                raise DealError(f"seat {s}: the kitchen must hold {expected} cards, not {len(kitchen)}")
+            for c in kitchen + [cards[p] for p in range(2, 10) if not up[p]]:
+                if NUMBER[c] == ELEVENSES and BACK[c] != s:
+                    raise DealError(f"seat {s} holds seat {BACK[c]}'s Elevenses, which never changes hands")
+        if len(seen) != n * CARDS_PER_SET:
+            raise DealError(f"the deal has {len(seen)} cards, not the {n * CARDS_PER_SET} of {n} sets")
+        cubes = [int(c) for c in deal.get("cubes", [0] * n)]
+        if len(cubes) != n or min(cubes) < 0 or sum(cubes) > state.bowl_size:
+            raise DealError(f"bad cubes {cubes!r}")
+        state.cubes = cubes
+        state.bowl = state.bowl_size - sum(cubes)
+        state.server = int(deal.get("server", 0))
+        state.round = int(deal.get("round", 1))
+        state.turn = int(deal.get("turn", 1))
+        player = int(deal.get("player", state.server))
+        if not (0 <= state.server < n and 0 <= player < n):
+            raise DealError("server and player must be seats")
+        if state.guests_on:
+            guests = [int(g) for g in deal.get("guests", range(n))]
+            if len(guests) != n or len(set(guests)) != n or not all(0 <= g < GUEST_COUNT for g in guests):
+                raise DealError(f"bad guests {guests!r}")
+            state.guest = guests
+            state.guest_shown = [bool(x) for x in deal.get("guests_revealed", [False] * n)]
+        state._begin_turn(player)
+        if state.log is not None:
+            state.log.add({"type": "round_start", "round": state.round, "server": state.server})
+        return state
+
+
+GAME = ElevensesGame()

@@ -1,0 +1,264 @@
+"""Hidden information: rebuild a full state from what one seat sees.
+
+A seat sees every face-up card, the back of every other card (backs tell the
+sets apart, and a set's cards never hide under another back), its own kitchen,
+its own face-down cards while its Sugar is face up, and whatever the decision in
+progress shows it (the kitchen Milk or Cakes lets it look at, the card
+Sandwiches drew, the Elevenses a seat revealed for Fine China or Biscuits, its
+own card set aside). :func:`state_from_observation` keeps all of that and
+redraws everything else among the places of matching back, subject to what the
+rules guarantee:
+
+* a seat's Elevenses never leaves it (kitchen or own face-down spread, or the
+  Sandwiches player's card drawn by Sandwiches);
+* a seat taking part in Fine China or Biscuits has a card other than its
+  Elevenses in its kitchen, and the card it set aside is not its Elevenses.
+
+``pinned`` lets a bot add what it remembers (card -> place); a pin that does not
+fit what the seat sees is ignored for that set. The seed of the copy (future
+deals and Sandwiches draws) is drawn from ``rng``, since it is hidden too.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Mapping
+from typing import TYPE_CHECKING, Any
+
+from engine.elevenses.cards import (
+    BACK,
+    CARDS_PER_SET,
+    GUEST_COUNT,
+    NUMBER,
+    card_id,
+    elevenses_of,
+    is_elevenses,
+)
+from engine.elevenses.state import (
+    ARRANGE,
+    PHASE_BY_NAME,
+    SANDWICHES_KEEP,
+    SET_ASIDE,
+    LEFT,
+    RIGHT,
+    ElevensesState,
+)
+
+if TYPE_CHECKING:
+    from engine.elevenses.game import ElevensesGame
+
+Place = tuple[Any, ...]
+"""Where a card is: ``("kitchen", seat)``, ``("spread", seat, position)`` or ``("drawn",)``."""
+
+
+def _card(value: list[int]) -> int:
+    return card_id(value[0], value[1])
+
+
+def state_from_observation(
+    game: ElevensesGame,
+    obs: Mapping[str, Any],
+    rng: random.Random,
+    pinned: Mapping[int, Place] | None = None,
+    *,
+    record_events: bool = True,
+) -> ElevensesState:
+    """A state the observing seat cannot tell apart from the true one, hidden cards redrawn."""
+    seat: int = obs["seat"]
+    n: int = obs["num_players"]
+    options = game.validate_options(obs["options"])
+    state = ElevensesState(game, n, options, rng.getrandbits(63), game.guest_table(options), record_events=record_events)
+    state.cubes = list(obs["cubes"])
+    state.bowl = obs["bowl"]
+    state.server = obs["server"]
+    state.round = obs["round"]
+    state.turn = obs["turn"]
+    state.tied_rounds = obs["tied_rounds"]
+    state.last_values = list(obs["last_values"])
+    state.player = obs["player"]
+    state.actor = obs["to_move"]
+    phase = obs["phase"]
+    state.phase = PHASE_BY_NAME[phase["kind"]]
+    state.played = phase["played"]
+    state.arrange_left = phase.get("remaining", 0) if state.phase == ARRANGE else 0
+    state.target = phase.get("target", -1)
+
+    # ---- places and what the seat sees in them ------------------------------------------
+    visible = [False] * (n * CARDS_PER_SET)
+    slots_by_set: list[list[Place]] = [[] for _ in range(n)]  # hidden places, one entry per card
+    for s, spread in enumerate(obs["spreads"]):
+        cards = state.card_at[s]
+        up = state.up[s]
+        for value in spread["face_up"]:
+            c = _card(value)
+            cards[NUMBER[c]] = c
+            up[NUMBER[c]] = True
+            visible[c] = True
+        seen_down = spread.get("face_down_cards")
+        for index, back in enumerate(spread["face_down"]):
+            if back is None:
+                continue
+            p = index + 1
+            if seen_down is not None:
+                c = _card(seen_down[index])
+                cards[p] = c
+                visible[c] = True
+            else:
+                slots_by_set[back].append(("spread", s, p))
+        state.up_count[s] = sum(up)
+    shown_kitchens: dict[int, list[int]] = {seat: [_card(c) for c in obs["kitchens"][seat]["cards"]]}
+    if "target_kitchen" in phase:
+        shown_kitchens[state.target] = [_card(c) for c in phase["target_kitchen"]]
+    if "owner_kitchen" in phase:
+        shown_kitchens[state.player] = [_card(c) for c in phase["owner_kitchen"]]
+    for j in phase.get("skipped", ()):
+        shown_kitchens[j] = [elevenses_of(j)]
+    for s in range(n):
+        backs = list(obs["kitchens"][s]["backs"])
+        known = shown_kitchens.get(s)
+        if known:
+            for c in known:
+                backs.remove(BACK[c])
+                visible[c] = True
+            state.kitchen[s] = list(known)
+        place = ("kitchen", s)
+        for b in backs:
+            slots_by_set[b].append(place)
+    if state.phase == SANDWICHES_KEEP:
+        if "drawn" in phase:
+            state.transit = _card(phase["drawn"])
+            visible[state.transit] = True
+        else:
+            slots_by_set[phase["drawn_back"]].append(("drawn",))
+
+    # ---- the passing in progress ------------------------------------------------------
+    one_card_participants: set[int] = set()
+    if state.phase == SET_ASIDE:
+        state.pass_order = list(phase["order"])
+        state.pass_index = len(phase["chosen"])
+        state.pass_skipped = list(phase["skipped"])
+        state.pass_direction = LEFT if phase["direction"] == "left" else RIGHT
+        one_card_participants = {j for j in state.pass_order if len(obs["kitchens"][j]["backs"]) == 1}
+
+    # ---- redraw each set among its hidden places --------------------------------------
+    for card_set in range(n):
+        slots = slots_by_set[card_set]
+        if not slots:
+            continue
+        first = card_set * CARDS_PER_SET
+        unknown = [c for c in range(first, first + CARDS_PER_SET) if not visible[c]]
+        if len(slots) != len(unknown):
+            raise ValueError(
+                f"observation of seat {seat} is inconsistent: set {card_set} has {len(unknown)} unseen cards for {len(slots)} places"
+            )
+        for place, card in _draw_set(card_set, slots, unknown, state, one_card_participants, rng, pinned):
+            kind = place[0]
+            if kind == "kitchen":
+                state.kitchen[place[1]].append(card)
+            elif kind == "spread":
+                state.card_at[place[1]][place[2]] = card
+            else:
+                state.transit = card
+    for s in range(n):
+        state.kitchen[s].sort()
+
+    # ---- hidden choices and guests -----------------------------------------------------
+    if state.phase == SET_ASIDE:
+        for j in phase["chosen"]:
+            if j == seat:
+                state.pass_choice[j] = _card(phase["my_choice"])
+            else:
+                choices = [c for c in state.kitchen[j] if not is_elevenses(c)]
+                state.pass_choice[j] = rng.choice(choices)
+    if state.guests_on:
+        known_guests = {s: g for s, g in enumerate(obs["guests"]) if g is not None}
+        known_guests[seat] = obs["my_guest"]
+        pool = [g for g in range(GUEST_COUNT) if g not in known_guests.values()]
+        rng.shuffle(pool)
+        for s in range(n):
+            state.guest[s] = known_guests[s] if s in known_guests else pool.pop()
+            state.guest_shown[s] = obs["guests"][s] is not None
+
+    if state.log is not None:
+        for event in obs["events"]:
+            state.log.add(event, (seat,))
+        state.log.marks = [len(state.log.entries)] * n
+        state.log.marks[seat] = 0
+    return state
+
+
+def _draw_set(
+    card_set: int,
+    slots: list[Place],
+    unknown: list[int],
+    state: ElevensesState,
+    one_card_participants: set[int],
+    rng: random.Random,
+    pinned: Mapping[int, Place] | None,
+) -> list[tuple[Place, int]]:
+    """Deal ``unknown`` cards of one set to ``slots`` (places of that back), at random,
+    keeping the Elevenses where the rules allow it and honouring fitting pins."""
+    if pinned:
+        result = _try_draw(card_set, list(slots), list(unknown), state, one_card_participants, rng, pinned)
+        if result is not None:
+            return result
+    result = _try_draw(card_set, list(slots), list(unknown), state, one_card_participants, rng, None)
+    if result is None:
+        raise ValueError(f"no place for the Elevenses of set {card_set}")
+    return result
+
+
+def _try_draw(
+    card_set: int,
+    slots: list[Place],
+    unknown: list[int],
+    state: ElevensesState,
+    one_card_participants: set[int],
+    rng: random.Random,
+    pinned: Mapping[int, Place] | None,
+) -> list[tuple[Place, int]] | None:
+    result: list[tuple[Place, int]] = []
+    if pinned:
+        for card in list(unknown):
+            place = pinned.get(card)
+            if place is None:
+                continue
+            place = tuple(place)
+            if place not in slots:
+                return None  # the pin contradicts what the seat sees now
+            slots.remove(place)
+            unknown.remove(card)
+            result.append((place, card))
+    eleven = elevenses_of(card_set)
+    if eleven in unknown:
+        allowed = [
+            place
+            for place in slots
+            if (place[0] == "spread" and place[1] == card_set)
+            or (place[0] == "kitchen" and place[1] == card_set and card_set not in one_card_participants)
+            or (place[0] == "drawn" and state.player == card_set)
+        ]
+        if not allowed:
+            return None
+        place = rng.choice(allowed)
+        slots.remove(place)
+        unknown.remove(eleven)
+        result.append((place, eleven))
+    elif any(card == eleven and not _elevenses_place_ok(place, card_set, state, one_card_participants) for place, card in result):
+        return None
+    rng.shuffle(unknown)
+    result.extend(zip(slots, unknown))
+    return result
+
+
+def _elevenses_place_ok(place: Place, card_set: int, state: ElevensesState, one_card_participants: set[int]) -> bool:
+    if place[0] == "spread":
+        return place[1] == card_set
+    if place[0] == "kitchen":
+        return place[1] == card_set and card_set not in one_card_participants
+    return state.player == card_set
+
+
+def sugar_visible(obs: Mapping[str, Any]) -> bool:
+    """Whether the observing seat's Sugar is face up (it then sees its face-down cards)."""
+    return "face_down_cards" in obs["spreads"][obs["seat"]]
