@@ -20,7 +20,7 @@ ball is bowled the same way. Ten frames are scored like tenpin bowling
 bonus balls, bowled at fresh racks.
 
 Rules decisions (where the rulebook is silent) are recorded in
-``docs/rules-decisions/bowling-solitaire.md``.
+``docs/rules-decisions.md (bowling-solitaire)``.
 """
 
 from __future__ import annotations

@@ -28,7 +28,7 @@ Final score: the number on the top card of the trolley plus the minutes
 remaining, rated in the rulebook's bands. Options: the starting minutes
 (15 or fewer) and the "greater challenge" with the Tea Trolley shuffled into
 the Pantry. Every interpretation of an unclear passage is recorded in
-``docs/rules-decisions/elevenses-for-one.md``.
+``docs/rules-decisions.md (elevenses-for-one)``.
 
 Information: every Pantry card is laid face up and only turned face down in
 place by the player, so the player always knows which card lies where (the

@@ -1,7 +1,7 @@
 """Elfer raus! (Eleven starts!): lay the 80 numbered cards out in four rows from the elevens.
 
 Rulebook: ``elfer-raus-eleven-starts.txt``. Choices where it is silent or
-ambiguous are written down in ``docs/rules-decisions/elfer-raus.md``.
+ambiguous are written down in ``docs/rules-decisions.md (elfer-raus)``.
 
 The cards are numbered 1 to 20 in four colours (red, yellow, green, blue). A
 row of one colour starts from an eleven in the middle of the table and grows

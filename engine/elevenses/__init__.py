@@ -3,7 +3,7 @@
 Rulebooks: ``elevenses-rules-en.txt`` (first edition, English) and
 ``elevenses-rules-fr.txt`` (second edition, French; option ``edition="fr"``).
 Choices where they are silent, ambiguous or disagree are written down in
-``docs/rules-decisions/elevenses.md``.
+``docs/rules-decisions.md (elevenses)``.
 
 * :mod:`engine.elevenses.cards`: the card and guest tables;
 * :mod:`engine.elevenses.state`: the round, the special actions, scoring, observations;

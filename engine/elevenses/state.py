@@ -38,7 +38,7 @@ Observation of a seat (plain JSON; cards are ``[number, set]``, a back is a set 
   ``values`` (spread values, public), ``last_values``, ``tied_rounds``, the options;
 * ``events``: what the seat witnessed since its last decision.
 
-Rules decisions are in ``docs/rules-decisions/elevenses.md``.
+Rules decisions are in ``docs/rules-decisions.md (elevenses)``.
 """
 
 from __future__ import annotations

@@ -1,7 +1,7 @@
 """Rules of Bowling Solitaire (Sid Sackson), each test quoting the rulebook sentence it checks.
 
 Source: the second half of ../shared/rules/elevenses-for-one-and-bowling-solitaire.txt.
-Decisions where the rulebook is silent: docs/rules-decisions/bowling-solitaire.md.
+Decisions where the rulebook is silent: docs/rules-decisions.md (bowling-solitaire).
 """
 
 from __future__ import annotations

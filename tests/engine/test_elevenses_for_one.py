@@ -2,7 +2,7 @@
 
 Sources: /work/shared/rules/elevenses-for-one-v1.1.txt (v1.1) and the first half
 of elevenses-for-one-and-bowling-solitaire.txt. Interpretations are recorded in
-docs/rules-decisions/elevenses-for-one.md with the name of the test that checks them.
+docs/rules-decisions.md (elevenses-for-one) with the name of the test that checks them.
 """
 
 from __future__ import annotations

@@ -1,6 +1,6 @@
 """Rules of Elfer raus! (elfer-raus-eleven-starts.txt), one test per rule, each quoting the rulebook.
 
-Choices where the rulebook is silent are in docs/rules-decisions/elfer-raus.md.
+Choices where the rulebook is silent are in docs/rules-decisions.md (elfer-raus).
 """
 
 from __future__ import annotations
