@@ -244,7 +244,7 @@ def measure_game(game: Game, num_players: int, path: str, layers: tuple[str, ...
 
 def run_benchmark(game_ids: list[str] | None = None, matches: int = 200, requests: int = 3000,
                   layers: tuple[str, ...] | None = None, pinning: tuple[bool, ...] = (True, False)) -> dict[str, Any]:
-    """Every figure as plain data (what the command prints and docs/benchmarks-sandbox.md quotes)."""
+    """Every figure as plain data (what the command prints and docs/benchmarks.md quotes)."""
     chosen = check_layers(layers) if layers else default_layers()
     games = [get_game(g) for g in game_ids] if game_ids else all_games()
     with tempfile.TemporaryDirectory(prefix="ladder-bench-") as folder:
