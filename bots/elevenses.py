@@ -259,21 +259,27 @@ class View:
         return gains[self.me] - max(g for s, g in enumerate(gains) if s != self.me)
 
 
-class ElevensesThumbBot(Bot):
-    """Plays its best card, ends the round when ahead, digs with arrange actions, passes junk."""
+class RememberingSeat:
+    """Mixin for a bot that keeps a :class:`Memory` of what its seat witnessed, fresh each match."""
 
-    name = "thumb"
-    author = "the ladder"
-    version = "1"
-    games = (GAME_ID,)
+    memory: Memory
 
     def __init__(self) -> None:
         super().__init__()
         self.memory = Memory()
 
     def start(self, match: MatchStart) -> None:
-        super().start(match)
+        super().start(match)  # type: ignore[misc]
         self.memory = Memory()
+
+
+class ElevensesThumbBot(RememberingSeat, Bot):
+    """Plays its best card, ends the round when ahead, digs with arrange actions, passes junk."""
+
+    name = "thumb"
+    author = "the ladder"
+    version = "1"
+    games = (GAME_ID,)
 
     def act(self, observation: dict[str, Any], legal_actions: list[dict[str, Any]]) -> dict[str, Any]:
         self.memory.update(observation)
@@ -522,7 +528,7 @@ def rollout_value(state: ElevensesState, seat: int, start_round: int, rng: rando
     return standing(state.cubes, seat, state.over, state.winners() if state.over else [], utility)
 
 
-class ElevensesSearchBot(Bot):
+class ElevensesSearchBot(RememberingSeat, Bot):
     """Determinized Monte Carlo search on its own turns, anchored on the rules of thumb.
 
     At the start of each of its turns it lists candidates: the rule of thumb's choice, every
@@ -554,14 +560,6 @@ class ElevensesSearchBot(Bot):
     strict_confidence = 3.0
     utility = "margin"
     junk_model = True
-
-    def __init__(self) -> None:
-        super().__init__()
-        self.memory = Memory()
-
-    def start(self, match: MatchStart) -> None:
-        super().start(match)
-        self.memory = Memory()
 
     def act(self, observation: dict[str, Any], legal_actions: list[dict[str, Any]]) -> dict[str, Any]:
         self.memory.update(observation)

@@ -164,7 +164,7 @@ def _useful_to_use(observation: dict[str, Any], card: int) -> bool:
     return False
 
 
-class ElevensesThumbBot(Bot):
+class ElevensesForOneThumbBot(Bot):
     """Rules of thumb: score when you can, discard for free, let Servants fetch discards back."""
 
     name = "thumb"
@@ -177,7 +177,7 @@ class ElevensesThumbBot(Bot):
         return action if action in legal_actions else legal_actions[0]
 
 
-class ElevensesSearchBot(Bot):
+class ElevensesForOneSearchBot(Bot):
     """Flat Monte Carlo look-ahead: every legal action is tried on states rebuilt
     from the observation (future shuffles sampled), then played out with the
     thumb policy; the action with the best mean final score is chosen. All

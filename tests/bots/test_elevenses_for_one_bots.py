@@ -10,7 +10,7 @@ from __future__ import annotations
 from statistics import mean
 
 from bots.base import Bot, MatchStart
-from bots.elevenses_for_one import ElevensesSearchBot, ElevensesThumbBot
+from bots.elevenses_for_one import ElevensesForOneSearchBot, ElevensesForOneThumbBot
 from bots.random_bot import RandomBot
 from bots.registry import get_bot_class
 from engine.elevenses_for_one import GAME
@@ -36,8 +36,8 @@ def run(bot_class: type[Bot], seeds: range, options: dict | None = None) -> tupl
 
 
 def test_registry_names() -> None:
-    assert get_bot_class("thumb", GAME.id) is ElevensesThumbBot
-    assert get_bot_class("search", GAME.id) is ElevensesSearchBot
+    assert get_bot_class("thumb", GAME.id) is ElevensesForOneThumbBot
+    assert get_bot_class("search", GAME.id) is ElevensesForOneSearchBot
 
 
 def test_thumb_is_clearly_better_than_random() -> None:
@@ -45,7 +45,7 @@ def test_thumb_is_clearly_better_than_random() -> None:
     (1,000 seeds: random 0.0% wins, mean 1.68; thumb 50.3% wins, mean 10.66.)"""
     seeds = range(300)
     random_score, random_wins = run(RandomBot, seeds)
-    thumb_score, thumb_wins = run(ElevensesThumbBot, seeds)
+    thumb_score, thumb_wins = run(ElevensesForOneThumbBot, seeds)
     assert thumb_wins >= 0.35
     assert random_wins <= 0.02
     assert thumb_score >= random_score + 6.0
@@ -53,12 +53,12 @@ def test_thumb_is_clearly_better_than_random() -> None:
 
 def test_thumb_plays_the_variants() -> None:
     for options in ({"trolley_shuffled_in": True}, {"minutes": 12}):
-        score, _ = run(ElevensesThumbBot, range(40), options)
+        score, _ = run(ElevensesForOneThumbBot, range(40), options)
         random_score, _ = run(RandomBot, range(40), options)
         assert score > random_score + 2.0
 
 
-class QuickSearchBot(ElevensesSearchBot):
+class QuickSearchBot(ElevensesForOneSearchBot):
     """The search bot with a smaller budget, to keep the test short."""
 
     rollout_budget = 60
@@ -69,7 +69,7 @@ def test_search_beats_thumb() -> None:
     """Paired over the same 25 seeds, even a small look-ahead scores more than thumb.
     (1,000 seeds, full budget: search 87.8% wins, mean 12.98; thumb 50.3%, 10.66.)"""
     seeds = range(25)
-    thumb_score, thumb_wins = run(ElevensesThumbBot, seeds)
+    thumb_score, thumb_wins = run(ElevensesForOneThumbBot, seeds)
     search_score, search_wins = run(QuickSearchBot, seeds)
     assert search_score >= thumb_score + 1.0
     assert search_wins >= thumb_wins
