@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import sqlite3
+from pathlib import Path
 from typing import Any
 
 from sqlmodel import Session, select
@@ -64,3 +66,14 @@ def differences(first: dict[str, dict[str, Any]], second: dict[str, dict[str, An
         if len(found) >= limit:
             break
     return found
+
+
+def count_rows(db_path: Path) -> int:
+    """How many matches a (possibly still running, possibly not yet created) SQLite ladder holds."""
+    if not db_path.exists():
+        return 0
+    try:
+        with sqlite3.connect(db_path, timeout=5) as connection:
+            return connection.execute("select count(*) from match").fetchone()[0]
+    except sqlite3.OperationalError:
+        return 0

@@ -28,7 +28,7 @@ from ladder.sandbox import BotInfo
 from ladder.storage import MatchRow, TournamentRow, open_database
 from ladder.submission import content_hash, read_files
 from tests.tournaments import dask_toys
-from tests.tournaments.stored import differences, stored_results
+from tests.tournaments.stored import count_rows, differences, stored_results
 from tournaments.config import parse_tournament
 from tournaments.runner import RunOptions, run_tournament
 from tournaments.worker import (
@@ -373,18 +373,6 @@ def test_the_cli_runs_a_file_on_dask(tmp_path: Path) -> None:
 
 
 # ---- losing the scheduler or the coordinator ------------------------------------------------------------------
-
-
-def count_rows(db_path: Path) -> int:
-    import sqlite3
-
-    if not db_path.exists():
-        return 0
-    try:
-        with sqlite3.connect(db_path, timeout=5) as connection:
-            return connection.execute("select count(*) from match").fetchone()[0]
-    except sqlite3.OperationalError:
-        return 0
 
 
 def start_scheduler_and_worker(tmp_path: Path, name: str) -> tuple[list[subprocess.Popen], str]:

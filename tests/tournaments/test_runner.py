@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import os
 import signal
-import sqlite3
 import subprocess
 import sys
 import textwrap
@@ -18,6 +17,7 @@ from ladder import ratings
 from ladder.commands.dbview import version_names
 from ladder.errors import UserError
 from ladder.storage import BenchRow, MatchRow, SeatResultRow, TournamentRow, open_database
+from tests.tournaments.stored import count_rows
 from tournaments.config import parse_tournament
 from tournaments.formats import cycle_schedule
 from tournaments.runner import RunOptions, resolve_plans, run_tournament
@@ -181,16 +181,6 @@ def start_coordinator(db_url: str, tmp_path: Path, slow: str) -> subprocess.Pope
     script.write_text(SCRIPT.format(root=str(ROOT), db=db_url))
     env = dict(os.environ, TOY_SLOW_SECONDS=slow, LADDER_RESULTS=str(tmp_path / "results"))
     return subprocess.Popen([sys.executable, str(script)], env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-
-
-def count_rows(db_path: Path) -> int:
-    if not db_path.exists():
-        return 0
-    try:
-        with sqlite3.connect(db_path, timeout=5) as connection:
-            return connection.execute("select count(*) from match").fetchone()[0]
-    except sqlite3.OperationalError:
-        return 0
 
 
 def wait_for_rows(db_path: Path, at_least: int, process: subprocess.Popen, limit: float = 60) -> int:
