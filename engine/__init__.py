@@ -15,7 +15,9 @@ from engine.core import (
     PlayerCountError,
     State,
     UnknownGameError,
+    find_legal,
     ranks_from_scores,
+    same_json,
 )
 from engine.registry import all_games, game_ids, get_game
 
@@ -32,7 +34,9 @@ __all__ = [
     "State",
     "UnknownGameError",
     "all_games",
+    "find_legal",
     "game_ids",
     "get_game",
     "ranks_from_scores",
+    "same_json",
 ]

@@ -245,6 +245,52 @@ class Game(ABC):
         }
 
 
+def same_json(a: JSON, b: JSON) -> bool:
+    """Whether two JSON values are equal *with the same types* at every level.
+
+    Python's ``==`` says ``2.0 == 2``, ``True == 1`` and ``{1: x} == {True: x}``; JSON
+    (and every bot written in another language) tells them apart, and an engine that
+    indexes with a float or echoes ``true`` as a seat would be corrupted. Lists and
+    tuples differ too (``==`` already says so).
+    """
+    if a is b:
+        return True
+    kind = type(a)
+    if kind is not type(b):
+        return False
+    if kind is dict:
+        if len(a) != len(b):
+            return False
+        for key, value in a.items():
+            if type(key) is not str or key not in b or not same_json(value, b[key]):
+                return False
+        return all(type(key) is str for key in b)  # JSON objects have text keys
+    if kind is list or kind is tuple:
+        return len(a) == len(b) and all(same_json(x, y) for x, y in zip(a, b))
+    return bool(a == b)
+
+
+def find_legal(action: Any, legal: Sequence[Action]) -> Action | None:
+    """The legal action that ``action`` is exactly (:func:`same_json`), or ``None``.
+
+    Cheap on the hot path: the same C-level scan as ``action in legal``, then, unless
+    the caller played the very object :meth:`State.legal_actions` returned (as
+    searches and random playouts do), a type walk over one small dict.
+    """
+    try:
+        index = legal.index(action)  # identity first, then ==, element by element, in C
+    except ValueError:
+        return None
+    candidate = legal[index]
+    if candidate is action or same_json(candidate, action):
+        return candidate
+    # Python's == matched a differently typed twin; an exact match may still come later
+    for candidate in legal[index + 1:]:
+        if candidate == action and same_json(candidate, action):
+            return candidate
+    return None
+
+
 class State(ABC):
     """One position of a match. Mutable: ``apply`` changes it in place.
 
@@ -283,10 +329,13 @@ class State(ABC):
         """Play ``action`` for the current player.
 
         Raises :class:`IllegalActionError`, leaving the state untouched, when
-        the action is not one of :meth:`legal_actions`.
+        the action is not exactly one of :meth:`legal_actions` (see
+        :func:`find_legal`: ``2.0`` is not ``2`` and ``true`` is not ``1``). The
+        game then plays its own copy of the action, never the caller's object.
         """
         legal = self.legal_actions()
-        if action not in legal:
+        chosen = find_legal(action, legal)
+        if chosen is None:
             if self.is_over():
                 raise IllegalActionError(f"the match is over; {action!r} cannot be played")
             raise IllegalActionError(
@@ -294,7 +343,7 @@ class State(ABC):
                 + (f" and {len(legal) - 8} more" if len(legal) > 8 else "")
             )
         self._legal_cache = None
-        self._apply(action)
+        self._apply(chosen)
 
     @abstractmethod
     def _apply(self, action: Action) -> None:

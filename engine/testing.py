@@ -12,7 +12,7 @@ import random
 from collections.abc import Iterator, Mapping
 from typing import Any
 
-from engine.core import Game, IllegalActionError, State
+from engine.core import Game, IllegalActionError, State, find_legal
 
 
 def configurations(game: Game) -> Iterator[tuple[int, dict[str, Any]]]:
@@ -110,11 +110,55 @@ def check_json_round_trip(game: Game, num_players: int, options: Mapping[str, An
         state.apply(json.loads(json.dumps(rng.choice(legal))))
 
 
+def type_confusions(value: Any) -> list[Any]:
+    """Values Python's ``==`` takes for ``value`` but JSON tells apart.
+
+    ``2`` -> ``2.0``, ``"2"`` (and ``True`` for 0 and 1); ``True`` -> ``1``, ``1.0``,
+    ``"true"``; a float -> its integer and text; a list -> a tuple, and each element
+    confused in place (``[5, 0]`` -> ``[5.0, 0]``, ``[5, False]`` ...); a dict -> each value
+    confused in place. Every result is ``==``-equal or nearly so to ``value`` and must
+    be refused wherever ``value`` is expected.
+    """
+    kind = type(value)
+    if kind is bool:
+        return [int(value), float(value), str(value).lower()]
+    if kind is int:
+        confused: list[Any] = [float(value), str(value)]
+        if value in (0, 1):
+            confused.append(bool(value))
+        return confused
+    if kind is float:
+        return [int(value), str(value)] if value.is_integer() else [str(value)]
+    if kind is str:
+        return [value.encode()] if value else []
+    if kind is list:
+        variants: list[Any] = [tuple(value)]
+        for index, element in enumerate(value):
+            for other in type_confusions(element):
+                variants.append([*value[:index], other, *value[index + 1:]])
+        return variants
+    if kind is dict:
+        variants = []
+        for key, element in value.items():
+            for other in type_confusions(element):
+                variants.append({**value, key: other})
+        return variants
+    return []
+
+
 def check_illegal_actions(game: Game, num_players: int, options: Mapping[str, Any], seed: int) -> None:
-    """Illegal actions raise :class:`IllegalActionError` and leave the state unchanged."""
+    """Illegal actions raise :class:`IllegalActionError` and leave the state unchanged.
+
+    Besides nonsense and near misses (a legal action with one field corrupted), the
+    type-confused twins of legal actions (:func:`type_confusions`: ``[5.0, 0]`` for
+    ``[5, 0]``, ``true`` for ``1``, ``"2"`` for ``2``, a tuple for a list) are played at
+    every step and must be refused the same way, and so must the same actions once
+    the match is over.
+    """
     state = game.new_state(num_players, seed, options)
     rng = random.Random(seed)
     bad_actions: list[Any] = [{"type": "no-such-action"}, {}, {"type": 42}]
+    last: list[Any] = []
     while not state.is_over():
         before = snapshot(state)
         legal = state.legal_actions()
@@ -126,23 +170,29 @@ def check_illegal_actions(game: Game, num_players: int, options: Mapping[str, An
                     mutated = dict(action)
                     mutated[key] = "not-a-real-value"
                     candidates.append(mutated)
-        for bad in candidates:
-            if bad in legal:
-                continue
-            try:
-                state.apply(bad)
-            except IllegalActionError:
-                pass
-            else:
-                raise AssertionError(f"{game.id}: illegal action {bad!r} was accepted")
-            assert snapshot(state) == before, f"{game.id}: a rejected action changed the state"
+        # and so is a legal action written with other JSON types (2.0 for 2, true for 1...)
+        for action in (legal[0], rng.choice(legal), legal[-1]):
+            candidates.extend(type_confusions(action))
+        last = candidates
+        _refuse_all(state, candidates, before)
         state.apply(rng.choice(legal))
-    try:
-        state.apply({"type": "anything"})
-    except IllegalActionError:
-        pass
-    else:
-        raise AssertionError(f"{game.id}: an action was accepted after the end")
+    _refuse_all(state, [{"type": "anything"}, *last], snapshot(state))
+
+
+def _refuse_all(state: State, candidates: list[Any], before: str) -> None:
+    legal = state.legal_actions()
+    game_id = state.game.id
+    for bad in candidates:
+        if find_legal(bad, legal) is not None:
+            continue
+        try:
+            state.apply(bad)
+        except IllegalActionError:
+            pass
+        else:
+            where = "after the end" if not legal else "as legal"
+            raise AssertionError(f"{game_id}: illegal action {bad!r} was accepted {where}")
+        assert snapshot(state) == before, f"{game_id}: the rejected action {bad!r} changed the state"
 
 
 def check_clone_independent(game: Game, num_players: int, options: Mapping[str, Any], seed: int) -> None:

@@ -18,7 +18,7 @@ from typing import Any, Protocol
 
 from bots.base import MatchStart
 from bots.random_bot import RandomBot
-from engine import GameResult, get_game
+from engine import GameResult, find_legal, get_game
 from engine.rng import derive_seed
 
 
@@ -156,12 +156,13 @@ def play_match(spec: MatchSpec, players: Sequence[Player]) -> MatchOutcome:
             fail(seat, failure)
             continue
         think[seat] += time.perf_counter() - tick
-        if action not in legal:
+        chosen = find_legal(action, legal)  # exact JSON types: 2.0 is not 2, true is not 1
+        if chosen is None:
             shown = repr(action)
             fail(seat, BotFailure("illegal", f"answered {shown[:200]}, which is not one of the {len(legal)} legal actions"))
             continue
-        state.apply(action)
-        actions.append(action)
+        state.apply(chosen)
+        actions.append(chosen)
 
     result = apply_failure_rule(state.result(), sorted(failures))
     for seat in range(num_players):

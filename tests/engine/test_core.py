@@ -72,3 +72,38 @@ def test_event_log_shows_each_seat_what_it_witnessed_since_its_last_decision() -
 def test_result_json_round_trip() -> None:
     result = GameResult((3.0, 1.0), (1, 2), {"won": [True, False]})
     assert GameResult.from_json(result.to_json()) == result
+
+
+def test_same_json_tells_apart_what_python_equality_confuses() -> None:
+    from engine import same_json
+
+    assert same_json({"type": "play", "card": [5, 0]}, {"card": [5, 0], "type": "play"})
+    for left, right in [
+        (2, 2.0),
+        (1, True),
+        (0, False),
+        (2, "2"),
+        ([5, 0], [5.0, 0]),
+        ([5, 0], (5, 0)),
+        ({"seat": 1}, {"seat": True}),
+        ({"a": [1, [2]]}, {"a": [1, [2.0]]}),
+        ({"seat": 1}, {"seat": 1, "extra": 0}),
+        ({"seat": 1}, {1: 1}),
+    ]:
+        assert not same_json(left, right), (left, right)
+        assert not same_json(right, left), (right, left)
+
+
+def test_find_legal_returns_the_engines_own_action_only_for_an_exact_match() -> None:
+    from engine import find_legal
+
+    legal = [{"type": "choose", "seat": 1}, {"type": "choose", "seat": 2}]
+    assert find_legal(legal[1], legal) is legal[1]
+    copy = {"type": "choose", "seat": 2}
+    assert find_legal(copy, legal) is legal[1]
+    assert find_legal({"type": "choose", "seat": True}, legal) is None
+    assert find_legal({"type": "choose", "seat": 2.0}, legal) is None
+    assert find_legal({"type": "choose", "seat": 3}, legal) is None
+    # a differently typed twin that Python's == would match first does not hide the exact one
+    mixed = [{"type": "x", "v": 1.0}, {"type": "x", "v": 1}]
+    assert find_legal({"type": "x", "v": 1}, mixed) is mixed[1]

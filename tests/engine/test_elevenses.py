@@ -181,6 +181,33 @@ def test_elevenses_ends_the_round_at_once():
     check_conservation(state)
 
 
+def test_an_action_written_with_other_json_types_is_refused_and_changes_nothing():
+    """"she chooses 1 card from her kitchen and plays it face-up to her spread" -- the card
+    must be one of hers, exactly: ``[5.0, 0]`` is not the card ``[5, 0]`` and ``true`` is not
+    seat 1. (The audit's case: ``[5.0, 0]`` used to be accepted, leave the kitchen with 2
+    cards and raise half-way.)"""
+    state = position(2, kitchens={0: [C(CUPS, 0), C(TEA, 0), C(MILK, 0)]}, up={1: {9: C(CAKES, 1)}})
+    before = (state.observation(0), state.observation(1))
+    for bad in (
+        {"type": "play", "card": [5.0, 0]},
+        {"type": "play", "card": [5, False]},
+        {"type": "play", "card": (5, 0)},
+        {"type": "play", "card": ["5", 0]},
+        {"type": "arrange", "card": [5, 0], "position": 2.0},
+    ):
+        with pytest.raises(IllegalActionError):
+            state.apply(bad)
+        assert (state.observation(0), state.observation(1)) == before
+        assert len(state.kitchen[0]) == 3
+    play(state, C(TEA, 0))
+    assert {"type": "tea", "seat": 1, "position": 9} in state.legal_actions()
+    with pytest.raises(IllegalActionError):
+        state.apply({"type": "tea", "seat": True, "position": 9})
+    state.apply({"type": "tea", "seat": 1, "position": 9})
+    assert events_of(state.observation(1), "tea")[0]["target"] == 1
+    assert type(events_of(state.observation(1), "tea")[0]["target"]) is int
+
+
 # =====================================================================================
 # arrange actions
 # =====================================================================================

@@ -64,3 +64,37 @@ def test_bots_never_see_the_match_seed() -> None:
     assert [m.seat for m in seen] == [0, 1]
     assert all(m.seed != 12345 for m in seen)
     assert seen[0].seed != seen[1].seed
+
+
+def test_an_answer_with_other_json_types_is_an_illegal_move() -> None:
+    """`2.0` is not `2` and `true` is not `1`: a bot that answers a legal action written with
+    other types loses by an illegal move, and the log holds only the engine's own actions."""
+    import json
+
+    from bots.base import Bot
+    from engine import same_json
+    from ladder.match import MatchSpec, play_match
+
+    class Floaty(Bot):
+        name = "floaty"
+
+        def act(self, observation, legal_actions):
+            action = legal_actions[0]
+            return {key: float(value) if type(value) is int else value for key, value in action.items()} | (
+                {"card": [float(action["card"][0]), action["card"][1]]} if "card" in action else {}
+            )
+
+    class Polite(Bot):
+        name = "polite"
+
+        def act(self, observation, legal_actions):
+            return dict(legal_actions[-1])  # an equal copy, not the same object
+
+    outcome = play_match(MatchSpec("elevenses", ("floaty", "polite"), seed=7), [Floaty(), Polite()])
+    assert outcome.failures[0].reason == "illegal"
+    assert ".0" in outcome.failures[0].detail
+    assert 1 not in outcome.failures
+    assert outcome.result.ranks[0] == 2
+    for action in outcome.actions:
+        assert same_json(action, json.loads(json.dumps(action)))
+        assert "." not in json.dumps(action)
