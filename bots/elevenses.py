@@ -50,6 +50,7 @@ from engine.elevenses.state import (
     MILK_SWAP,
     SANDWICHES_KEEP,
     SET_ASIDE,
+    SHARE_TIES,
     TEA_FLIP,
     TURN,
     placing_cubes,
@@ -251,12 +252,24 @@ class View:
         for s in range(self.n):
             if TEA_TROLLEY in self.up[s]:
                 gains[s] += 1
-        cubes = [c + g for c, g in zip(self.obs["cubes"], gains)]
-        target = self.obs["target_cubes"]
-        top = max(cubes)
-        if top >= target and cubes.count(top) == 1:
-            return 100.0 if cubes[self.me] == top else -100.0
-        return gains[self.me] - max(g for s, g in enumerate(gains) if s != self.me)
+        return round_end_worth(self.obs["cubes"], gains, self.me, self.obs["target_cubes"], _shares_ties(self.obs["options"]))
+
+
+def _shares_ties(options: Mapping[str, Any]) -> bool:
+    return options.get("ties", SHARE_TIES) == SHARE_TIES
+
+
+def round_end_worth(cubes: list[int], gains: list[int], seat: int, target: int, ties_shared: bool) -> float:
+    """The rule of thumb's worth, for ``seat``, of a round ending with these cube gains: a game
+    won (100, or 100/k for a victory shared by k tied leaders) or lost (-100), else the gain
+    over the best rival's."""
+    after = [c + g for c, g in zip(cubes, gains)]
+    top = max(after)
+    if top >= target:
+        leaders = after.count(top)
+        if leaders == 1 or ties_shared:
+            return 100.0 / leaders if after[seat] == top else -100.0
+    return gains[seat] - max(g for j, g in enumerate(gains) if j != seat)
 
 
 class RememberingSeat:
@@ -425,11 +438,7 @@ def _state_end_gain(state: ElevensesState, seat: int) -> float:
     for j in range(n):
         if state.up[j][TEA_TROLLEY]:
             gains[j] += 1
-    cubes = [c + g for c, g in zip(state.cubes, gains)]
-    top = max(cubes)
-    if top >= state.target_cubes and cubes.count(top) == 1:
-        return 100.0 if cubes[seat] == top else -100.0
-    return gains[seat] - max(g for j, g in enumerate(gains) if j != seat)
+    return round_end_worth(state.cubes, gains, seat, state.target_cubes, not state.play_on)
 
 
 def _state_worth(state: ElevensesState, seat: int, card: int) -> float:
@@ -701,8 +710,4 @@ def _rival_gain(observation: Mapping[str, Any], seat: int, values: list[int]) ->
     for j in range(n):
         if TEA_TROLLEY in {card[0] for card in observation["spreads"][j]["face_up"]}:
             gains[j] += 1
-    cubes = [c + g for c, g in zip(observation["cubes"], gains)]
-    top = max(cubes)
-    if top >= observation["target_cubes"] and cubes.count(top) == 1:
-        return 100.0 if cubes[seat] == top else -100.0
-    return gains[seat] - max(g for j, g in enumerate(gains) if j != seat)
+    return round_end_worth(observation["cubes"], gains, seat, observation["target_cubes"], _shares_ties(observation["options"]))

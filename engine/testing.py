@@ -223,21 +223,42 @@ def check_hidden_information(game: Game, num_players: int, options: Mapping[str,
     state = game.new_state(num_players, seed, options)
     rng = random.Random(seed)
     resample_rng = random.Random(seed ^ 0x5EED)
-    while not state.is_over():
-        for seat in range(num_players):
-            mine = json.dumps(state.observation(seat), sort_keys=True)
-            for _ in range(2):
-                twin = state.resample_hidden(seat, resample_rng)
-                theirs = json.dumps(twin.observation(seat), sort_keys=True)
-                assert theirs == mine, (
-                    f"{game.id}: seat {seat}'s observation depends on something it cannot see\n"
-                    f"true:      {mine}\nresampled: {theirs}"
-                )
-                if state.current_player == seat:
-                    assert twin.legal_actions() == state.legal_actions(), (
-                        f"{game.id}: seat {seat}'s legal actions depend on something it cannot see"
-                    )
+    while True:
+        check_resampled(state, resample_rng)
+        if state.is_over():
+            return
         state.apply(rng.choice(state.legal_actions()))
+
+
+def check_resampled(state: State, rng: random.Random, draws: int = 2) -> None:
+    """For every seat, copies redrawn by :meth:`State.resample_hidden` look the same to it.
+
+    Holds at every state, finished ones included: the copy shows the seat the same
+    observation, offers the same decision (whose turn, the same legal actions when it is
+    the seat's own), is over exactly when the state is, and then has the same result.
+    """
+    game_id = state.game.id
+    over = state.is_over()
+    for seat in range(state.num_players):
+        mine = json.dumps(state.observation(seat), sort_keys=True)
+        for _ in range(draws):
+            twin = state.resample_hidden(seat, rng)
+            theirs = json.dumps(twin.observation(seat), sort_keys=True)
+            assert theirs == mine, (
+                f"{game_id}: seat {seat}'s observation depends on something it cannot see\n"
+                f"true:      {mine}\nresampled: {theirs}"
+            )
+            assert twin.is_over() == over, f"{game_id}: a resampled copy of a {'finished' if over else 'live'} state is not"
+            assert twin.current_player == state.current_player, f"{game_id}: a resampled copy changed whose decision it is"
+            if over:
+                assert twin.legal_actions() == [], f"{game_id}: a resampled finished state offers actions"
+                assert twin.result() == state.result(), f"{game_id}: a resampled finished state has another result"
+            elif state.current_player == seat:
+                assert twin.legal_actions() == state.legal_actions(), (
+                    f"{game_id}: seat {seat}'s legal actions depend on something it cannot see"
+                )
+            else:
+                assert twin.legal_actions(), f"{game_id}: a resampled copy that is not over offers no action"
 
 
 def check_game(game: Game, seeds: int = 20) -> None:

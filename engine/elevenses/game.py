@@ -19,8 +19,13 @@ from engine.elevenses.cards import (
     parse_guest_cards,
 )
 from engine.elevenses.state import (
+    LIMITED_BOWL,
     MAX_DECISIONS_PER_TURN,
+    PLAY_ON_TIES,
+    PLAYOFF_ROUND_CAP,
+    SHARE_TIES,
     TURN_CAP_PER_SEAT,
+    UNLIMITED_BOWL,
     ElevensesState,
 )
 
@@ -68,7 +73,7 @@ class ElevensesGame(Game):
             "edition",
             "choice",
             "en",
-            "rulebook edition: en (5 cubes win, 25 in the bowl) or fr (7 cubes win, 30 in the bowl)",
+            "rulebook edition: en (5 cubes win, a box of 25) or fr (7 cubes win, a box of 30)",
             choices=("en", "fr"),
         ),
         OptionSpec(
@@ -77,6 +82,22 @@ class ElevensesGame(Game):
             TARGET_FOLLOWS_EDITION,
             "cubes needed to win: 'edition' (5 en, 7 fr) or the French variant's 5, 9 or 11",
             choices=(TARGET_FOLLOWS_EDITION, 5, 9, 11),
+        ),
+        OptionSpec(
+            "sugar_bowl",
+            "choice",
+            UNLIMITED_BOWL,
+            "unlimited: cubes never run short (the box's count is not a rule); limited: only the "
+            "box's 25 (en) or 30 (fr) cubes are paid, while they last, and an empty bowl ends the game",
+            choices=(UNLIMITED_BOWL, LIMITED_BOWL),
+        ),
+        OptionSpec(
+            "ties",
+            "choice",
+            SHARE_TIES,
+            "tied leaders at or above the target: share the victory, or play_on for at most "
+            f"{PLAYOFF_ROUND_CAP} more rounds until there is an outright winner (then share)",
+            choices=(SHARE_TIES, PLAY_ON_TIES),
         ),
         OptionSpec("special_guests", "bool", False, "the advanced rules: one special guest per seat each round"),
         TextOptionSpec(
@@ -95,8 +116,27 @@ class ElevensesGame(Game):
         return EDITION_TARGET[options["edition"]] if target == TARGET_FOLLOWS_EDITION else int(target)
 
     @staticmethod
-    def bowl_size(options: Mapping[str, Any]) -> int:
-        return EDITION_BOWL[options["edition"]]
+    def bowl_size(options: Mapping[str, Any]) -> int | None:
+        """The cubes a limited bowl starts with (the edition's box), ``None`` when unlimited."""
+        return EDITION_BOWL[options["edition"]] if options["sugar_bowl"] == LIMITED_BOWL else None
+
+    def max_rounds(self, num_players: int, options: Mapping[str, Any]) -> int:
+        """The round cap: no game lasts more rounds than this.
+
+        Every round pays at least 2 cubes (2 to the best spread, or 1 to each of two or more
+        tied for it), so after r rounds the seats hold at least 2r cubes between them; while
+        nobody has reached the target they hold at most ``n * (target - 1)``. The round that
+        takes a seat to the target therefore comes by round ``n * (target - 1) // 2 + 1``, and
+        ends the game unless the top is tied under ``ties="play_on"``, which adds at most
+        ``PLAYOFF_ROUND_CAP`` rounds. A limited bowl pays at least one cube a round while it
+        holds any and ends the game when empty: at most its size in rounds.
+        """
+        validated = self.validate_options(options)
+        rounds = num_players * (self.target_cubes(validated) - 1) // 2 + 1
+        if validated["ties"] == PLAY_ON_TIES:
+            rounds += PLAYOFF_ROUND_CAP
+        bowl = self.bowl_size(validated)
+        return rounds if bowl is None else min(rounds, bowl)
 
     @staticmethod
     def guest_table(options: Mapping[str, Any]) -> tuple[GuestCard, ...]:
@@ -107,16 +147,14 @@ class ElevensesGame(Game):
         to keep the generic suite short: random games are long (random play seldom ends a round)."""
         return [
             {},
-            {"edition": "fr", "special_guests": True, "guest_cards": ALTERNATIVE_GUEST_CARDS},
-            {"target": 9, "special_guests": True},
+            {"edition": "fr", "special_guests": True, "guest_cards": ALTERNATIVE_GUEST_CARDS, "sugar_bowl": LIMITED_BOWL},
+            {"target": 9, "special_guests": True, "ties": PLAY_ON_TIES},
         ]
 
     def max_actions(self, num_players: int, options: Mapping[str, Any]) -> int:
-        """Every round pays at least one cube while the bowl holds any and an empty bowl ends
-        the game, so there are at most as many rounds as cubes; a round has at most
-        ``TURN_CAP_PER_SEAT * n`` turns of at most ``MAX_DECISIONS_PER_TURN`` decisions."""
-        validated = self.validate_options(options)
-        return self.bowl_size(validated) * TURN_CAP_PER_SEAT * num_players * MAX_DECISIONS_PER_TURN
+        """At most :meth:`max_rounds` rounds of at most ``TURN_CAP_PER_SEAT * n`` turns of at
+        most ``MAX_DECISIONS_PER_TURN`` decisions."""
+        return self.max_rounds(num_players, options) * TURN_CAP_PER_SEAT * num_players * MAX_DECISIONS_PER_TURN
 
     # ---- states ---------------------------------------------------------------------
     def _new_state(self, num_players: int, seed: int, options: dict[str, Any]) -> ElevensesState:
@@ -199,10 +237,15 @@ class ElevensesGame(Game):
         if len(seen) != n * CARDS_PER_SET:
             raise DealError(f"the deal has {len(seen)} cards, not the {n * CARDS_PER_SET} of {n} sets")
         cubes = [int(c) for c in deal.get("cubes", [0] * n)]
-        if len(cubes) != n or min(cubes) < 0 or sum(cubes) > state.bowl_size:
-            raise DealError(f"bad cubes {cubes!r}")
+        if len(cubes) != n or min(cubes) < 0:
+            raise DealError(f"bad cubes {cubes!r}: one count of at least 0 per seat")
+        if state.bowl_size is not None and sum(cubes) >= state.bowl_size:
+            raise DealError(f"bad cubes {cubes!r}: a limited bowl of {state.bowl_size} would be empty, and the game over")
+        top = max(cubes)
+        if top >= state.target_cubes and not (state.play_on and cubes.count(top) > 1):
+            raise DealError(f"bad cubes {cubes!r}: a leader at the target {state.target_cubes} means the game is over")
         state.cubes = cubes
-        state.bowl = state.bowl_size - sum(cubes)
+        state.bowl = None if state.bowl_size is None else state.bowl_size - sum(cubes)
         state.server = int(deal.get("server", 0))
         state.round = int(deal.get("round", 1))
         state.turn = int(deal.get("turn", 1))

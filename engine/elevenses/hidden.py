@@ -75,8 +75,10 @@ def state_from_observation(
     state.turn = obs["turn"]
     state.tied_rounds = obs["tied_rounds"]
     state.last_values = list(obs["last_values"])
-    state.player = obs["player"]
-    state.actor = obs["to_move"]
+    state.over = obs["over"]
+    # a finished match shows no player and nobody to move (the engine's own sentinel is -1)
+    state.player = -1 if obs["player"] is None else obs["player"]
+    state.actor = -1 if obs["to_move"] is None else obs["to_move"]
     phase = obs["phase"]
     state.phase = PHASE_BY_NAME[phase["kind"]]
     state.played = phase["played"]
@@ -85,6 +87,9 @@ def state_from_observation(
 
     # ---- places and what the seat sees in them ------------------------------------------
     visible = [False] * (n * CARDS_PER_SET)
+    if obs["centre"] is not None:  # the Elevenses that ended the last round (a finished match)
+        state.centre = _card(obs["centre"])
+        visible[state.centre] = True
     slots_by_set: list[list[Place]] = [[] for _ in range(n)]  # hidden places, one entry per card
     for s, spread in enumerate(obs["spreads"]):
         cards = state.card_at[s]

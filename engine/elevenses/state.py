@@ -103,8 +103,16 @@ TURN_CAP_PER_SEAT = 12
 """A round nobody ends is scored "as if eleven o'clock struck" after 12 turns per seat."""
 
 PLAYOFF_ROUND_CAP = 3
-"""Rounds played on after a round that left the top tied at or above the target;
-after that many the tied seats share the win."""
+"""With ``ties="play_on"``: the most rounds played on after a round that left the top tied
+at or above the target; if the top is still tied after them, the tied seats share the win."""
+
+UNLIMITED_BOWL, LIMITED_BOWL = "unlimited", "limited"
+"""Values of the option ``sugar_bowl``: cubes never run short (default), or the box's 25
+(en) / 30 (fr) cubes are paid while they last and an empty bowl ends the game."""
+
+SHARE_TIES, PLAY_ON_TIES = "share", "play_on"
+"""Values of the option ``ties``: tied leaders at or above the target share the victory
+(default), or play on for at most :data:`PLAYOFF_ROUND_CAP` rounds to find an outright winner."""
 
 MAX_DECISIONS_PER_TURN = 5
 """A bound on decisions in one turn: play Cups & Saucers, three arrange actions and stop
@@ -139,12 +147,14 @@ class ElevensesState(State):
         self.seed = seed
         self.edition: str = options["edition"]
         self.target_cubes: int = game.target_cubes(options)
-        self.bowl_size: int = game.bowl_size(options)
+        self.bowl_size: int | None = game.bowl_size(options)
+        """The cubes in the bowl at the start, ``None`` when the bowl is unlimited."""
+        self.play_on: bool = options["ties"] == PLAY_ON_TIES
         self.guests_on: bool = options["special_guests"]
         self.guest_table: tuple[GuestCard, ...] = tuple(guest_table)
         self.turn_cap: int = TURN_CAP_PER_SEAT * n
         self.cubes: list[int] = [0] * n
-        self.bowl: int = self.bowl_size
+        self.bowl: int | None = self.bowl_size
         self.server: int = 0
         self.round: int = 1
         self.turn: int = 1
@@ -259,30 +269,25 @@ class ElevensesState(State):
         placing = placing_cubes(values)
         trolley = [1 if self.up[s][TEA_TROLLEY] else 0 for s in range(n)]
         clockwise = [(self.server + i) % n for i in range(n)]
-        paid_placing = [0] * n
-        paid_trolley = [0] * n
-        # the bowl pays first places, then second places, then Tea Trolleys, clockwise from the server
-        for wanted in (2, 1):
+        if self.bowl is None:
+            paid_placing, paid_trolley = placing, trolley
+        else:
+            paid_placing = [0] * n
+            paid_trolley = [0] * n
+            # a limited bowl pays first places, then second places, then Tea Trolleys, clockwise from the server
+            for wanted in (2, 1):
+                for s in clockwise:
+                    if placing[s] == wanted:
+                        paid_placing[s] = min(wanted, self.bowl)
+                        self.bowl -= paid_placing[s]
             for s in clockwise:
-                if placing[s] == wanted:
-                    paid_placing[s] = min(wanted, self.bowl)
-                    self.bowl -= paid_placing[s]
-        for s in clockwise:
-            if trolley[s]:
-                paid_trolley[s] = min(1, self.bowl)
-                self.bowl -= paid_trolley[s]
+                if trolley[s]:
+                    paid_trolley[s] = min(1, self.bowl)
+                    self.bowl -= paid_trolley[s]
         for s in range(n):
             self.cubes[s] += paid_placing[s] + paid_trolley[s]
         self.server = next_server(self.cubes, self.server)
-        top = max(self.cubes)
-        leaders = sum(1 for c in self.cubes if c == top)
-        if top >= self.target_cubes and leaders > 1:
-            self.tied_rounds += 1
-        finished = (
-            self.bowl == 0
-            or (top >= self.target_cubes and leaders == 1)
-            or self.tied_rounds > PLAYOFF_ROUND_CAP
-        )
+        finished = self._game_ends()
         if self.log is not None:
             self.log.add(
                 {
@@ -306,6 +311,23 @@ class ElevensesState(State):
             return
         self.round += 1
         self.start_round()
+
+    def _game_ends(self) -> bool:
+        """After scoring a round: "If after scoring a round, any player has at least 5 sugar cubes
+        and has more than anyone else, she wins the game! If multiple players have the same
+        highest number of sugar cubes of 5 or more, then they ... share victory! More
+        competitive players may keep playing additional rounds until there is an outright
+        winner." With ``ties="play_on"`` a tied top plays on, at most PLAYOFF_ROUND_CAP rounds.
+        A limited bowl that is empty ends the game too (nothing is left to award)."""
+        top = max(self.cubes)
+        if self.bowl == 0:
+            return True
+        if top < self.target_cubes:
+            return False
+        if self.cubes.count(top) == 1 or not self.play_on:
+            return True
+        self.tied_rounds += 1
+        return self.tied_rounds > PLAYOFF_ROUND_CAP
 
     # ==================================================================================
     # the contract
@@ -814,7 +836,7 @@ class ElevensesState(State):
         n = self.num_players
         lines = [
             f"Elevenses ({self.edition}, target {self.target_cubes}) round {self.round} turn {self.turn}: "
-            f"cubes {self.cubes}, bowl {self.bowl}, server {self.server}"
+            f"cubes {self.cubes}, bowl {'unlimited' if self.bowl is None else self.bowl}, server {self.server}"
         ]
         if self.over:
             lines.append(f"game over; winners {self.winners()}")

@@ -301,12 +301,18 @@ def test_tea_flips_a_face_up_card_of_another_player_face_down_in_place():
 
 
 def test_tea_with_nothing_to_flip_does_nothing():
-    """Decision: Tea's chosen player is another player; when no other player has a face-up card
-    at 2-9, Tea has no effect and the turn ends."""
-    state = position(2, kitchens={0: [C(TEA, 0), C(MILK, 0), C(ELEVEN, 0)]}, up={1: {1: C(TROLLEY, 1)}})
+    """"Choose a player. Flip any 1 face-up card in her spread that is valued 2-9 face-down."
+    Decision D3: the chosen player is another player (as "Choose a player" is for Milk,
+    Sandwiches and Cakes, whose chosen player is "your opponent"); when no other player has a
+    face-up card at 2-9, Tea has no effect and the turn ends -- the player's own face-up cards
+    (here Cakes, and the Tea just played) are never flipped."""
+    state = position(
+        2, kitchens={0: [C(TEA, 0), C(MILK, 0), C(ELEVEN, 0)]}, up={0: {9: C(CAKES, 0)}, 1: {1: C(TROLLEY, 1)}}
+    )
     play(state, C(TEA, 0))
     assert state.current_player == 1
     assert events_of(state.observation(1), "tea")[-1]["target"] is None
+    assert state.up[0][9] and state.up[0][2]
 
 
 def test_milk_looks_at_a_kitchen_and_may_swap_secretly():
@@ -724,39 +730,138 @@ def test_below_the_target_the_game_goes_on():
     assert not state.is_over() and state.cubes == [3, 2]
 
 
-def test_a_tie_at_the_top_plays_on_then_shares_after_the_cap():
+def _tie_position(cubes, **kw):
+    """Seat 0 can play Elevenses for 2 cubes (value 8); seat 1 has a face-up Tea Trolley
+    (1 cube) and nothing else of value; seat 2 has nothing."""
+    return position(
+        3,
+        kitchens={0: [C(ELEVEN, 0), C(TEA, 0), C(MILK, 0)]},
+        up={0: {6: C(CHINA, 0), 7: C(BISCUITS, 0), 8: C(SANDWICHES, 0), 9: C(CAKES, 0)}, 1: {1: C(TROLLEY, 1)}},
+        cubes=cubes,
+        **kw,
+    )
+
+
+def test_tied_leaders_share_the_victory_by_default():
     """"If multiple players have the same highest number of sugar cubes of 5 or more, then they
-    ... share victory! More competitive players may keep playing additional rounds until there
-    is an outright winner." Decision: play on, at most PLAYOFF_ROUND_CAP more rounds."""
-    state = _ending_position(3, [3, 5, 0])
+    kiss each other on the cheek and share victory!" (fr: "En cas d'égalité, les joueurs
+    s'embrassent, se félicitent mutuellement et partagent leur victoire !") -- decision D16."""
+    state = _tie_position([3, 4, 0])
     play(state, C(ELEVEN, 0))
-    assert state.cubes == [5, 5, 0] and not state.is_over() and state.tied_rounds == 1
-    # the last allowed play-off round ends tied again: the tied seats share the win
-    state = _ending_position(3, [3, 5, 0])
-    state.tied_rounds = PLAYOFF_ROUND_CAP
-    play(state, C(ELEVEN, 0))
-    assert state.is_over()
+    assert state.cubes == [5, 5, 0]
+    assert state.is_over() and state.round == 1 and state.tied_rounds == 0
     assert state.result().ranks == (1, 1, 3)
     assert state.result().details["won"] == [True, True, False]
 
 
-def test_an_outright_leader_after_a_tie_wins():
-    state = _ending_position(3, [5, 6, 0])
-    state.tied_rounds = 1
+def test_play_on_option_plays_until_an_outright_winner():
+    """"More competitive players may keep playing additional rounds until there is an outright
+    winner." -- option ties="play_on" (decision D16)."""
+    state = _tie_position([3, 4, 0], options={"ties": "play_on"})
+    play(state, C(ELEVEN, 0))
+    assert state.cubes == [5, 5, 0] and not state.is_over() and state.tied_rounds == 1 and state.round == 2
+    # an outright leader after a tie wins at once
+    state = _tie_position([5, 5, 0], options={"ties": "play_on"})
     play(state, C(ELEVEN, 0))
     assert state.cubes == [7, 6, 0] and state.is_over() and state.result().ranks == (1, 2, 3)
+    assert state.result().details["won"] == [True, False, False]
 
 
-def test_an_empty_bowl_ends_the_game():
-    """Decision: the bowl "is simply used to store all the sugar cubes still to be awarded";
-    cubes are paid from it (first places, then second, then Tea Trolleys, clockwise from the
-    server) while it lasts, and the game ends after a round that empties it."""
-    state = _ending_position(3, [2, 10, 12])  # 24 of the 25 cubes are out: the bowl holds 1
+def test_play_on_shares_the_victory_after_its_cap():
+    """Decision D16: the play-on lasts at most PLAYOFF_ROUND_CAP rounds; if the last of them
+    leaves the top tied again, the tied seats "share victory"."""
+    state = _tie_position([3, 4, 0], options={"ties": "play_on"})
+    state.tied_rounds = PLAYOFF_ROUND_CAP
+    play(state, C(ELEVEN, 0))
+    assert state.cubes == [5, 5, 0] and state.is_over()
+    assert state.result().ranks == (1, 1, 3)
+    assert state.result().details["won"] == [True, True, False]
+
+
+def test_the_play_on_cap_is_in_the_option_help():
+    spec = next(spec for spec in GAME.option_specs if spec.name == "ties")
+    assert spec.default == "share" and spec.choices == ("share", "play_on")
+    assert f"at most {PLAYOFF_ROUND_CAP} more rounds" in spec.describe()
+
+
+def test_cubes_are_unlimited_by_default():
+    """"25 Plastic Sugar Cubes" is a component count; the bowl "is simply used to store all the
+    sugar cubes still to be awarded" and no rule makes it a limit (decision D14): a round is
+    paid in full however many cubes are out."""
+    state = _tie_position([9, 8, 9], options={"target": 11})  # 26 cubes out: more than the box's 25
+    assert state.bowl is None and state.observation(0)["bowl"] is None
+    play(state, C(ELEVEN, 0))
+    assert state.cubes == [11, 9, 9]  # 2 for the best spread, 1 for the Tea Trolley
+    assert state.is_over() and state.result().ranks == (1, 2, 2)
+
+
+def test_limited_bowl_option_pays_while_cubes_last_and_ends_the_game_when_empty():
+    """Option sugar_bowl="limited" (the box's "25 Plastic Sugar Cubes", fr "30 cubes Sucre"):
+    cubes are paid from the bowl (first places, then second, then Tea Trolleys, clockwise from
+    the server) while it lasts, and the game ends after a round that empties it."""
+    state = _tie_position([6, 8, 10], options={"target": 11, "sugar_bowl": "limited"})
     assert state.bowl == 1
     play(state, C(ELEVEN, 0))
-    assert state.cubes == [3, 10, 12] and state.bowl == 0
+    # the best spread is owed 2 and gets the last cube; the Tea Trolley gets nothing
+    assert state.cubes == [7, 8, 10] and state.bowl == 0
     assert state.is_over()
     assert state.result().ranks == (3, 2, 1)
+    end = events_of(state.observation(1), "round_end")[0]
+    assert end["placing_cubes"] == [1, 0, 0] and end["trolley_cubes"] == [0, 0, 0] and end["game_over"]
+
+
+def test_new_options_are_validated_with_one_clear_line():
+    for options, message in (
+        ({"sugar_bowl": "huge"}, "option 'sugar_bowl' must be one of 'unlimited', 'limited', not 'huge'"),
+        ({"ties": "coin"}, "option 'ties' must be one of 'share', 'play_on', not 'coin'"),
+    ):
+        with pytest.raises(OptionError) as caught:
+            GAME.validate_options(options)
+        assert str(caught.value) == message
+    parsed = GAME.parse_options(["sugar_bowl=limited", "ties=play_on"])
+    assert parsed == {**GAME.default_options(), "sugar_bowl": "limited", "ties": "play_on"}
+
+
+@pytest.mark.parametrize(
+    ("n", "options", "rounds"),
+    [
+        (4, {"edition": "fr", "target": 11}, 4 * 10 // 2 + 1),
+        (2, {}, 2 * 4 // 2 + 1),
+        (3, {"edition": "fr"}, 3 * 6 // 2 + 1),
+        (4, {"ties": "play_on"}, 4 * 4 // 2 + 1 + PLAYOFF_ROUND_CAP),
+        (4, {"edition": "fr", "target": 11, "sugar_bowl": "limited"}, 4 * 10 // 2 + 1),
+        (2, {"target": 11, "sugar_bowl": "limited", "ties": "play_on"}, 2 * 10 // 2 + 1 + PLAYOFF_ROUND_CAP),
+    ],
+)
+def test_round_cap(n, options, rounds):
+    """Decision D14: every round pays at least 2 cubes (2 to the best spread, or 1 to each tied
+    best), so a seat reaches the target by round n * (target - 1) // 2 + 1; the play-on adds at
+    most PLAYOFF_ROUND_CAP rounds (and a limited bowl ends the game within its size in rounds)."""
+    assert GAME.max_rounds(n, options) == rounds
+
+
+def test_the_slowest_game_reaches_the_round_cap_and_no_further():
+    """Two seats that never play tie at value 0 every round (1 cube each, "If players tie for the
+    highest value, they each receive 1 sugar cube"), the slowest game there is: with target 11
+    and play-on it lasts exactly the round cap."""
+    options = {"target": 11, "ties": "play_on"}
+    state = GAME.new_state(2, 0, options)
+    while not state.is_over():
+        state.apply({"type": "pass"})
+    assert state.cubes == [state.round, state.round]
+    assert state.round == GAME.max_rounds(2, options) == 11 + PLAYOFF_ROUND_CAP
+    assert state.result().ranks == (1, 1)
+
+
+def test_a_deal_must_be_a_position_the_rules_reach():
+    """A leader at the target, or an empty limited bowl, means the game is over: no such deal."""
+    with pytest.raises(DealError, match="leader at the target"):
+        _tie_position([5, 4, 0])
+    with pytest.raises(DealError, match="leader at the target"):
+        _tie_position([5, 5, 0])  # tied at the target: over when ties are shared
+    assert not _tie_position([5, 5, 0], options={"ties": "play_on"}).is_over()
+    with pytest.raises(DealError, match="would be empty"):
+        _tie_position([8, 8, 9], options={"target": 11, "sugar_bowl": "limited"})
 
 
 def test_the_turn_cap_scores_the_round_as_if_eleven_struck():
@@ -788,10 +893,12 @@ def test_max_actions_bounds_a_passing_game():
 def test_editions_set_target_and_bowl():
     """English: "until a player has 5 or more sugar cubes", "25 Plastic Sugar Cubes"; French:
     "lorsqu'un joueur possède 7 cubes ou plus", "30 cubes Sucre".\""""
-    en = GAME.new_state(2, 0)
-    fr = GAME.new_state(2, 0, {"edition": "fr"})
+    en = GAME.new_state(2, 0, {"sugar_bowl": "limited"})
+    fr = GAME.new_state(2, 0, {"edition": "fr", "sugar_bowl": "limited"})
     assert (en.target_cubes, en.bowl) == (5, 25)
     assert (fr.target_cubes, fr.bowl) == (7, 30)
+    # the box's count bounds the bowl only with the limited bowl (decision D14)
+    assert GAME.new_state(2, 0, {"edition": "fr"}).bowl is None
 
 
 @pytest.mark.parametrize(("edition", "target", "expected"), [("en", 9, 9), ("fr", 5, 5), ("fr", 11, 11), ("en", "edition", 5)])

@@ -229,3 +229,32 @@ def test_card_conservation_over_thousands_of_random_states(n):
             state.apply(rng.choice(state.legal_actions()))
         check_conservation(state)
     assert count > 5000
+
+
+@pytest.mark.parametrize("ending", ["elevenses", "turn_cap", "limited_bowl"])
+def test_resampling_a_finished_game(ending):
+    """``resample_hidden`` holds at every state, a finished game included: the round ended by
+    Elevenses ("Card 11 ... is played to the centre of the table": a visible card that used to
+    be missed, raising ValueError), by the turn cap, or by an empty limited bowl. The copy is
+    over, offers nothing, shows each seat the same view and has the same result."""
+    from engine.testing import check_resampled
+    from tests.engine.elevenses_helpers import BISCUITS, CAKES, CHINA, SANDWICHES
+
+    spread = {6: C(CHINA, 0), 7: C(BISCUITS, 0), 8: C(SANDWICHES, 0), 9: C(CAKES, 0)}
+    options = {"sugar_bowl": "limited", "target": 11} if ending == "limited_bowl" else {}
+    cubes = [4, 0, 1] if ending != "limited_bowl" else [8, 8, 8]
+    state = position(3, kitchens={0: [C(ELEVEN, 0), C(TEA, 0), C(MILK, 0)]}, up={0: spread}, cubes=cubes, options=options)
+    if ending == "turn_cap":
+        while not state.is_over():
+            state.apply({"type": "pass"})
+    else:
+        state.apply({"type": "play", "card": C(ELEVEN, 0)})
+    assert state.is_over()
+    assert (state.centre >= 0) == (ending != "turn_cap")
+    check_resampled(state, random.Random(5), draws=5)
+    for seat in range(3):
+        twin = state.resample_hidden(seat, random.Random(seat))
+        assert twin.is_over() and twin.legal_actions() == [] and twin.current_player is None
+        assert twin.result() == state.result()
+        assert twin.centre == state.centre
+        check_conservation(twin)
