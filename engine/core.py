@@ -262,11 +262,31 @@ def same_json(a: JSON, b: JSON) -> bool:
         if len(a) != len(b):
             return False
         for key, value in a.items():
-            if type(key) is not str or key not in b or not same_json(value, b[key]):
+            if type(key) is not str or key not in b:  # JSON objects have text keys
                 return False
-        return all(type(key) is str for key in b)  # JSON objects have text keys
+            other = b[key]
+            inner = type(value)
+            if inner is not type(other):
+                return False
+            if inner is list or inner is dict or inner is tuple:
+                if not same_json(value, other):
+                    return False
+            elif value != other:
+                return False
+        return True
     if kind is list or kind is tuple:
-        return len(a) == len(b) and all(same_json(x, y) for x, y in zip(a, b))
+        if len(a) != len(b):
+            return False
+        for value, other in zip(a, b):
+            inner = type(value)
+            if inner is not type(other):
+                return False
+            if inner is list or inner is dict or inner is tuple:
+                if not same_json(value, other):
+                    return False
+            elif value != other:
+                return False
+        return True
     return bool(a == b)
 
 

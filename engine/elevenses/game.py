@@ -25,6 +25,7 @@ from engine.elevenses.state import (
     PLAYOFF_ROUND_CAP,
     SHARE_TIES,
     TURN_CAP_PER_SEAT,
+    TURN_CAP_RANGE,
     UNLIMITED_BOWL,
     ElevensesState,
 )
@@ -99,6 +100,15 @@ class ElevensesGame(Game):
             f"{PLAYOFF_ROUND_CAP} more rounds until there is an outright winner (then share)",
             choices=(SHARE_TIES, PLAY_ON_TIES),
         ),
+        OptionSpec(
+            "turn_cap",
+            "int",
+            TURN_CAP_PER_SEAT,
+            "turns per seat after which a round nobody ends is scored as if eleven o'clock struck "
+            "(the rulebook has no cap; it bounds rounds nobody wants to end)",
+            minimum=TURN_CAP_RANGE[0],
+            maximum=TURN_CAP_RANGE[1],
+        ),
         OptionSpec("special_guests", "bool", False, "the advanced rules: one special guest per seat each round"),
         TextOptionSpec(
             "guest_cards",
@@ -148,13 +158,14 @@ class ElevensesGame(Game):
         return [
             {},
             {"edition": "fr", "special_guests": True, "guest_cards": ALTERNATIVE_GUEST_CARDS, "sugar_bowl": LIMITED_BOWL},
-            {"target": 9, "special_guests": True, "ties": PLAY_ON_TIES},
+            {"target": 9, "special_guests": True, "ties": PLAY_ON_TIES, "turn_cap": TURN_CAP_RANGE[0]},
         ]
 
     def max_actions(self, num_players: int, options: Mapping[str, Any]) -> int:
-        """At most :meth:`max_rounds` rounds of at most ``TURN_CAP_PER_SEAT * n`` turns of at
-        most ``MAX_DECISIONS_PER_TURN`` decisions."""
-        return self.max_rounds(num_players, options) * TURN_CAP_PER_SEAT * num_players * MAX_DECISIONS_PER_TURN
+        """At most :meth:`max_rounds` rounds of at most ``turn_cap * n`` turns of at most
+        ``MAX_DECISIONS_PER_TURN`` decisions."""
+        turn_cap = self.validate_options(options)["turn_cap"]
+        return self.max_rounds(num_players, options) * turn_cap * num_players * MAX_DECISIONS_PER_TURN
 
     # ---- states ---------------------------------------------------------------------
     def _new_state(self, num_players: int, seed: int, options: dict[str, Any]) -> ElevensesState:
@@ -249,6 +260,8 @@ class ElevensesGame(Game):
         state.server = int(deal.get("server", 0))
         state.round = int(deal.get("round", 1))
         state.turn = int(deal.get("turn", 1))
+        if not 1 <= state.turn <= state.turn_cap:
+            raise DealError(f"turn {state.turn} is not within the round's {state.turn_cap} turns (option turn_cap per seat)")
         player = int(deal.get("player", state.server))
         if not (0 <= state.server < n and 0 <= player < n):
             raise DealError("server and player must be seats")

@@ -99,8 +99,13 @@ LEFT, RIGHT = 1, -1
 ARRANGES_PER_TURN = 2
 CUPS_AND_SAUCERS_ARRANGES = 3
 
-TURN_CAP_PER_SEAT = 12
-"""A round nobody ends is scored "as if eleven o'clock struck" after 12 turns per seat."""
+TURN_CAP_PER_SEAT = 24
+"""The default of the option ``turn_cap``: a round nobody ends is scored "as if eleven o'clock
+struck" after this many turns per seat (decision D13)."""
+
+TURN_CAP_RANGE = (5, 100)
+"""The values ``turn_cap`` may take: at least the 5 turns a seat needs to play 4 cards and its
+Elevenses, at most 100 (a bound for ``max_actions``)."""
 
 PLAYOFF_ROUND_CAP = 3
 """With ``ties="play_on"``: the most rounds played on after a round that left the top tied
@@ -152,7 +157,7 @@ class ElevensesState(State):
         self.play_on: bool = options["ties"] == PLAY_ON_TIES
         self.guests_on: bool = options["special_guests"]
         self.guest_table: tuple[GuestCard, ...] = tuple(guest_table)
-        self.turn_cap: int = TURN_CAP_PER_SEAT * n
+        self.turn_cap: int = options["turn_cap"] * n
         self.cubes: list[int] = [0] * n
         self.bowl: int | None = self.bowl_size
         self.server: int = 0

@@ -1,18 +1,17 @@
 """How Elevenses games end between built-in bots: the measurement behind rules decisions D13-D16.
 
     python tests/bench/measure_elevenses_endings.py [--players 4] [--games 100] [--bot thumb]
-        [--first-seed 0] [--turn-cap N] [--json] [OPTION=VALUE ...]
+        [--first-seed 0] [--json] [OPTION=VALUE ...]
 
 e.g. ``python tests/bench/measure_elevenses_endings.py edition=fr target=11`` (the issue's
 case: 4 players, French target 11, 100 games of rule-of-thumb bots). Per game it reads the
 ``round_end`` events of the engine's own log and counts: rounds, rounds ended by the turn
-cap, rounds whose cubes the bowl could not pay in full (limited bowl only), games whose bowl
-ran out, games won with fewer cubes than the target, shared wins (and those shared only
-because the bowl ran out), play-on rounds, rounds after which the starting server card's
-holder tied others for fewest cubes (D15), the longest game, and how many turns per seat
-the rounds took (to judge the turn cap: a round reaching it ends "as if eleven o'clock
-struck"). ``--turn-cap`` replaces the engine's turns-per-seat cap for this run only (to see
-how long rounds last when the cap does not cut them: decision D13).
+cap, rounds whose cubes a limited bowl could not pay in full, games whose bowl ran out,
+games won with fewer cubes than the target, shared wins (and those shared only because the
+bowl ran out), rounds ending tied at the top under ``ties=play_on`` (D16), rounds after
+which the starting server card's holder tied others for fewest cubes (D15), the longest
+game, and how many turns per seat the rounds took (D13: a round reaching ``turn_cap`` ends
+"as if eleven o'clock struck"; ``turn_cap=100`` shows how long rounds last uncut).
 """
 
 from __future__ import annotations
@@ -30,7 +29,6 @@ if str(ROOT) not in sys.path:
 
 from bots.base import MatchStart  # noqa: E402
 from bots.registry import get_bot_class  # noqa: E402
-import engine.elevenses.state as elevenses_state  # noqa: E402
 from engine.elevenses import GAME  # noqa: E402
 from engine.elevenses.cards import TEA_TROLLEY  # noqa: E402
 from engine.elevenses.state import placing_cubes  # noqa: E402
@@ -77,7 +75,7 @@ def play(n: int, seed: int, options: dict[str, Any], bot_name: str) -> dict[str,
         "below_target": top < state.target_cubes,
         "shared": len(winners) > 1,
         "shared_by_bowl": len(winners) > 1 and bowl_out and top < state.target_cubes,
-        "play_on_rounds": state.tied_rounds,
+        "tied_rounds": state.tied_rounds,  # counted under ties=play_on only
         "holder_tied": holder_tied,
         "top": top,
     }
@@ -93,8 +91,8 @@ def summarise(games: list[dict[str, Any]], cap: int) -> dict[str, Any]:
         "shared wins": sum(g["shared"] for g in games),
         "shared only because the bowl ran out": sum(g["shared_by_bowl"] for g in games),
         "games with a round not paid in full": sum(g["short_rounds"] > 0 for g in games),
-        "games with play-on rounds": sum(g["play_on_rounds"] > 0 for g in games),
-        "most play-on rounds": max(g["play_on_rounds"] for g in games),
+        "games with a round ending tied at the top at or above the target": sum(g["tied_rounds"] > 0 for g in games),
+        "most such rounds in a game": max(g["tied_rounds"] for g in games),
         "rounds where the server card's holder tied for fewest cubes": sum(g["holder_tied"] for g in games),
         "rounds per game (mean)": round(statistics.mean(rounds), 2),
         "rounds per game (max)": max(rounds),
@@ -115,19 +113,15 @@ def main() -> None:
     parser.add_argument("--games", type=int, default=100)
     parser.add_argument("--bot", default="thumb")
     parser.add_argument("--first-seed", type=int, default=0)
-    parser.add_argument("--turn-cap", type=int, default=None, help="turns per seat before a round is scored")
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args()
-    if args.turn_cap is not None:
-        elevenses_state.TURN_CAP_PER_SEAT = args.turn_cap
     options = GAME.parse_options(args.options)
     games = [play(args.players, args.first_seed + k, options, args.bot) for k in range(args.games)]
     summary = {
         "players": args.players,
         "options": options,
         "bot": args.bot,
-        "turn cap per seat": elevenses_state.TURN_CAP_PER_SEAT,
-        **summarise(games, elevenses_state.TURN_CAP_PER_SEAT),
+        **summarise(games, options["turn_cap"]),
     }
     if args.json:
         print(json.dumps(summary, indent=2))

@@ -865,16 +865,31 @@ def test_a_deal_must_be_a_position_the_rules_reach():
 
 
 def test_the_turn_cap_scores_the_round_as_if_eleven_struck():
-    """Decision: a round nobody ends is scored after TURN_CAP_PER_SEAT turns per seat."""
-    state = _ending_position(2, [0, 0])
-    assert state.turn_cap == TURN_CAP_PER_SEAT * 2
-    for _ in range(state.turn_cap - 1):
+    """Decision D13: the rulebook lets a round go on while nobody plays "the Elevenses card"; a
+    round nobody ends is scored after turn_cap turns per seat (default TURN_CAP_PER_SEAT)."""
+    for options, per_seat in (({}, TURN_CAP_PER_SEAT), ({"turn_cap": 7}, 7)):
+        state = _ending_position(2, [0, 0], options=options)
+        assert state.turn_cap == per_seat * 2 and state.observation(1)["turn_cap"] == per_seat * 2
+        for _ in range(state.turn_cap - 1):
+            state.apply({"type": "pass"})
+        assert state.round == 1
         state.apply({"type": "pass"})
-    assert state.round == 1
-    state.apply({"type": "pass"})
-    end = events_of(state.observation(0), "round_end")[0]
-    assert end["reason"] == "turn_cap" and end["values"] == [8, 0]
-    assert state.cubes == [2, 0] and state.round == 2
+        end = events_of(state.observation(0), "round_end")[0]
+        assert end["reason"] == "turn_cap" and end["values"] == [8, 0] and end["turns"] == per_seat * 2
+        assert state.cubes == [2, 0] and state.round == 2
+
+
+def test_turn_cap_option_is_validated():
+    assert TURN_CAP_PER_SEAT == 24
+    with pytest.raises(OptionError, match="at least 5"):
+        GAME.validate_options({"turn_cap": 4})
+    with pytest.raises(OptionError, match="at most 100"):
+        GAME.validate_options({"turn_cap": 101})
+    with pytest.raises(OptionError, match="integer"):
+        GAME.validate_options({"turn_cap": 12.0})
+    assert GAME.parse_options(["turn_cap=12"])["turn_cap"] == 12
+    with pytest.raises(DealError, match="turn_cap"):
+        _ending_position(2, [0, 0], options={"turn_cap": 5}, turn=11)
 
 
 def test_max_actions_bounds_a_passing_game():
