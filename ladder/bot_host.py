@@ -357,8 +357,12 @@ class _Host:
             if candidate is action:
                 return index
         try:
-            return legal.index(action)
-        except Exception:  # noqa: BLE001 - not in the list, or an object whose == raises
+            # compared as canonical JSON, types included: 2.0 is not 2 and true is not 1
+            wanted = json.dumps(action, sort_keys=True, allow_nan=False)
+            for index, candidate in enumerate(legal):
+                if candidate == action and json.dumps(candidate, sort_keys=True) == wanted:
+                    return index
+        except Exception:  # noqa: BLE001 - not JSON, or an object whose == raises
             pass
         try:
             shown = repr(action)

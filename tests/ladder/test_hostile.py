@@ -83,6 +83,7 @@ EXPECTED: dict[str, Expect] = {
     "import_time_code": Expect("exception", ("while loading",), ("FileNotFoundError",), needs=("bubblewrap",)),
     "raise_everywhere": Expect("exception", ("ValueError", "no start for you")),
     "illegal_action": Expect("illegal", ("'n': 1000",)),
+    "type_confused_action": Expect("illegal", (".0}",)),
     "bad_metadata": Expect("exception", ("does not play toy-count",)),
     "cpu_thread": Expect("timeout", ("of CPU while asked to think",)),
     "stale_reply": Expect(None),
