@@ -261,33 +261,28 @@ def same_json(a: JSON, b: JSON) -> bool:
     if kind is dict:
         if len(a) != len(b):
             return False
-        for key, value in a.items():
+        others = []
+        for key in a:
             if type(key) is not str or key not in b:  # JSON objects have text keys
                 return False
-            other = b[key]
-            inner = type(value)
-            if inner is not type(other):
-                return False
-            if inner is list or inner is dict or inner is tuple:
-                if not same_json(value, other):
-                    return False
-            elif value != other:
-                return False
-        return True
-    if kind is list or kind is tuple:
+            others.append(b[key])
+        pairs = zip(a.values(), others)
+    elif kind is list or kind is tuple:
         if len(a) != len(b):
             return False
-        for value, other in zip(a, b):
-            inner = type(value)
-            if inner is not type(other):
+        pairs = zip(a, b)
+    else:
+        return bool(a == b)
+    for value, other in pairs:  # scalars inline: this runs on every answer a bot gives
+        inner = type(value)
+        if inner is not type(other):
+            return False
+        if inner is list or inner is dict or inner is tuple:
+            if not same_json(value, other):
                 return False
-            if inner is list or inner is dict or inner is tuple:
-                if not same_json(value, other):
-                    return False
-            elif value != other:
-                return False
-        return True
-    return bool(a == b)
+        elif value != other:
+            return False
+    return True
 
 
 def find_legal(action: Any, legal: Sequence[Action]) -> Action | None:
