@@ -9,8 +9,9 @@ The search bot samples full states consistent with its observation and memory
 (:func:`engine.elevenses.hidden.state_from_observation` with pins), never the true state,
 and plays each candidate action out to the end of the round with a fast policy.
 
-Results over 1,000 games per table size (seeds 10000-10999, seats rotated, default options;
-"win share" counts a shared win as 1/k; fair share is 1/n):
+Results over 1,000 games per table size (seeds 10000-10999, seats rotated; "win share" counts
+a shared win as 1/k; fair share is 1/n), measured before issue 16 changed the defaults, i.e.
+with what is now ``sugar_bowl=limited ties=play_on turn_cap=12``:
 
 =========================  =========  =========  =========
 hero vs the others         2 players  3 players  4 players
@@ -21,7 +22,9 @@ fair share                 50.0%      33.3%      25.0%
 =========================  =========  =========  =========
 
 (standard errors about 1.5 points; the search bot spends about 10 ms per decision on average
-with two players and 20 ms with four, at most about 0.1 s, on one core.)
+with two players and 20 ms with four, at most about 0.1 s, on one core.) With the new defaults
+(unlimited cubes, shared ties, 24 turns per seat) both bots value a shared victory as 1/k of a
+win; the strength tests (tests/bots/test_elevenses_bots.py) pass unchanged.
 """
 
 from __future__ import annotations
