@@ -34,8 +34,9 @@ Observation of a seat (plain JSON; cards are ``[number, set]``, a back is a set 
   chosen by Cakes, ``drawn`` to the two seats of a Sandwiches draw, ``order``/``chosen``/
   ``skipped``/``my_choice`` during Fine China and Biscuits);
 * ``guests`` (revealed guest per seat, or ``null``), ``my_guest``, ``guest_cards`` (the table);
-* ``cubes``, ``bowl``, ``server``, ``round``, ``turn``, ``player`` (whose turn), ``to_move``,
-  ``values`` (spread values, public), ``last_values``, ``tied_rounds``, the options;
+* ``cubes``, ``bowl`` (``null`` unless ``sugar_bowl`` is ``"limited"``), ``server``, ``round``,
+  ``turn``, ``turn_cap``, ``player`` (whose turn), ``to_move``, ``values`` (spread values,
+  public), ``last_values``, ``tied_rounds`` (rounds tied at the top under play-on), the options;
 * ``events``: what the seat witnessed since its last decision.
 
 Rules decisions are in ``docs/rules-decisions.md (elevenses)``.
@@ -292,7 +293,7 @@ class ElevensesState(State):
         for s in range(n):
             self.cubes[s] += paid_placing[s] + paid_trolley[s]
         self.server = next_server(self.cubes, self.server)
-        finished = self._game_ends()
+        finished = self._check_game_end()
         if self.log is not None:
             self.log.add(
                 {
@@ -317,13 +318,15 @@ class ElevensesState(State):
         self.round += 1
         self.start_round()
 
-    def _game_ends(self) -> bool:
-        """After scoring a round: "If after scoring a round, any player has at least 5 sugar cubes
-        and has more than anyone else, she wins the game! If multiple players have the same
-        highest number of sugar cubes of 5 or more, then they ... share victory! More
-        competitive players may keep playing additional rounds until there is an outright
-        winner." With ``ties="play_on"`` a tied top plays on, at most PLAYOFF_ROUND_CAP rounds.
-        A limited bowl that is empty ends the game too (nothing is left to award)."""
+    def _check_game_end(self) -> bool:
+        """Whether the game ends after scoring a round (counting a tied round under play-on).
+
+        "If after scoring a round, any player has at least 5 sugar cubes and has more than
+        anyone else, she wins the game! If multiple players have the same highest number of
+        sugar cubes of 5 or more, then they ... share victory! More competitive players may
+        keep playing additional rounds until there is an outright winner." With
+        ``ties="play_on"`` a tied top plays on, at most PLAYOFF_ROUND_CAP rounds. A limited bowl
+        that is empty ends the game too (nothing is left to award)."""
         top = max(self.cubes)
         if self.bowl == 0:
             return True
