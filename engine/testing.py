@@ -215,10 +215,9 @@ def check_clone_independent(game: Game, num_players: int, options: Mapping[str, 
 def check_hidden_information(game: Game, num_players: int, options: Mapping[str, Any], seed: int) -> None:
     """Redrawing what a seat cannot see never changes that seat's observation.
 
-    At every step of a random playout, for every seat, the state is resampled
-    (:meth:`State.resample_hidden`) and the seat's observation must be
-    byte-for-byte the same, both at once and after each seat of the copy and
-    the original play the same public continuation where possible.
+    At every step of a random playout and at its finished state, for every seat,
+    the state is resampled (:meth:`State.resample_hidden`) and the copy must look
+    the same to that seat: :func:`check_resampled`.
     """
     state = game.new_state(num_players, seed, options)
     rng = random.Random(seed)
