@@ -24,7 +24,10 @@ fair share                 50.0%      33.3%      25.0%
 (standard errors about 1.5 points; the search bot spends about 10 ms per decision on average
 with two players and 20 ms with four, at most about 0.1 s, on one core.) With the new defaults
 (unlimited cubes, shared ties, 24 turns per seat) both bots value a shared victory as 1/k of a
-win; the strength tests (tests/bots/test_elevenses_bots.py) pass unchanged.
+win; the strength tests (tests/bots/test_elevenses_bots.py) pass unchanged. Small samples with
+the new defaults (wins count shared ones): ``ladder play elevenses search thumb -n 100 --seed
+10000``: search 77 wins, thumb 41; ``ladder play elevenses search thumb thumb thumb -n 80 --seed
+10000``: search 34, the three thumbs 16, 27 and 32.
 """
 
 from __future__ import annotations
