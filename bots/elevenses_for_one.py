@@ -37,7 +37,6 @@ from typing import Any
 from bots.base import Bot
 
 GAME_ID = "elevenses-for-one"
-DISCARD_LIMIT_DEFAULT = 3
 
 
 def _next_needed(observation: dict[str, Any]) -> int:
@@ -80,7 +79,7 @@ def thumb_choice(observation: dict[str, Any], legal_actions: list[dict[str, Any]
                 # Either it scores the next card from the pile at once, or it waits
                 # there for free: scoring Servants must bring it back.
                 return by_type["discard"][0]
-            room = observation["discard_limit"] - len(observation["discards"])
+            room = _discards_left(observation)
             eleven_ahead = any(c == 11 for _, c in _face_up_ahead(observation))
             if room == 1 and eleven_ahead:
                 return by_type["use"][0]  # keep the last place for Elevenses
@@ -90,7 +89,7 @@ def thumb_choice(observation: dict[str, Any], legal_actions: list[dict[str, Any]
 
     if step == "move_to_front":
         position = _position_of(observation, needed)
-        room = observation["discard_limit"] - len(observation["discards"])
+        room = _discards_left(observation)
         if position is not None and position > 0 and observation["minutes"] > 2:
             before = [slot["card"] for slot in observation["pantry"][:position]]
             costly = sum(1 for card in before if card in (5, 10)) + max(0, len(before) - room)
@@ -147,6 +146,13 @@ def thumb_choice(observation: dict[str, Any], legal_actions: list[dict[str, Any]
         return legal_actions[0]
 
     return legal_actions[0]
+
+
+def _discards_left(observation: dict[str, Any]) -> int:
+    """How many more cards may be discarded now (older observations: the room in the pile)."""
+    if "discards_left" in observation:
+        return int(observation["discards_left"])
+    return int(observation["discard_limit"]) - len(observation["discards"])
 
 
 def _useful_to_use(observation: dict[str, Any], card: int) -> bool:
@@ -234,5 +240,6 @@ def _light_observation(state: Any) -> dict[str, Any]:
         "current_card": state.pantry[state.current] if choosing else None,
         "next_index": state.next_index,
         "discards": state.discards,
-        "discard_limit": DISCARD_LIMIT_DEFAULT,
+        "discards_left": state.discards_left,
+        "discard_cap": state.options["discard_cap"],
     }
