@@ -156,6 +156,8 @@ class ElferRausState(State):
         "drawn_this_turn",
         "pending_draw",
         "totals",
+        "cards_drawn",
+        "turns_taken",
         "round_points",
         "round_winners",
         "over",
@@ -295,6 +297,7 @@ class ElferRausState(State):
                 fitting = card
                 break
         self.drawn_this_turn += len(drawn)
+        self.cards_drawn[seat] += len(drawn)
         stopped_on_fit = fitting >= 0
         self.log.add(
             {"type": "draw", "seat": seat, "cards": [card_json(card) for card in drawn], "fits": stopped_on_fit},
@@ -319,6 +322,7 @@ class ElferRausState(State):
         self.played_this_turn = 0
         self.drawn_this_turn = 0
         self.pending_draw = -1
+        self.turns_taken[seat] += 1
         n = self.num_players
         nxt = (seat + 1) % n
         if not self.pack:
@@ -491,6 +495,8 @@ class ElferRausState(State):
             ranks=ranks_from_scores(totals, higher_is_better=False),
             details={
                 "rounds_won": [sum(1 for winner in self.round_winners if winner == seat) for seat in range(self.num_players)],
+                "cards_drawn": list(self.cards_drawn),
+                "turns": list(self.turns_taken),
                 "round_points": [[points[seat] for points in self.round_points] for seat in range(self.num_players)],
             },
         )
@@ -521,6 +527,8 @@ class ElferRausState(State):
         twin.drawn_this_turn = self.drawn_this_turn
         twin.pending_draw = self.pending_draw
         twin.totals = list(self.totals)
+        twin.cards_drawn = list(self.cards_drawn)
+        twin.turns_taken = list(self.turns_taken)
         twin.round_points = [list(points) for points in self.round_points]
         twin.round_winners = list(self.round_winners)
         twin.over = self.over
@@ -747,6 +755,8 @@ class ElferRausGame(Game):
         state.drawn_this_turn = 0
         state.pending_draw = -1
         state.totals = [0] * num_players
+        state.cards_drawn = [0] * num_players
+        state.turns_taken = [0] * num_players
         state.round_points = []
         state.round_winners = []
         state.over = False

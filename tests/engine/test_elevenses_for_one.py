@@ -721,6 +721,28 @@ def test_rating_bands(points: int, band: str) -> None:
     assert rating_band(points).name == band
 
 
+def test_the_eleven_point_band_is_never_awarded() -> None:
+    """ "11 points: You have performed as expected" with "Number displayed on the top card on the Tea
+    Trolley + Number of minutes remaining": a loss scores at most 10 and a win at least 12 (decision 25).
+    Checked over random and greedy play with every option, and listed with its reason."""
+    seen: set[int] = set()
+    for options in ({}, {"trolley_shuffled_in": True}, {"minutes": 3}, {"discard_cap": "pile"}):
+        for seed in range(150):
+            state = GAME.new_state(1, seed, options)
+            rng = random.Random(seed)
+            while not state.is_over():
+                legal = state.legal_actions()
+                scores = [action for action in legal if action["type"] in ("score", "score_discard")]
+                state.apply(scores[0] if scores and rng.random() < 0.9 else rng.choice(legal))
+            points = int(state.result().scores[0])
+            assert points != 11
+            assert points >= 12 if state.won else points <= 10
+            seen.add(points)
+    assert len(seen) > 3
+    (band,) = [value for value in GAME.detail_values("band") if value.value == "Performed as expected"]
+    assert "never awarded" in band.note
+
+
 def test_walk_through_a_winning_game() -> None:
     """A whole game replayed from an explicit layout, minute by minute (the rulebook has no worked example):
     15 -> 2 (14) -> 3 (13) -> Sugar 4 (11) -> 5 (10) -> Fine China 6 (9, reshuffle) -> Biscuits 7 (8)
