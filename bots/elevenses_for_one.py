@@ -3,7 +3,9 @@
 ``thumb`` plays by rules of thumb that follow from the rules:
 
 * discarding is free and Servants (10) can return any discard for free, so
-  cards that are not needed now are discarded while the pile has room;
+  cards that are not needed now are discarded while discards are left (with
+  ``discard_cap="game"``, the default, three in the game; with ``"pile"``,
+  while the pile has room: the observation's ``discards_left`` says which);
 * the next card for the trolley is scored whenever it is the current card;
 * Servants always returns a card (returning is free, declining costs a minute),
   the next card for the trolley if it lies on the pile;
@@ -19,7 +21,9 @@ shuffle seeds, applies the action and plays on with the thumb policy; the
 action with the best mean final score wins (flat Monte Carlo, every action
 judged on the same sampled shuffles).
 
-Over the same 1,000 seeds (0-999, default options):
+Over the same 1,000 seeds (0-999, ``discard_cap="pile"``, the default before the
+discard cap was revisited; the default ``"game"`` reading is harder, see
+docs/rules-decisions.md, Elevenses for One decision 4):
 
 =========  ========  ===========
 bot        wins      mean score

@@ -349,8 +349,6 @@ class ElferRausSearchBot(Bot):
     thumb_prior = 0.5
     confidence = 1.0
     last_round_bonus = 10.0
-    utility = "margin"
-    skip_obvious = True
 
     def __init__(self) -> None:
         super().__init__()
@@ -367,8 +365,6 @@ class ElferRausSearchBot(Bot):
         if len(legal_actions) == 1:
             return legal_actions[0]
         thumb = thumb_choice(observation, legal_actions)
-        if self.skip_obvious and thumb["type"] == "play" and self._obvious(observation, _card_of(thumb)):
-            return thumb
         candidates = [thumb] + [action for action in legal_actions if action != thumb]
         seat = observation["seat"]
         totals = observation["totals"]
@@ -384,18 +380,7 @@ class ElferRausSearchBot(Bot):
                 values[index].append(self._rate(seat, totals, points, last_round))
         return candidates[self._pick(values)]
 
-    @staticmethod
-    def _obvious(observation: dict[str, Any], card: int) -> bool:
-        """Whether laying ``card`` needs no search: it wins the round, or frees nothing for the others."""
-        low, high = _rows(observation)
-        hand = {COLOUR_INDEX[colour] * CARDS_PER_COLOUR + number - 1 for colour, number in observation["hand"]}
-        if can_go_out(hand, low, high, observation["opening_numbers"]):
-            return True
-        return _judge(card, hand, low, high)[0] == 0
-
     def _rate(self, seat: int, totals: list[int], points: list[int], last_round: bool) -> float:
-        if self.utility == "own":
-            return -float(points[seat]) + sum(points) / len(points)
         mine = totals[seat] + points[seat]
         best_rival = min(total + points[other] for other, total in enumerate(totals) if other != seat)
         value = float(best_rival - mine)
