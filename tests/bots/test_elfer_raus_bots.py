@@ -83,8 +83,14 @@ def test_keeps_a_drawn_blocker() -> None:
 
 def _match(num_players: int, seed: int, hero: int, options: dict[str, Any]) -> GameResult:
     bots: list[Bot] = [ElferRausThumbBot() if seat == hero else RandomBot() for seat in range(num_players)]
+    return _table(bots, seed, options, bot_seed=seed)
+
+
+def _table(bots: list[Bot], seed: int, options: dict[str, Any], bot_seed: int | None = None) -> GameResult:
+    """Play one game of ``bots`` on deal ``seed``, checking every action and the bound on actions."""
+    num_players = len(bots)
     for seat, bot in enumerate(bots):
-        bot.start(MatchStart("elfer-raus", seat, num_players, dict(options), seed))
+        bot.start(MatchStart("elfer-raus", seat, num_players, dict(options), seed * 31 + 7 if bot_seed is None else bot_seed))
     state = GAME.new_state(num_players, seed, options)
     cap = GAME.max_actions(num_players, GAME.validate_options(options))
     steps = 0
@@ -156,31 +162,11 @@ def test_with_hold_back_all_drawing_instead_beats_always_laying() -> None:
     for game in range(games):
         hero = game % 3
         bots: list[Bot] = [ElferRausThumbBot() if seat == hero else AlwaysLays() for seat in range(3)]
-        state = GAME.new_state(3, 7000 + game, {"hold_back": "all"})
-        while not state.is_over():
-            seat = state.current_player
-            assert seat is not None
-            state.apply(bots[seat].act(state.observation(seat), state.legal_actions()))
-        wins += state.result().ranks[hero] == 1
+        wins += _table(bots, 7000 + game, {"hold_back": "all"}).ranks[hero] == 1
     assert wins / games >= 0.6
 
 
 # ---- the search bot ------------------------------------------------------------------------
-
-
-def _table(bots: list[Bot], seed: int, options: dict[str, Any]) -> GameResult:
-    num_players = len(bots)
-    for seat, bot in enumerate(bots):
-        bot.start(MatchStart("elfer-raus", seat, num_players, dict(options), seed * 31 + 7))
-    state = GAME.new_state(num_players, seed, options)
-    while not state.is_over():
-        seat = state.current_player
-        assert seat is not None
-        legal = state.legal_actions()
-        action = bots[seat].act(state.observation(seat), legal)
-        assert action in legal
-        state.apply(action)
-    return state.result()
 
 
 def test_search_is_the_registered_search_bot() -> None:
