@@ -348,6 +348,11 @@ class ElferRausSearchBot(Bot):
     determinizations = 6
     thumb_prior = 0.5
     confidence = 1.0
+    # From three players on, the sampled worlds mislead (see the module docstring): deviate from
+    # the rule of thumb only on strong evidence.
+    strict_from_players = 3
+    strict_thumb_prior = 1.5
+    strict_confidence = 2.5
     last_round_bonus = 10.0
 
     def __init__(self) -> None:
@@ -378,7 +383,8 @@ class ElferRausSearchBot(Bot):
                 trial.apply(action)
                 points = play_out_round(trial, rounds_done)
                 values[index].append(self._rate(seat, totals, points, last_round))
-        return candidates[self._pick(values)]
+        strict = observation["num_players"] >= self.strict_from_players
+        return candidates[self._pick(values, strict)]
 
     def _rate(self, seat: int, totals: list[int], points: list[int], last_round: bool) -> float:
         mine = totals[seat] + points[seat]
@@ -388,8 +394,10 @@ class ElferRausSearchBot(Bot):
             value += self.last_round_bonus * (1.0 if mine < best_rival else 0.5 if mine == best_rival else 0.0)
         return value
 
-    def _pick(self, values: list[list[float]]) -> int:
+    def _pick(self, values: list[list[float]], strict: bool = False) -> int:
         """The rule of thumb's choice (index 0) unless another beats it clearly on the same samples."""
+        prior = self.strict_thumb_prior if strict else self.thumb_prior
+        confidence = self.strict_confidence if strict else self.confidence
         base = values[0]
         best, best_gain = 0, 0.0
         count = len(base)
@@ -397,7 +405,7 @@ class ElferRausSearchBot(Bot):
             diffs = [value - anchor for value, anchor in zip(values[index], base)]
             mean = sum(diffs) / count
             spread = math.sqrt(sum((d - mean) ** 2 for d in diffs) / max(1, count - 1)) / math.sqrt(count)
-            if mean > self.thumb_prior and mean > self.confidence * spread and mean > best_gain:
+            if mean > prior and mean > confidence * spread and mean > best_gain:
                 best, best_gain = index, mean
         return best
 
