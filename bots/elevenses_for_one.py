@@ -3,7 +3,9 @@
 ``thumb`` plays by rules of thumb that follow from the rules:
 
 * discarding is free and Servants (10) can return any discard for free, so
-  cards that are not needed now are discarded while the pile has room;
+  cards that are not needed now are discarded while discards are left (with
+  ``discard_cap="game"``, the default, three in the game; with ``"pile"``,
+  while the pile has room: the observation's ``discards_left`` says which);
 * the next card for the trolley is scored whenever it is the current card;
 * Servants always returns a card (returning is free, declining costs a minute),
   the next card for the trolley if it lies on the pile;
@@ -19,7 +21,9 @@ shuffle seeds, applies the action and plays on with the thumb policy; the
 action with the best mean final score wins (flat Monte Carlo, every action
 judged on the same sampled shuffles).
 
-Over the same 1,000 seeds (0-999, default options):
+Over the same 1,000 seeds (0-999, ``discard_cap="pile"``, the default before the
+discard cap was revisited; the default ``"game"`` reading is harder, see
+docs/rules-decisions.md, Elevenses for One decision 4):
 
 =========  ========  ===========
 bot        wins      mean score
@@ -37,7 +41,6 @@ from typing import Any
 from bots.base import Bot
 
 GAME_ID = "elevenses-for-one"
-DISCARD_LIMIT_DEFAULT = 3
 
 
 def _next_needed(observation: dict[str, Any]) -> int:
@@ -80,7 +83,7 @@ def thumb_choice(observation: dict[str, Any], legal_actions: list[dict[str, Any]
                 # Either it scores the next card from the pile at once, or it waits
                 # there for free: scoring Servants must bring it back.
                 return by_type["discard"][0]
-            room = observation["discard_limit"] - len(observation["discards"])
+            room = _discards_left(observation)
             eleven_ahead = any(c == 11 for _, c in _face_up_ahead(observation))
             if room == 1 and eleven_ahead:
                 return by_type["use"][0]  # keep the last place for Elevenses
@@ -90,7 +93,7 @@ def thumb_choice(observation: dict[str, Any], legal_actions: list[dict[str, Any]
 
     if step == "move_to_front":
         position = _position_of(observation, needed)
-        room = observation["discard_limit"] - len(observation["discards"])
+        room = _discards_left(observation)
         if position is not None and position > 0 and observation["minutes"] > 2:
             before = [slot["card"] for slot in observation["pantry"][:position]]
             costly = sum(1 for card in before if card in (5, 10)) + max(0, len(before) - room)
@@ -147,6 +150,13 @@ def thumb_choice(observation: dict[str, Any], legal_actions: list[dict[str, Any]
         return legal_actions[0]
 
     return legal_actions[0]
+
+
+def _discards_left(observation: dict[str, Any]) -> int:
+    """How many more cards may be discarded now (older observations: the room in the pile)."""
+    if "discards_left" in observation:
+        return int(observation["discards_left"])
+    return int(observation["discard_limit"]) - len(observation["discards"])
 
 
 def _useful_to_use(observation: dict[str, Any], card: int) -> bool:
@@ -234,5 +244,6 @@ def _light_observation(state: Any) -> dict[str, Any]:
         "current_card": state.pantry[state.current] if choosing else None,
         "next_index": state.next_index,
         "discards": state.discards,
-        "discard_limit": DISCARD_LIMIT_DEFAULT,
+        "discards_left": state.discards_left,
+        "discard_cap": state.options["discard_cap"],
     }

@@ -141,6 +141,14 @@ class GameResult:
         return cls(tuple(data["scores"]), tuple(data["ranks"]), dict(data.get("details", {})))
 
 
+@dataclass(frozen=True)
+class DetailValue:
+    """One value a text detail of a result can take (e.g. a rating band), with a note for summaries."""
+
+    value: str
+    note: str = ""
+
+
 def ranks_from_scores(scores: Sequence[float], higher_is_better: bool = True) -> tuple[int, ...]:
     """Competition ranks (1, 1, 3): tied scores share the best rank of their group."""
     sign = -1 if higher_is_better else 1
@@ -232,6 +240,14 @@ class Game(ABC):
             elif spec.minimum is not None and spec.minimum != spec.default:
                 variants.append({spec.name: spec.minimum})
         return variants
+
+    def detail_values(self, detail: str) -> tuple[DetailValue, ...]:
+        """Every value the text detail ``detail`` of a result can take, in display order, with notes.
+
+        Summaries then list each value, even one never seen (and say why, in its
+        note); ``()`` (the default) lets them show only the values that occurred.
+        """
+        return ()
 
     def player_counts(self) -> range:
         return range(self.min_players, self.max_players + 1)

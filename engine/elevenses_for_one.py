@@ -10,7 +10,8 @@ the timer (15 minutes) runs down to zero. The game chart:
 3. For the first face-up card: A. score it (if it is the next number; then
    perform its action; 11 wins, any other card costs a minute), B. use it
    (perform its action, turn it face down, lose a minute), or C. discard it
-   (only while fewer than three cards are discarded; no action, no minute).
+   (only while fewer than three cards have been discarded in the game, or,
+   with ``discard_cap="pile"``, lie in the pile; no action, no minute).
 4. Look at the next card: face up, go to 3; face down, repeat 4; at the end
    of the Pantry, go to 1.
 
@@ -26,8 +27,8 @@ from the discard pile.
 
 Final score: the number on the top card of the trolley plus the minutes
 remaining, rated in the rulebook's bands. Options: the starting minutes
-(15 or fewer) and the "greater challenge" with the Tea Trolley shuffled into
-the Pantry. Every interpretation of an unclear passage is recorded in
+(15 or fewer), the "greater challenge" with the Tea Trolley shuffled into
+the Pantry, and how the three discards are counted (``discard_cap``). Every interpretation of an unclear passage is recorded in
 ``docs/rules-decisions.md (elevenses-for-one)``.
 
 Information: every Pantry card is laid face up and only turned face down in
@@ -45,7 +46,7 @@ from dataclasses import dataclass
 from itertools import combinations
 from typing import Any
 
-from engine.core import Action, DealError, EventLog, Game, GameResult, OptionSpec, State
+from engine.core import Action, DealError, DetailValue, EventLog, Game, GameResult, OptionSpec, State
 from engine.rng import stream
 
 TEA_TROLLEY = 1
@@ -77,7 +78,12 @@ CARD_NAMES: dict[int, str] = {
 ALL_CARDS: tuple[int, ...] = tuple(range(1, 12))
 START_MINUTES = 15
 DISCARD_LIMIT = 3
-"""At most three cards lie in the discard pile at any time (see the decisions file)."""
+"""Three discards: in a game (``discard_cap="game"``), or lying in the pile at once (``"pile"``)."""
+DISCARD_CAP_GAME = "game"
+"""At most three discards in a game: a card taken back from the pile does not free a place."""
+DISCARD_CAP_PILE = "pile"
+"""At most three cards lying in the discard pile at once: a card taken back frees a place."""
+DISCARD_CAPS: tuple[str, ...] = (DISCARD_CAP_GAME, DISCARD_CAP_PILE)
 NEVER_DISCARDED = frozenset({CUPS_AND_SAUCERS, SERVANTS})
 STALL_LIMIT = 5
 """The cap that makes every match end: a fifth pass in a row through the Pantry
@@ -114,12 +120,23 @@ class RatingBand:
     high: int | None  # None: no upper end
     name: str
     verdict: str
+    never_awarded: str = ""  # why no game can end in this band, if none can
+
+    def note(self) -> str:
+        points = f"{self.low} points or more" if self.high is None else (
+            f"{self.low} points" if self.low == self.high else f"{self.low}-{self.high} points"
+        )
+        return f"{points}: never awarded, {self.never_awarded}" if self.never_awarded else points
 
 
 RATING_BANDS: tuple[RatingBand, ...] = (
     RatingBand(0, 7, "You're fired!", "You're fired!"),
     RatingBand(8, 10, "The Madam is disappointed", "The Madam is disappointed. You risk getting replaced."),
-    RatingBand(11, 11, "Performed as expected", "You have performed as expected, but haven't excelled."),
+    RatingBand(
+        11, 11, "Performed as expected", "You have performed as expected, but haven't excelled.",
+        never_awarded="a loss scores at most 10 (top card at most 10, no minutes left) "
+        "and a win at least 12 (11 with at least one minute left)",
+    ),
     RatingBand(12, 13, "Half-day off", "Lady Agatha congratulates you and rewards you with a half-day off."),
     # The rulebook's last line reads "14-15 points"; a perfect game scores 16
     # (11 + 5 minutes), so the top band has no upper end.
@@ -151,7 +168,7 @@ class ElevensesForOneState(State):
 
     __slots__ = (
         "game", "num_players", "options", "_legal_cache", "seed", "scripted_shuffles",
-        "pantry", "face_up", "trolley", "discards", "minutes", "step", "current",
+        "pantry", "face_up", "trolley", "discards", "discards_made", "minutes", "step", "current",
         "next_index", "effect_card", "effect_by", "shuffles", "clock_moved",
         "stalled_passes", "ended", "log",
     )
@@ -167,6 +184,7 @@ class ElevensesForOneState(State):
         self.face_up: list[bool] = []
         self.trolley: list[int] = []
         self.discards: list[int] = []
+        self.discards_made = 0
         self.minutes = options["minutes"]
         self.step = MOVE_TO_FRONT
         self.current = -1
@@ -235,9 +253,15 @@ class ElevensesForOneState(State):
             return [{"type": "score_discard", "card": self.top + 1}, {"type": "decline"}]
         return []
 
+    @property
+    def discards_left(self) -> int:
+        """How many more cards may be discarded now: C: "If less than three cards have been discarded"."""
+        used = self.discards_made if self.options["discard_cap"] == DISCARD_CAP_GAME else len(self.discards)
+        return max(0, DISCARD_LIMIT - used)
+
     def _may_discard(self, card: int) -> bool:
         """C: "If less than three cards have been discarded"; 5 and 10 "can never be discarded"."""
-        return len(self.discards) < DISCARD_LIMIT and card not in NEVER_DISCARDED
+        return self.discards_left > 0 and card not in NEVER_DISCARDED
 
     def _flip_candidates(self) -> list[int]:
         """Face-up Pantry cards Tea or Milk may flip: never 5, never the card being used."""
@@ -387,6 +411,7 @@ class ElevensesForOneState(State):
         card = self.pantry.pop(index)
         del self.face_up[index]
         self.next_index = index
+        self.discards_made += 1
         if card == ELEVENSES and (self.top + 1) in self.discards:
             # "after discarding this card you may first take a card from your
             # discard pile, score it, and then place (11) in the discard pile"
@@ -453,8 +478,8 @@ class ElevensesForOneState(State):
         by = self.effect_by
         self.effect_card = 0
         self.effect_by = ""
-        if by == BY_USE and card != FINE_CHINA:
-            # Fine China's reshuffle laid every card face up (step 1), itself included.
+        if by == BY_USE:
+            # "Then turn the card face-down": Fine China too, where the reshuffle laid it.
             self.face_up[self.pantry.index(card)] = False
         if not servants_returned:
             self._lose_minutes(minute_cost(card))
@@ -560,6 +585,9 @@ class ElevensesForOneState(State):
             ),
             "discards": list(self.discards),
             "discard_limit": DISCARD_LIMIT,
+            "discard_cap": self.options["discard_cap"],
+            "discards_made": self.discards_made,
+            "discards_left": self.discards_left,
             "shuffles": self.shuffles,
             "stalled_passes": self.stalled_passes,
             "clock_moved_this_pass": self.clock_moved,
@@ -609,6 +637,7 @@ class ElevensesForOneState(State):
         twin.face_up = list(self.face_up)
         twin.trolley = list(self.trolley)
         twin.discards = list(self.discards)
+        twin.discards_made = self.discards_made
         twin.minutes = self.minutes
         twin.step = self.step
         twin.current = self.current
@@ -652,7 +681,11 @@ def state_from_observation(observation: Mapping[str, Any], seed: int) -> Elevens
     their own determinized states from what they were shown.
     """
     options = GAME.validate_options(
-        {"minutes": observation["start_minutes"], "trolley_shuffled_in": observation["trolley_shuffled_in"]}
+        {
+            "minutes": observation["start_minutes"],
+            "trolley_shuffled_in": observation["trolley_shuffled_in"],
+            "discard_cap": observation["discard_cap"],
+        }
     )
     state = ElevensesForOneState(GAME, options)
     state.seed = seed
@@ -660,6 +693,7 @@ def state_from_observation(observation: Mapping[str, Any], seed: int) -> Elevens
     state.face_up = [bool(slot["face_up"]) for slot in observation["pantry"]]
     state.trolley = list(observation["trolley"])
     state.discards = list(observation["discards"])
+    state.discards_made = observation["discards_made"]
     state.minutes = observation["minutes"]
     state.step = observation["step"]
     state.current = -1 if observation["current"] is None else observation["current"]
@@ -693,7 +727,19 @@ class ElevensesForOne(Game):
             "trolley_shuffled_in", "bool", False,
             "greater challenge: the Tea Trolley (1) is shuffled into the Pantry and must be scored first",
         ),
+        OptionSpec(
+            "discard_cap", "choice", DISCARD_CAP_GAME,
+            "'If three cards have already been discarded, this option is unavailable': 'game' = three discards "
+            "in a game; 'pile' = three cards lying in the discard pile at once (a card taken back frees a place)",
+            choices=DISCARD_CAPS,
+        ),
     )
+
+    def detail_values(self, detail: str) -> tuple[DetailValue, ...]:
+        """Every rating band, in the rulebook's order, with its points (and why 11 is never awarded)."""
+        if detail == "band":
+            return tuple(DetailValue(band.name, band.note()) for band in RATING_BANDS)
+        return ()
 
     def _new_state(self, num_players: int, seed: int, options: dict[str, Any]) -> ElevensesForOneState:
         state = ElevensesForOneState(self, options)
@@ -716,7 +762,9 @@ class ElevensesForOne(Game):
         ``deal`` keys: ``pantry`` (card numbers, first card first; required),
         ``face_down`` (cards of the Pantry lying face down), ``trolley``
         (scored cards, bottom first; default ``[1]``, or ``[]`` when 1 is in
-        the Pantry or the discards), ``discards``, ``minutes`` (default: the
+        the Pantry or the discards), ``discards``, ``discards_made`` (cards
+        discarded so far in the game, default: the cards in ``discards``),
+        ``minutes`` (default: the
         option), ``cursor`` (index of the card to decide on at step 3; without
         it the game starts at step 2), ``shuffles`` (orders for the next
         shuffles, each an order of the Pantry's cards at that moment) and
@@ -739,6 +787,11 @@ class ElevensesForOne(Game):
             raise DealError("the Tea Trolley (1) starts on the trolley unless trolley_shuffled_in is set")
         if len(discards) > DISCARD_LIMIT or NEVER_DISCARDED & set(discards):
             raise DealError(f"at most {DISCARD_LIMIT} discards, never 5 or 10: {discards}")
+        discards_made = deal.get("discards_made", len(discards))
+        if isinstance(discards_made, bool) or not isinstance(discards_made, int) or discards_made < len(discards):
+            raise DealError(f"discards_made must be an integer of at least {len(discards)} (the cards in the pile), not {discards_made!r}")
+        if validated["discard_cap"] == DISCARD_CAP_GAME and discards_made > DISCARD_LIMIT:
+            raise DealError(f"with discard_cap=game at most {DISCARD_LIMIT} cards are discarded in a game, not {discards_made}")
         if not pantry:
             raise DealError("the Pantry must hold at least one card")
         if not face_down <= set(pantry):
@@ -753,6 +806,7 @@ class ElevensesForOne(Game):
         state.face_up = [card not in face_down for card in pantry]
         state.trolley = trolley
         state.discards = discards
+        state.discards_made = discards_made
         state.minutes = minutes
         cursor = deal.get("cursor")
         if cursor is None:

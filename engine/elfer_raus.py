@@ -24,13 +24,19 @@ Options:
 * ``without_blues``: the 60-card deck for two players (the 20 blue cards are
   removed).
 * ``rounds``: how many rounds make the game (1 to 10, default 3).
+* ``hold_back``: how far "Matching cards do not have to be played" goes.
+  ``"some"`` (default): a player who can lay a card lays at least one and
+  only a player unable to go draws; ``"all"``: a player may hold back every
+  matching card and draw instead while the pack lasts (with the pack empty,
+  a player who can lay a card must lay one).
 
 Actions (small JSON dicts):
 
 * ``{"type": "play", "colour": "red", "number": 10}``: lay a card from the hand
   (or the card just drawn) on its row, or open a new row with it;
-* ``{"type": "draw"}``: unable to lay a card, take cards from the pack, one at
-  a time up to three, stopping at a card that matches;
+* ``{"type": "draw"}``: unable to lay a card (or, with ``hold_back="all"``,
+  holding back every matching card), take cards from the pack, one at a time
+  up to three, stopping at a card that matches;
 * ``{"type": "end_turn"}``: stop laying cards (after at least one was laid, or
   to keep a matching card just drawn).
 """
@@ -39,7 +45,7 @@ from __future__ import annotations
 
 import random
 from collections import Counter
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from typing import Any
 
 from engine.core import (
@@ -65,6 +71,12 @@ MAX_DRAWS_PER_TURN = 3
 
 HAND_SIZES: dict[int, int] = {2: 20, 3: 20, 4: 15, 5: 12, 6: 10}
 """Cards dealt to each player, by number of players (the rest is the pack)."""
+
+HOLD_BACK_SOME = "some"
+"""A player who can lay a card must lay at least one; holding back keeps some matching cards."""
+HOLD_BACK_ALL = "all"
+"""A player may hold back every matching card and draw instead, while the pack holds cards."""
+HOLD_BACK_READINGS: tuple[str, ...] = (HOLD_BACK_SOME, HOLD_BACK_ALL)
 
 BASE_OPENING_NUMBERS: frozenset[int] = frozenset({ELEVEN})
 SWAP_OPENING_NUMBERS: frozenset[int] = frozenset({10, 11, 12})
@@ -129,6 +141,7 @@ class ElferRausState(State):
         "colours",
         "opening_numbers",
         "rounds",
+        "may_draw_instead",
         "round",
         "first_dealer",
         "dealer",
@@ -143,6 +156,8 @@ class ElferRausState(State):
         "drawn_this_turn",
         "pending_draw",
         "totals",
+        "cards_drawn",
+        "turns_taken",
         "round_points",
         "round_winners",
         "over",
@@ -219,9 +234,10 @@ class ElferRausState(State):
         ]
         if self.played_this_turn:
             actions.append({"type": "end_turn"})
-        elif not actions:
-            # A player who cannot lay a card must draw; a turn never begins with
-            # an empty pack and nothing to play (such a turn passes at once).
+        elif not actions or (self.may_draw_instead and self.pack):
+            # A player who cannot lay a card must draw (with hold_back="all", one
+            # who can may draw instead while the pack lasts); a turn never begins
+            # with an empty pack and nothing to play (such a turn passes at once).
             actions.append({"type": "draw"})
         return actions
 
@@ -281,6 +297,7 @@ class ElferRausState(State):
                 fitting = card
                 break
         self.drawn_this_turn += len(drawn)
+        self.cards_drawn[seat] += len(drawn)
         stopped_on_fit = fitting >= 0
         self.log.add(
             {"type": "draw", "seat": seat, "cards": [card_json(card) for card in drawn], "fits": stopped_on_fit},
@@ -305,6 +322,7 @@ class ElferRausState(State):
         self.played_this_turn = 0
         self.drawn_this_turn = 0
         self.pending_draw = -1
+        self.turns_taken[seat] += 1
         n = self.num_players
         nxt = (seat + 1) % n
         if not self.pack:
@@ -477,6 +495,8 @@ class ElferRausState(State):
             ranks=ranks_from_scores(totals, higher_is_better=False),
             details={
                 "rounds_won": [sum(1 for winner in self.round_winners if winner == seat) for seat in range(self.num_players)],
+                "cards_drawn": list(self.cards_drawn),
+                "turns": list(self.turns_taken),
                 "round_points": [[points[seat] for points in self.round_points] for seat in range(self.num_players)],
             },
         )
@@ -492,6 +512,7 @@ class ElferRausState(State):
         twin.colours = self.colours
         twin.opening_numbers = self.opening_numbers
         twin.rounds = self.rounds
+        twin.may_draw_instead = self.may_draw_instead
         twin.round = self.round
         twin.first_dealer = self.first_dealer
         twin.dealer = self.dealer
@@ -506,6 +527,8 @@ class ElferRausState(State):
         twin.drawn_this_turn = self.drawn_this_turn
         twin.pending_draw = self.pending_draw
         twin.totals = list(self.totals)
+        twin.cards_drawn = list(self.cards_drawn)
+        twin.turns_taken = list(self.turns_taken)
         twin.round_points = [list(points) for points in self.round_points]
         twin.round_winners = list(self.round_winners)
         twin.over = self.over
@@ -535,6 +558,130 @@ class ElferRausState(State):
         return "\n".join(lines)
 
 
+class _UnrecordedLog(EventLog):
+    """An event log that keeps nothing: for states a bot builds to look ahead."""
+
+    __slots__ = ()
+
+    def add(self, event: dict[str, Any], witnesses: Any = None) -> None:
+        pass
+
+    def mark(self, seat: int) -> None:
+        pass
+
+    def copy(self) -> EventLog:
+        return self
+
+
+def _deal_unseen(
+    pool: list[int],
+    sizes: Mapping[int, int],
+    excluded: Mapping[int, Collection[int]],
+    rng: random.Random,
+) -> dict[int, list[int]] | None:
+    """Share ``pool`` out to the places (seats, and ``-1`` for the pack) in ``sizes``, at random,
+    never giving a seat a card it is known not to hold; ``None`` if the draw got stuck."""
+    room = dict(sizes)
+    shares: dict[int, list[int]] = {place: [] for place in sizes}
+    free: list[int] = []
+    constrained: list[tuple[int, list[int]]] = []
+    for card in pool:
+        allowed = [place for place in sizes if place < 0 or card not in excluded.get(place, ())]
+        if len(allowed) == len(sizes):
+            free.append(card)
+        else:
+            constrained.append((card, allowed))
+    rng.shuffle(constrained)
+    constrained.sort(key=lambda item: len(item[1]))
+    for card, allowed in constrained:
+        open_places = [place for place in allowed if room[place] > 0]
+        if not open_places:
+            return None
+        place = rng.choices(open_places, weights=[room[p] for p in open_places])[0]
+        shares[place].append(card)
+        room[place] -= 1
+    rng.shuffle(free)
+    start = 0
+    for place in sorted(sizes):
+        shares[place].extend(free[start:start + room[place]])
+        start += room[place]
+    return shares
+
+
+def state_from_observation(
+    observation: Mapping[str, Any],
+    options: Mapping[str, Any],
+    rng: random.Random,
+    excluded: Mapping[int, Collection[int]] | None = None,
+) -> ElferRausState:
+    """A state the observing seat cannot tell apart from the one that gave ``observation``.
+
+    The seat's hand, the rows, every hand size, the pack size, the totals and the
+    turn are kept; the other hands and the pack are redrawn from the cards the
+    seat has not seen. ``excluded`` maps a seat to cards it is known not to hold
+    (e.g. the cards that fitted when it had to draw): they are dealt elsewhere
+    when the draw allows it, else the constraint is dropped. A card another seat
+    has just drawn and may still lay is drawn among the unseen cards that fit.
+    Later rounds are dealt from a fresh seed. Events are not recorded: the state
+    is for looking ahead.
+    """
+    game = GAME
+    validated = game.validate_options(options)
+    seat: int = observation["seat"]
+    n: int = observation["num_players"]
+    first_dealer = (observation["dealer"] - observation["round"] + 1) % n
+    state = game._blank_state(n, rng.getrandbits(63), validated, first_dealer=first_dealer)
+    state.log = _UnrecordedLog(n)
+    state.round = observation["round"]
+    state.dealer = observation["dealer"]
+    state.starter = observation["starter"]
+    state.totals = list(observation["totals"])
+    state.round_points = [list(points) for points in observation["round_points"]]
+    state.round_winners = [None] * len(state.round_points)
+    state.over = observation["over"]
+    state.current = observation["current_player"]
+    for colour_name, ends in observation["rows"].items():
+        if ends:
+            colour = COLOUR_INDEX[colour_name]
+            state.low[colour], state.high[colour] = ends
+    turn = observation["turn"]
+    state.played_this_turn = turn["played"]
+    state.drawn_this_turn = turn["drawn"]
+    own = {parse_card(card) for card in observation["hand"]}
+    state.hands[seat] = own
+    unseen = [card for card in deck_cards(validated["without_blues"]) if card not in own and not state.on_table(card)]
+    sizes = {other: observation["hand_sizes"][other] for other in range(n) if other != seat}
+    sizes[-1] = observation["pack_size"]
+    pending_holder = state.current if turn["awaiting_drawn_card"] and state.current != seat else None
+    kept = -1
+    if turn["awaiting_drawn_card"]:
+        if pending_holder is None:
+            kept = parse_card(turn["drawn_card"])
+        else:
+            kept = rng.choice(sorted(card for card in unseen if state.fits(card)))
+            unseen.remove(kept)
+            sizes[pending_holder] -= 1
+    shares = None
+    for _ in range(20 if excluded else 1):
+        shares = _deal_unseen(unseen, sizes, excluded or {}, rng)
+        if shares is not None:
+            break
+    if shares is None:
+        shares = _deal_unseen(unseen, sizes, {}, rng)
+        assert shares is not None
+    for other in sizes:
+        if other >= 0:
+            state.hands[other] = set(shares[other])
+    pack = shares[-1]
+    rng.shuffle(pack)
+    state.pack = pack
+    if kept >= 0:
+        if pending_holder is not None:
+            state.hands[pending_holder].add(kept)
+        state.pending_draw = kept
+    return state
+
+
 class ElferRausGame(Game):
     """Elfer raus! for 2 to 6 players, with the number swap variant and the 60-card two-player deck."""
 
@@ -556,6 +703,15 @@ class ElferRausGame(Game):
             "two players only: remove the 20 blue cards and play with 60",
         ),
         OptionSpec("rounds", "int", 3, "rounds in a game; the lowest total after the last round wins", minimum=1, maximum=10),
+        OptionSpec(
+            "hold_back",
+            "choice",
+            HOLD_BACK_SOME,
+            "'Matching cards do not have to be played': 'some' = a player who can lay a card lays at least one, "
+            "only a player unable to go draws; 'all' = a player may hold back every matching card and draw "
+            "instead while the pack lasts",
+            choices=HOLD_BACK_READINGS,
+        ),
     )
 
     def __init__(self) -> None:
@@ -584,6 +740,7 @@ class ElferRausGame(Game):
         state.colours = colours_in_play(options["without_blues"])
         state.opening_numbers = SWAP_OPENING_NUMBERS if options["number_swap"] else BASE_OPENING_NUMBERS
         state.rounds = options["rounds"]
+        state.may_draw_instead = options["hold_back"] == HOLD_BACK_ALL
         state.round = 0
         state.first_dealer = first_dealer
         state.dealer = first_dealer
@@ -598,6 +755,8 @@ class ElferRausGame(Game):
         state.drawn_this_turn = 0
         state.pending_draw = -1
         state.totals = [0] * num_players
+        state.cards_drawn = [0] * num_players
+        state.turns_taken = [0] * num_players
         state.round_points = []
         state.round_winners = []
         state.over = False

@@ -128,8 +128,9 @@ def print_summary(game: Game, options: dict, games: int, seed: int, tallies: lis
             details.add_row(label, *[(f"{row[key]:.1%}" if key.endswith("_rate") else f"{row[key]:.2f}") if key in row else "" for row in rows])
         console.print(details)
 
+    listed = print_listed_details(console, game, rows)
     for tally_ in tallies:
-        counts = {key: value for key, value in tally_.to_json().items() if key.endswith("_counts")}
+        counts = {key: value for key, value in tally_.to_json().items() if key.endswith("_counts") and key not in listed}
         if not solitaire and not counts:
             continue
         console.print(f"[bold]{tally_.label}[/bold]", highlight=False)
@@ -144,3 +145,31 @@ def print_summary(game: Game, options: dict, games: int, seed: int, tallies: lis
             total = sum(value.values())
             parts = ", ".join(f"{name} {count / total:.1%}" for name, count in value.items())
             console.print(f"  {key.removesuffix('_counts').replace('_', ' ')}: {parts}", highlight=False, markup=False)
+
+
+def print_listed_details(console: Console, game: Game, rows: list[dict]) -> set[str]:
+    """A table per text detail whose every value the game lists (e.g. Elevenses for One's rating
+    bands): a row per value, even one that never occurred, with the game's note saying why; each
+    bot's share per value. Returns the ``*_counts`` keys it printed."""
+    printed: set[str] = set()
+    keys = dict.fromkeys(key for row in rows for key in row if key.endswith("_counts"))
+    for key in keys:
+        detail = key.removesuffix("_counts")
+        values = game.detail_values(detail)
+        if not values:
+            continue
+        table = Table(title=f"{detail.replace('_', ' ')} (share of {'deals' if game.max_players == 1 else 'matches'})")
+        table.add_column(detail.replace("_", " "), no_wrap=True)
+        for row in rows:
+            table.add_column(row["bot"], justify="right", no_wrap=True)
+        table.add_column("note")
+        for value in values:
+            cells = []
+            for row in rows:
+                counts = row.get(key, {})
+                total = sum(counts.values())
+                cells.append(f"{counts.get(value.value, 0) / total:.1%}" if total else "-")
+            table.add_row(value.value, *cells, value.note)
+        console.print(table)
+        printed.add(key)
+    return printed

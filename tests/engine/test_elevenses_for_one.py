@@ -225,10 +225,40 @@ def test_discard_unavailable_with_three_cards_discarded() -> None:
     assert types(state) == ["score", "use"]
 
 
-def test_discard_cap_counts_the_cards_in_the_pile() -> None:
-    """Decision: "If less than three cards have been discarded" counts the cards lying in the discard
-    pile, so a card returned by Servants frees a place."""
+def test_discard_cap_counts_the_discards_of_the_game() -> None:
+    """ "If less than three cards have been discarded, place the card aside ... (If three cards have
+    already been discarded, this option is unavailable.)" Decision (default ``discard_cap="game"``):
+    three discards in a game; a card Servants takes back does not free a place."""
     state = deal(trolley=[1, 2], discards=[3, 4, 6], pantry=[10, 7, 5, 8, 9, 11], cursor=0)
+    play(state, {"type": "return", "card": 4})
+    assert state.discards == [3, 6] and state.discards_made == 3
+    assert state.observation(0)["discards_left"] == 0
+    # 4 can be neither scored nor discarded: used at once (Sugar, two minutes), face down
+    assert row(state)[:2] == ["(10)", "(4)"] and state.minutes == 13
+
+
+def test_discard_cap_counts_a_discard_taken_back_as_made() -> None:
+    """A card taken back by Servants and discarded again is one more discard ("three cards have already
+    been discarded"), so the free loop "return 9, discard 9" is closed."""
+    layout: dict[str, Any] = {"pantry": [10], "trolley": list(range(1, 8)), "discards": [8, 9, 11], "minutes": 12}
+    state = deal(**layout)
+    play(state, {"type": "return", "card": 9})
+    assert state.minutes == 11  # 9 could only be used (Cakes): the minute is lost
+    looping = deal({"discard_cap": "pile"}, **layout)
+    play(looping, {"type": "return", "card": 9})
+    assert types(looping) == ["use", "discard"]  # with the pile reading, 9 may be discarded again for free
+    act(looping, "discard")
+    assert looping.minutes == 12 and looping.step == "servants_return"
+    with pytest.raises(DealError):
+        deal(trolley=list(range(1, 8)), discards=[8, 9, 11], pantry=[10], cursor=0, discards_made=4)
+    with pytest.raises(DealError):
+        deal(trolley=list(range(1, 8)), discards=[8, 9], pantry=[10, 11], cursor=0, discards_made=1)
+
+
+def test_discard_cap_pile_option_counts_the_cards_in_the_pile() -> None:
+    """The other reading, option ``discard_cap="pile"``: "If less than three cards have been discarded"
+    counts the cards lying in the discard pile, so a card returned by Servants frees a place."""
+    state = deal({"discard_cap": "pile"}, trolley=[1, 2], discards=[3, 4, 6], pantry=[10, 7, 5, 8, 9, 11], cursor=0)
     assert state.step == "servants_return"  # 10 cannot be scored nor discarded: used at once
     play(state, {"type": "return", "card": 4})
     assert state.discards == [3, 6]
@@ -409,14 +439,16 @@ def test_cups_and_saucers_not_scorable_is_used_at_once() -> None:
 
 def test_fine_china_used_reshuffles_and_returns_to_step_one() -> None:
     """(6): "After using or scoring this card, collect all the face-up and face-down cards in the Pantry and
-    shuffle them, returning to step 1 of the Game Chart." Decision: step 1 lays every card face up, Fine
-    China included."""
+    shuffle them, returning to step 1 of the Game Chart." and B: "Use the card. Perform the action written
+    on the card. Then turn the card face-down. Then lose one minute." Decision: both steps after the action
+    apply to Fine China too: step 1 lays every card face up, then Fine China is turned face down where it
+    lies and the minute is lost."""
     state = deal(pantry=[6, 3, 2, 4, 5, 7, 8, 9, 10, 11], face_down=[3], cursor=0, seed=11)
     act(state, "use")
     expected = list(range(2, 12))
     stream(11, "reshuffle", 1).shuffle(expected)
     assert state.pantry == expected
-    assert all(state.face_up)
+    assert [card for card, up in zip(state.pantry, state.face_up) if not up] == [6]
     assert state.minutes == 14
     assert state.step == "move_to_front"  # step 2 follows step 1
 
@@ -586,8 +618,9 @@ def test_servants_scored_without_eleven_discarded_only_costs_a_minute() -> None:
 def test_elevenses_discarded_may_first_score_a_discard() -> None:
     """(11): "after discarding this card you may first take a card from your discard pile, score it, and then
     place (11) in the discard pile." Decision: that score is a score in every respect: the card's action is
-    performed and its minute(s) lost (Sugar: two)."""
-    state = deal(trolley=[1, 2, 3], discards=[4, 6], pantry=[11, 7, 5, 8, 9, 10], cursor=0)
+    performed and its minute(s) lost (Sugar: two). (With the pile reading of the cap, so that 7 may still be
+    discarded afterwards.)"""
+    state = deal({"discard_cap": "pile"}, trolley=[1, 2, 3], discards=[4, 6], pantry=[11, 7, 5, 8, 9, 10], cursor=0)
     act(state, "discard")
     assert state.step == "elevenses_score"
     assert state.legal_actions() == [{"type": "score_discard", "card": 4}, {"type": "decline"}]
@@ -688,6 +721,28 @@ def test_rating_bands(points: int, band: str) -> None:
     assert rating_band(points).name == band
 
 
+def test_the_eleven_point_band_is_never_awarded() -> None:
+    """ "11 points: You have performed as expected" with "Number displayed on the top card on the Tea
+    Trolley + Number of minutes remaining": a loss scores at most 10 and a win at least 12 (decision 25).
+    Checked over random and greedy play with every option, and listed with its reason."""
+    seen: set[int] = set()
+    for options in ({}, {"trolley_shuffled_in": True}, {"minutes": 3}, {"discard_cap": "pile"}):
+        for seed in range(150):
+            state = GAME.new_state(1, seed, options)
+            rng = random.Random(seed)
+            while not state.is_over():
+                legal = state.legal_actions()
+                scores = [action for action in legal if action["type"] in ("score", "score_discard")]
+                state.apply(scores[0] if scores and rng.random() < 0.9 else rng.choice(legal))
+            points = int(state.result().scores[0])
+            assert points != 11
+            assert points >= 12 if state.won else points <= 10
+            seen.add(points)
+    assert len(seen) > 3
+    (band,) = [value for value in GAME.detail_values("band") if value.value == "Performed as expected"]
+    assert "never awarded" in band.note
+
+
 def test_walk_through_a_winning_game() -> None:
     """A whole game replayed from an explicit layout, minute by minute (the rulebook has no worked example):
     15 -> 2 (14) -> 3 (13) -> Sugar 4 (11) -> 5 (10) -> Fine China 6 (9, reshuffle) -> Biscuits 7 (8)
@@ -740,8 +795,9 @@ def test_an_empty_pantry_is_a_loss() -> None:
 
 def test_passes_where_the_clock_never_moves_are_capped() -> None:
     """Decision (the cap): Servants returns for free and discarding is free, so a player could pass through the
-    Pantry forever; the fifth pass in a row in which the clock never moved ends the game as a loss."""
-    state = deal(trolley=list(range(1, 8)), discards=[8, 9, 11], pantry=[10], cursor=0, minutes=9)
+    Pantry forever (with ``discard_cap="pile"``); the fifth pass in a row in which the clock never moved
+    ends the game as a loss."""
+    state = deal({"discard_cap": "pile"}, trolley=list(range(1, 8)), discards=[8, 9, 11], pantry=[10], cursor=0, minutes=9)
     passes = 0
     while not state.is_over():
         assert state.step == "servants_return"
@@ -755,7 +811,7 @@ def test_passes_where_the_clock_never_moves_are_capped() -> None:
 
 
 def test_a_pass_that_moves_the_clock_resets_the_stall_count() -> None:
-    state = deal(trolley=list(range(1, 8)), discards=[8, 9, 11], pantry=[10], cursor=0, minutes=9)
+    state = deal({"discard_cap": "pile"}, trolley=list(range(1, 8)), discards=[8, 9, 11], pantry=[10], cursor=0, minutes=9)
     for _ in range(STALL_LIMIT - 1):
         play(state, {"type": "return", "card": 8})
         act(state, "discard")

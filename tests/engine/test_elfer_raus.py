@@ -313,11 +313,51 @@ def test_matching_cards_may_be_held_back() -> None:
 
 def test_a_player_who_can_lay_a_card_may_not_draw() -> None:
     """ "He/she is unable to go and must take a card from the pack": drawing is for a player who
-    cannot lay a card (rules decision)."""
+    cannot lay a card (rules decision 5, the default ``hold_back="some"``)."""
     state = position(2, {"red": [11, 11]}, {0: "r10 y5", 1: "r1"}, rest_to=1)
     assert DRAW not in state.legal_actions()
     with pytest.raises(IllegalActionError):
         state.apply(DRAW)
+
+
+HOLD_BACK_ALL = {"hold_back": "all"}
+
+
+def test_hold_back_all_lets_a_player_draw_instead_of_laying() -> None:
+    """ "Matching cards do not have to be played however. It is a favourite trick to hold back certain
+    cards as long as possible." Option ``hold_back="all"``: a player may hold back every matching card
+    and take a card from the pack instead; the draw goes on as usual (up to three, stopping at a match)."""
+    state = position(2, {"red": [10, 11]}, {0: "r9 b5", 1: "r1"}, pack_top="y1 g3 y2 r12", rest_to=1,
+                     options=HOLD_BACK_ALL)
+    assert state.legal_actions() == [play("r9"), DRAW]
+    state.apply(DRAW)
+    assert hand_of(state, 0) == {"r9", "b5", "y1", "g3", "y2"}  # three cards, none matching
+    assert state.current_player == 1
+    assert state.result().details["cards_drawn"] == [3, 0]
+
+
+def test_hold_back_all_stops_at_a_matching_card_drawn() -> None:
+    state = position(2, {"red": [10, 11]}, {0: "r9 b5", 1: "r1"}, pack_top="r12 y3", rest_to=1, options=HOLD_BACK_ALL)
+    state.apply(DRAW)
+    assert state.legal_actions() == [play("r12"), END]
+
+
+def test_hold_back_all_with_the_pack_empty_a_player_who_can_lay_a_card_must() -> None:
+    """ "as long as possible": with ``hold_back="all"``, once the pack is empty there is nothing to draw,
+    and a player who can lay a card must lay one (so every round still ends)."""
+    state = position(2, {"red": [10, 11]}, {0: "r9 b5", 1: "r1"}, rest_to=1, options=HOLD_BACK_ALL)
+    assert state.observation(0)["pack_size"] == 0
+    assert state.legal_actions() == [play("r9")]
+
+
+def test_hold_back_some_is_the_default_and_options_are_checked() -> None:
+    """The default reading (decision 5): a player who can lay a card lays one; only one unable to go draws.
+    A bad value is refused with the list of readings."""
+    assert GAME.validate_options({})["hold_back"] == "some"
+    state = position(2, {"red": [10, 11]}, {0: "r9 b5", 1: "r1"}, pack_top="y1", rest_to=1)
+    assert state.legal_actions() == [play("r9")]
+    with pytest.raises(OptionError, match="'some', 'all'"):
+        GAME.validate_options({"hold_back": "none"})
 
 
 def test_unable_to_go_draws_up_to_three_then_the_next_player() -> None:

@@ -69,6 +69,30 @@ class TestPlayElevensesForOne:
         assert "win rate" in run.stdout and "mean score" in run.stdout
         assert "band" in run.stdout
 
+    def test_play_lists_every_band_with_a_note(self) -> None:
+        """The band table lists all five bands, even those no deal reached, and says why 11 points is never
+        awarded (docs/rules-decisions.md, Elevenses for One decision 25)."""
+        run = ladder("play", "elevenses-for-one", "random", "-n", "5", "--seed", "1")
+        assert run.returncode == 0, run.stderr
+        flat = " ".join(run.stdout.split())
+        for band in ("You're fired!", "The Madam is disappointed", "Performed as expected", "Half-day off", "Wages raised"):
+            assert band in flat
+        assert "never awarded" in flat and "a win at least 12" in flat.replace("│", "").replace("  ", " ")
+
+    def test_discard_cap_option_and_a_bad_value(self) -> None:
+        run = ladder("play", "elevenses-for-one", "thumb", "-n", "3", "-o", "discard_cap=pile", "--json")
+        assert run.returncode == 0, run.stderr
+        assert json.loads(run.stdout)["options"]["discard_cap"] == "pile"
+        assert_one_clear_line(ladder("play", "elevenses-for-one", "thumb", "-o", "discard_cap=heap"), "'game', 'pile'")
+
+
+@pytest.mark.skipif("elfer-raus" not in game_ids(), reason="elfer-raus is not registered")
+def test_elfer_raus_hold_back_option_and_a_bad_value() -> None:
+    run = ladder("play", "elfer-raus", "thumb", "random", "-n", "2", "-o", "hold_back=all", "--json")
+    assert run.returncode == 0, run.stderr
+    assert json.loads(run.stdout)["options"]["hold_back"] == "all"
+    assert_one_clear_line(ladder("play", "elfer-raus", "thumb", "random", "-o", "hold_back=never"), "'some', 'all'")
+
 
 @pytest.mark.skipif("elfer-raus" not in game_ids(), reason="elfer-raus is not registered")
 def test_wrong_number_of_seats_is_one_clear_line() -> None:

@@ -1,0 +1,107 @@
+"""Elfer raus: does ``search`` beat ``thumb``? Duplicate deals, seat by seat, with a sign test.
+
+    python tests/bench/bench_elfer_raus_search.py PLAYERS DEALS [--seed S] [--option key=value ...]
+
+Every deal (seed ``S + i``) is played once with ``thumb`` in every seat (the
+baseline) and then once per seat with ``search`` in that seat and ``thumb`` in
+the others. Each (deal, seat) pair compares search with thumb in the same seat
+of the same deal: "better" when search won (rank 1) and thumb did not, "worse"
+the other way round. The p-value is the one-sided sign test (binomial, 1/2)
+on those pairs: the chance of at least that many "better" if search were no
+stronger than thumb. Also printed: win rates, the mean difference in penalty
+points (negative: search scores fewer), and search's CPU time per decision
+(``time.process_time``, every decision, including those with one legal
+action). Not collected by pytest (no test functions).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+from math import comb
+from pathlib import Path
+from typing import Any
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
+
+from bots.base import Bot, MatchStart  # noqa: E402
+from bots.elfer_raus import ElferRausSearchBot, ElferRausThumbBot  # noqa: E402
+from engine.core import GameResult  # noqa: E402
+from engine.elfer_raus import GAME  # noqa: E402
+
+
+def play(seed: int, bots: list[Bot], options: dict[str, Any], search_times: list[float]) -> GameResult:
+    num_players = len(bots)
+    for seat, bot in enumerate(bots):
+        bot.start(MatchStart(GAME.id, seat, num_players, dict(options), seed * 7 + 1))
+    state = GAME.new_state(num_players, seed, options)
+    while not state.is_over():
+        seat = state.current_player
+        assert seat is not None
+        bot = bots[seat]
+        started = time.process_time()
+        action = bot.act(state.observation(seat), state.legal_actions())
+        if isinstance(bot, ElferRausSearchBot):
+            search_times.append(time.process_time() - started)
+        state.apply(action)
+    return state.result()
+
+
+def sign_test(better: int, worse: int) -> float:
+    """One-sided: P(X >= better) for X ~ Binomial(better + worse, 1/2)."""
+    pairs = better + worse
+    return sum(comb(pairs, k) for k in range(better, pairs + 1)) / 2**pairs if pairs else 1.0
+
+
+def measure(num_players: int, deals: int, seed: int, options: dict[str, Any]) -> dict[str, Any]:
+    better = worse = search_wins = thumb_wins = 0
+    points_difference = 0.0
+    times: list[float] = []
+    for deal in range(deals):
+        baseline = play(seed + deal, [ElferRausThumbBot() for _ in range(num_players)], options, [])
+        for hero in range(num_players):
+            bots: list[Bot] = [ElferRausThumbBot() for _ in range(num_players)]
+            bots[hero] = ElferRausSearchBot()
+            result = play(seed + deal, bots, options, times)
+            won, thumb_won = result.ranks[hero] == 1, baseline.ranks[hero] == 1
+            search_wins += won
+            thumb_wins += thumb_won
+            better += won and not thumb_won
+            worse += thumb_won and not won
+            points_difference += result.scores[hero] - baseline.scores[hero]
+    games = deals * num_players
+    times.sort()
+    return {
+        "players": num_players,
+        "deals": deals,
+        "games": games,
+        "seeds": [seed, seed + deals - 1],
+        "options": options,
+        "search_win_rate": search_wins / games,
+        "thumb_win_rate_same_seats": thumb_wins / games,
+        "better": better,
+        "worse": worse,
+        "sign_test_p": sign_test(better, worse),
+        "mean_points_difference": points_difference / games,
+        "search_ms_per_decision_mean": 1000 * sum(times) / len(times) if times else 0.0,
+        "search_ms_per_decision_p99": 1000 * times[int(0.99 * (len(times) - 1))] if times else 0.0,
+        "search_ms_per_decision_max": 1000 * times[-1] if times else 0.0,
+        "search_decisions": len(times),
+    }
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("players", type=int, help="table size, 2 to 6")
+    parser.add_argument("deals", type=int, help="deals; each is played 1 + PLAYERS times")
+    parser.add_argument("--seed", type=int, default=10000, help="deal i uses seed SEED + i")
+    parser.add_argument("--option", "-o", action="append", default=[], help="game option key=value; repeatable")
+    args = parser.parse_args()
+    options = GAME.parse_options(args.option)
+    print(json.dumps(measure(args.players, args.deals, args.seed, options), indent=2))
+
+
+if __name__ == "__main__":
+    main()
