@@ -12,7 +12,7 @@ from ladder import seccomp
 from ladder.errors import UserError
 from ladder.match import MatchSpec, play_match
 from ladder.players import PlayerPool, check_bot_reference
-from ladder.sandbox import LayerStatus, SandboxLimits, available_layers, require_layers
+from ladder.sandbox import BOT_UID_COUNT, BOT_UID_FIRST, LayerStatus, SandboxLimits, available_layers, require_layers
 from tests.ladder.toy_game import GAME_ID, toy_game_registered
 
 AVAILABLE = available_layers()
@@ -81,7 +81,7 @@ def test_inside_bubblewrap_a_bot_sees_only_the_interpreter_the_api_and_its_files
     assert not any(facts[f"sees {path}"] for path in ("/etc", "/work", "/home", "/root/.ssh", "/var"))
     assert facts["tmp writable"] and not facts["own folder writable"]
     assert facts["cwd"] == "/tmp"
-    assert facts["pid"] == 1  # its own pid namespace
+    assert facts["pid"] == 2  # its own pid namespace, where bubblewrap's init is pid 1
     assert set(facts["env"]) <= {"PATH", "LANG", "HOME", "TMPDIR", "PYTHONHASHSEED", "PYTHONDONTWRITEBYTECODE",
                                  "PYTHONIOENCODING", "PYTHONUNBUFFERED", "PWD"}
     assert facts["status"]["CapEff"] == "0000000000000000"
@@ -89,7 +89,8 @@ def test_inside_bubblewrap_a_bot_sees_only_the_interpreter_the_api_and_its_files
     import os
 
     if os.geteuid() == 0:
-        assert facts["uid"] == 65534 and facts["gid"] == 65534  # root's bots run as nobody
+        # root's bots run as a uid of their own (so no two bot processes share a thread limit)
+        assert BOT_UID_FIRST <= facts["uid"] < BOT_UID_FIRST + BOT_UID_COUNT and facts["gid"] == facts["uid"]
 
 
 @pytest.mark.skipif("seccomp" not in AVAILABLE, reason="needs the seccomp layer, not available here")
