@@ -400,6 +400,15 @@ def separation(layers: Iterable[str]) -> tuple[str, str]:
             "starve the others (install bubblewrap)")
 
 
+def interpreter_view(layers: Iterable[str]) -> str:
+    """What a bot can import with ``layers`` here, in one sentence (for ``ladder doctor``)."""
+    if "bubblewrap" in set(layers):
+        return ("the standard library, the bot API (ladder.bot, bots, engine) and the packages the operator allows "
+                "(limits.packages / --allow-package); the host's site-packages are hidden")
+    return ("without bubblewrap the bot sees the host's files its user may read, so any installed package is "
+            "importable by path: the allow-list only decides what is on sys.path (install bubblewrap)")
+
+
 def layer_statuses() -> list[LayerStatus]:
     """Every layer with whether it works here (probed once per process)."""
     return [_process_status(), _bubblewrap_status(), _seccomp_status()]
@@ -656,7 +665,7 @@ class BotProcess:
             elif os.path.isdir(library):
                 ro_bind(library, library)
                 shown.append(library)
-        for hidden in installed_package_folders(shown):  # the standard library only: no host site-packages
+        for hidden in installed_package_folders(tuple(shown)):  # the standard library only: no host site-packages
             args.extend(["--perms", "0555", "--tmpfs", hidden, "--remount-ro", hidden])
         for name in API_LADDER_FILES:
             ro_bind(str(root / "ladder" / name), f"{SANDBOX_API}/ladder/{name}")
@@ -1124,16 +1133,24 @@ def _pidfd_alive(pidfd: int) -> bool:
     return True
 
 
-def installed_package_folders(bound: Iterable[str]) -> list[str]:
-    """The ``site-packages``/``dist-packages`` folders inside the folders shown to a bot (bubblewrap hides them)."""
+@functools.lru_cache(maxsize=8)
+def installed_package_folders(bound: tuple[str, ...]) -> tuple[str, ...]:
+    """Every ``site-packages``/``dist-packages`` folder inside the folders shown to a bot (bubblewrap hides them).
+
+    A full walk (once per ladder process): besides the interpreter's own,
+    other programs bring Python installations of their own under ``/usr/lib``.
+    """
     found: set[str] = set()
     for root in bound:
         if root == "/" or not os.path.isdir(root) or os.path.islink(root):
             continue
-        for pattern in ("python3*/*-packages", "lib*/python3*/*-packages", "local/lib*/python3*/*-packages",
-                        "lib/python3/dist-packages"):
-            for path in glob.glob(os.path.join(root, pattern)):
-                if path.endswith(("/site-packages", "/dist-packages")) and os.path.isdir(path) and not os.path.islink(path):
+        for folder, subfolders, _files in os.walk(root):
+            kept = []
+            for name in subfolders:
+                path = os.path.join(folder, name)
+                if name in ("site-packages", "dist-packages") and not os.path.islink(path):
                     found.add(path)
-    return sorted(found)
-
+                elif not name.startswith("__pycache__"):
+                    kept.append(name)
+            subfolders[:] = kept
+    return tuple(sorted(found))
