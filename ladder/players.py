@@ -417,6 +417,18 @@ class PlayerPool:
             if process in idle:
                 idle.remove(process)
 
+    def retire(self, refs: Iterable[str]) -> int:
+        """Stop the idle processes of bots that have no more matches to play here; how many were stopped."""
+        stopped = 0
+        for ref in refs:
+            submission = self._submissions.get(ref)
+            if submission is None:
+                continue
+            for process in list(self._idle.get(submission.content_hash, [])):
+                self._discard(process)
+                stopped += 1
+        return stopped
+
     def processes(self) -> list[BotProcess]:
         """Every live process of this pool (idle or in a match)."""
         return [process for process in self._all if not process.dead]

@@ -48,6 +48,7 @@ import importlib.metadata
 import importlib.util
 import json
 import os
+import random
 import select
 import shutil
 import signal
@@ -256,30 +257,42 @@ class UidLease:
     every bot the same user, one bot parking threads would leave none for the
     others. Leases are lock files (``flock``) in a root-only folder, so the
     ladder's processes on one machine never hand out the same uid twice at
-    once, and a lease is freed when its holder dies, whatever the way.
+    once, and a lease is freed when its holder dies, whatever the way (a
+    lock file left behind by a killed ladder is simply locked again later).
     """
 
-    def __init__(self, uid: int, fd: int) -> None:
+    def __init__(self, uid: int, fd: int, path: str) -> None:
         self.uid = uid
         self.gid = uid
         self._fd = fd
+        self._path = path
 
     @classmethod
     def take(cls) -> UidLease:
+        """A free uid, chosen at random: its number tells a bot nothing (not how many bots run beside it)."""
         folder = _lease_folder()
-        for slot in range(BOT_UID_COUNT):
-            uid = BOT_UID_FIRST + slot
-            fd = os.open(os.path.join(folder, str(uid)), os.O_RDWR | os.O_CREAT | os.O_CLOEXEC | os.O_NOFOLLOW, 0o600)
+        chooser = random.SystemRandom()
+        for _attempt in range(1000):
+            uid = BOT_UID_FIRST + chooser.randrange(BOT_UID_COUNT)
+            path = os.path.join(folder, str(uid))
+            fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC | os.O_NOFOLLOW, 0o600)
             try:
                 fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-            except BlockingIOError:
+                if os.fstat(fd).st_ino != os.stat(path, follow_symlinks=False).st_ino:
+                    raise BlockingIOError  # its holder let it go and removed the file meanwhile: another try
+            except (BlockingIOError, FileNotFoundError):
                 os.close(fd)
                 continue
-            return cls(uid, fd)
-        raise BotFailure("crash", f"all {BOT_UID_COUNT} bot uids are in use")
+            return cls(uid, fd, path)
+        raise BotFailure("crash", "no free uid for the bot process (1000 tries)")
 
     def release(self) -> None:
+        """Free the uid (the bot's processes are gone): the lock file goes first, then the lock."""
         if self._fd >= 0:
+            try:
+                os.unlink(self._path)
+            except OSError:
+                pass
             os.close(self._fd)
             self._fd = -1
 
