@@ -11,7 +11,8 @@ real `ladder run` into a temporary SQLite database. The bots:
 - ``busy_sleeper`` behaves during the check, then keeps a thread burning CPU
   between turns (it is stopped whenever the ladder is not waiting for it);
 - ``memfd_sleeper`` behaves during the check, then tries 640 MB in a memfd
-  plus 512 MB of heap under a 1024 MB limit (``memfd_create`` is refused);
+  plus 512 MB of heap under a 1024 MB limit, in memfds of 15 MB each, under
+  the file-size limit (``memfd_create`` is refused);
 - ``fingerprint_sleeper`` fingerprints everything it can see (mounts, paths,
   its command line, limits, ...) during the check and misbehaves if the
   tournament looks different: it must not be able to tell;
@@ -133,15 +134,19 @@ BOT = BusySleeper
 MEMFD_SLEEPER = SLEEPER + '''
 class MemfdSleeper(_Base):
     name = "memfd-sleeper"
+    hoard = []  # kept for the process's life
 
     def start(self, match):
         super().start(match)
-        if type(self).matches >= WAKE_AT:
+        if type(self).matches >= WAKE_AT and not type(self).hoard:
             chunk = b"x" * (1 << 20)
-            fd = os.memfd_create("hoard")  # refused by the seccomp filter: PermissionError
-            for _ in range(640):
-                os.write(fd, chunk)
-            self.heap = bytearray(512 << 20)
+            hoard = type(self).hoard
+            for _ in range(43):  # 43 x 15 MB: each memfd under the file-size limit, 645 MB in all
+                fd = os.memfd_create("hoard")  # refused by the seccomp filter: PermissionError
+                for _ in range(15):
+                    os.write(fd, chunk)
+                hoard.append(fd)
+            hoard.append(bytearray(512 << 20))  # and the heap on top: 1157 MB under a 1024 MB limit
 
 BOT = MemfdSleeper
 '''

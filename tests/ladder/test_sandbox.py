@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -103,7 +104,8 @@ def test_the_seccomp_filter_is_on_inside(tmp_path: Path) -> None:
 def test_the_seccomp_filter_is_small_and_denies_what_it_says() -> None:
     program = seccomp.build_filter(1234)
     assert len(program) % 8 == 0 and len(program) // 8 < 4096
-    for name in ("fork", "vfork", "execve", "socket", "connect", "ptrace", "setsid", "unshare", "mount", "bpf"):
+    for name in ("fork", "vfork", "execve", "socket", "connect", "ptrace", "setsid", "unshare", "mount", "bpf",
+                 "memfd_create", "shmget", "shmat", "mq_open"):
         assert name in seccomp.DENIED_X86_64
 
 
@@ -335,3 +337,61 @@ def test_bot_processes_die_with_the_ladder(tmp_path: Path, layers: tuple[str, ..
 
     for folder in [staged, *(path for tag in tags for path in glob.glob(f"/tmp/ladder-bot-{tag}-*"))]:
         shutil.rmtree(folder, ignore_errors=True)
+
+
+WHO = """
+import os
+class Who(Bot):
+    name = "who"
+    games = ("toy-count",)
+    author = f"{os.getuid()} {os.getgid()}"
+"""
+
+
+@pytest.mark.skipif(not __import__("os").geteuid() == 0, reason="uids of their own are for a ladder running as root")
+def test_as_root_every_bot_process_runs_as_a_uid_of_its_own(tmp_path: Path) -> None:
+    """The thread limit counts per uid: two processes of one bot, alive at once, never share one."""
+    path = write_bot(tmp_path, WHO)
+    with PlayerPool(limits=LIMITS) as pool:
+        pool.warm(path, 3)
+        processes = pool.processes()
+        uids = {process.lease.uid for process in processes if process.lease is not None}
+        assert len(uids) == 3 and all(BOT_UID_FIRST <= uid < BOT_UID_FIRST + BOT_UID_COUNT for uid in uids)
+        seen = {pool.describe(path).author}
+        assert seen <= {f"{uid} {uid}" for uid in uids}
+    assert all(process.lease is None for process in processes), "a dead process's uid is handed back"
+
+
+def test_a_bot_is_stopped_while_the_ladder_does_not_wait_for_it(tmp_path: Path) -> None:
+    """Between requests the process is stopped (state T); the next request lets it go on."""
+    path = write_bot(tmp_path, WHO)
+    with PlayerPool(limits=LIMITS) as pool:
+        pool.warm(path)
+        process = pool.processes()[0]
+        assert process.paused
+
+        def state() -> bytes:
+            with open(f"/proc/{process.bot_pid}/stat", "rb") as stat:
+                text = stat.read()
+            return text[text.rfind(b")") + 2:].split()[0]
+
+        deadline = time.monotonic() + 2.0
+        while state() != b"T" and time.monotonic() < deadline:  # a stop signal is delivered, not waited for
+            time.sleep(0.01)
+        assert state() == b"T"
+        assert process.request({"op": "ping"}, 5.0, "pinging").get("ok") is True
+        assert process.paused
+
+
+def test_killing_goes_through_a_pidfd_and_leaves_nothing(tmp_path: Path) -> None:
+    import os
+
+    path = write_bot(tmp_path, WHO)
+    with PlayerPool(limits=LIMITS) as pool:
+        pool.warm(path)
+        process = pool.processes()[0]
+        pidfd, pid = process._bot_pidfd, process.bot_pid
+        assert pidfd >= 0 and pid is not None
+        process.kill()
+        assert process._bot_pidfd == -1 and not process.alive()
+        assert not os.path.exists(f"/proc/{pid}") or b"bot_host" not in open(f"/proc/{pid}/cmdline", "rb").read()
