@@ -70,7 +70,7 @@ def doctor(
                   "ladder does not wait for it.", highlight=False)
     missing = [name for name in LAYERS if name not in active]
     if missing:
-        console.print(f"[yellow]Missing: {', '.join(missing)}.[/yellow] `--require-layer NAME` on play/submit/validate/run "
+        console.print(f"[yellow]Missing: {', '.join(missing)}.[/yellow] `--require-layer NAME` on play/submit/validate "
                       "refuses to run without a layer.", highlight=False)
     console.print(
         f"Default limits: {limits.move_seconds:g} s per move, {limits.match_seconds:g} s per match, "

@@ -395,3 +395,24 @@ def test_killing_goes_through_a_pidfd_and_leaves_nothing(tmp_path: Path) -> None
         process.kill()
         assert process._bot_pidfd == -1 and not process.alive()
         assert not os.path.exists(f"/proc/{pid}") or b"bot_host" not in open(f"/proc/{pid}/cmdline", "rb").read()
+
+
+def test_a_worker_stops_the_idle_processes_of_a_bot_with_no_match_left(tmp_path: Path) -> None:
+    """The runner lists bots whose every match is handed out (``retire``); the worker then ends their idle processes."""
+    from dataclasses import asdict
+
+    from tournaments.config import Limits
+    from tournaments.worker import _player_source, play_task
+
+    path = write_bot(tmp_path, WHO + "    def act(self, observation, legal_actions):\n        return legal_actions[0]\n")
+    limits = asdict(Limits())
+    task = {"game": GAME_ID, "seats": [path], "seed": 1, "options": {}, "key": "k1", "limits": limits, "retire": []}
+    pool = _player_source(limits)
+    try:
+        assert not play_task(task)["failures"]
+        kept = pool.processes()
+        assert len(kept) == 1 and kept[0].alive(), "a bot with matches to come keeps its process"
+        assert not play_task({**task, "key": "k2", "retire": [path]})["failures"]
+        assert pool.processes() == [] and not kept[0].alive(), "its last match played, its process is gone"
+    finally:
+        pool.close()
