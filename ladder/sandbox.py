@@ -163,6 +163,8 @@ def allowed_packages(names: Iterable[str]) -> tuple[str, ...]:
             raise UserError(f"allowed package {name!r} is not a top-level module name (e.g. numpy)")
         if name in RESERVED_PACKAGES:
             raise UserError(f"allowed package {name!r} is part of the bot API and always there; leave it out")
+        if name in sys.stdlib_module_names:
+            raise UserError(f"allowed package {name!r} is in the standard library and always there; leave it out")
         if _package_paths(name) is None:
             raise UserError(f"allowed package {name!r} is not installed here (pip install it next to the ladder)")
         chosen.append(name)

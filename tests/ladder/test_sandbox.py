@@ -416,3 +416,22 @@ def test_a_worker_stops_the_idle_processes_of_a_bot_with_no_match_left(tmp_path:
         assert pool.processes() == [] and not kept[0].alive(), "its last match played, its process is gone"
     finally:
         pool.close()
+
+
+def test_the_operators_allow_list_of_packages_is_checked() -> None:
+    from tournaments.config import parse_tournament
+
+    assert SandboxLimits.from_mapping({"packages": ["tqdm", "tqdm"]}).packages == ("tqdm",)
+    with pytest.raises(UserError, match="part of the bot API"):
+        SandboxLimits.from_mapping({"packages": ["engine"]})
+    with pytest.raises(UserError, match="not installed here"):
+        SandboxLimits.from_mapping({"packages": ["no_such_package_here"]})
+    with pytest.raises(UserError, match="not a top-level module name"):
+        SandboxLimits.from_mapping({"packages": ["tqdm.auto"]})
+    with pytest.raises(UserError, match="in the standard library"):
+        SandboxLimits.from_mapping({"packages": ["json"]})
+    data = {"seed": 1, "games": [GAME_ID], "bots": ["random"], "limits": {"packages": ["no_such_package_here"]}}
+    with pytest.raises(UserError, match=r"t.toml: limits.packages: allowed package 'no_such_package_here' is not installed"):
+        parse_tournament(data, "t.toml", "t")
+    data["limits"] = {"packages": ["tqdm"]}
+    assert parse_tournament(data, "t.toml", "t").limits.packages == ("tqdm",)
