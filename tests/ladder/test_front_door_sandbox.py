@@ -448,3 +448,14 @@ def test_hostile_bots_in_a_real_tournament_hurt_only_themselves(home: Path) -> N
     assert memfd, "the memfd sleeper never woke up (or its memfd was allowed)"
     assert all(seat["reason"] == "exception" and "PermissionError" in str(seat["detail"]) for seat in memfd), memfd[:2]
     assert tree_digest(home / "results" / "bots") == store_before, "the bot store changed"
+
+
+def test_doctor_says_how_bots_are_kept_apart_and_what_they_can_import(home: Path) -> None:
+    run = ladder(home, "doctor", "--json")
+    assert run.returncode == 0, run.stderr
+    report = json.loads(run.stdout)
+    expected = "own uid" if os.geteuid() == 0 else "own user namespace"
+    assert report["separation"]["kind"] == expected, report["separation"]
+    assert "site-packages are hidden" in report["interpreter_view"]
+    human = ladder(home, "doctor")
+    assert "Bots kept apart by: own" in human.stdout and "stopped (SIGSTOP)" in " ".join(human.stdout.split())
