@@ -602,7 +602,6 @@ class BotProcess:
         self._file_fds: list[int] = []  # the bot's files, open for bubblewrap to copy into the sandbox
         self.lease: UidLease | None = None  # the bot's own uid (when the ladder runs as root)
         self.paused = False  # stopped (SIGSTOP) while the ladder does not wait for it
-        self.pause_between_requests = True
         self._poll_in = select.poll()
         self._poll_out = select.poll()
 
@@ -642,9 +641,10 @@ class BotProcess:
         args = [shutil.which("bwrap") or "bwrap", "--unshare-pid", "--unshare-net", "--unshare-ipc", "--unshare-uts", "--unshare-cgroup-try",
                 "--die-with-parent", "--new-session", "--hostname", "bot", "--clearenv"]
         # Not --as-pid-1: bubblewrap's own init is the sandbox's pid 1 and the bot its child. A bot stopped between
-        # turns cannot notice the ladder go away, and as root the kernel lets no one but the init's parent kill it
-        # (the parent-death signal from the unprivileged bot's parent is refused). When bubblewrap's init dies
-        # with its parent, the kernel kills every process of its pid namespace, stopped or not.
+        # turns cannot notice the ladder go away (it never reads the end of its channel), and its own parent-death
+        # signal comes with the credentials of its parent, which as root (capabilities dropped, another uid) may not
+        # signal it. bubblewrap's init gets its parent-death signal from a parent of its own uid, and when the init
+        # dies the kernel kills every process of its pid namespace, stopped or not.
         if is_root():
             # Privileged bwrap: the host program drops to an unprivileged user before loading the bot.
             args += ["--cap-drop", "ALL", "--cap-add", "CAP_SETUID", "--cap-add", "CAP_SETGID"]
@@ -730,7 +730,10 @@ class BotProcess:
                 if str(parent).startswith(SANDBOX_BOT + "/") and str(parent) not in made:
                     made.add(str(parent))
                     args += ["--perms", "0755", "--dir", str(parent)]
-            fd = os.open(path, os.O_RDONLY | os.O_CLOEXEC | os.O_NOFOLLOW)
+            try:
+                fd = os.open(path, os.O_RDONLY | os.O_CLOEXEC | os.O_NOFOLLOW)
+            except OSError as error:
+                raise BotFailure("crash", f"cannot copy the bot's file {path} into the sandbox: {error.strerror}") from None
             self._file_fds.append(fd)
             args += ["--perms", "0444", "--file", str(fd), inside]
         return [*args, "--remount-ro", SANDBOX_BOT]
@@ -949,8 +952,7 @@ class BotProcess:
             reply = self._receive(deadline, what)
             reply_seq = reply["seq"]
             if reply_seq == seq:
-                if self.pause_between_requests:
-                    self.pause()
+                self.pause()
                 return reply
             if reply_seq > seq:
                 self._die("garbage", f"a reply numbered {reply_seq} to a request not yet made (expected {seq})")
