@@ -49,6 +49,7 @@ import importlib.util
 import json
 import os
 import random
+import re
 import select
 import shutil
 import signal
@@ -1150,6 +1151,26 @@ def _pidfd_alive(pidfd: int) -> bool:
     return True
 
 
+def _library_folders(bound: Iterable[str]) -> list[str]:
+    """The ``lib*`` folders of the folders shown to a bot (Python packages live under them, not in share/ or bin/)."""
+    found = []
+    for root in bound:
+        if root == "/" or not os.path.isdir(root) or os.path.islink(root):
+            continue
+        if os.path.basename(root).startswith("lib"):
+            found.append(root)
+            continue
+        for parent in (root, os.path.join(root, "local")):
+            try:
+                names = sorted(os.listdir(parent))
+            except OSError:
+                continue
+            found.extend(os.path.join(parent, name) for name in names
+                         if name.startswith("lib") and os.path.isdir(os.path.join(parent, name))
+                         and not os.path.islink(os.path.join(parent, name)))
+    return found
+
+
 @functools.lru_cache(maxsize=8)
 def installed_package_folders(bound: tuple[str, ...]) -> tuple[str, ...]:
     """Every ``site-packages``/``dist-packages`` folder inside the folders shown to a bot (bubblewrap hides them).
@@ -1158,16 +1179,23 @@ def installed_package_folders(bound: tuple[str, ...]) -> tuple[str, ...]:
     other programs bring Python installations of their own under ``/usr/lib``.
     """
     found: set[str] = set()
-    for root in bound:
-        if root == "/" or not os.path.isdir(root) or os.path.islink(root):
-            continue
-        for folder, subfolders, _files in os.walk(root):
+    for root in dict.fromkeys(_library_folders(bound)):
+        for folder, subfolders, files in os.walk(root):
+            if "__init__.py" in files:  # a Python package: no packages folder inside
+                subfolders[:] = []
+                continue
+            if re.fullmatch(r"python\d(\.\d+)?", os.path.basename(folder)):
+                # a Python installation's library: its packages folder is right here, the rest is its stdlib
+                found.update(os.path.join(folder, name) for name in subfolders
+                             if name in ("site-packages", "dist-packages") and not os.path.islink(os.path.join(folder, name)))
+                subfolders[:] = []
+                continue
             kept = []
             for name in subfolders:
                 path = os.path.join(folder, name)
                 if name in ("site-packages", "dist-packages") and not os.path.islink(path):
                     found.add(path)
-                elif not name.startswith("__pycache__"):
+                elif name != "__pycache__":
                     kept.append(name)
             subfolders[:] = kept
     return tuple(sorted(found))
