@@ -13,8 +13,8 @@ In this order it:
    it reads the requests several times faster than :mod:`json`);
 3. lowers its resource limits (memory, CPU time, processes, file size, open
    files, no core files);
-4. when started as root, becomes an unprivileged user (losing every
-   capability) and sets ``no_new_privs``;
+4. when started as root, becomes the unprivileged uid the ladder leased for
+   this process alone (losing every capability) and sets ``no_new_privs``;
 5. installs the seccomp filter (:mod:`ladder.seccomp`) when asked to;
 6. only then imports the bot's code, finds its :class:`~bots.base.Bot`
    subclass, and serves requests until the ladder says ``bye`` or goes away.
@@ -245,6 +245,7 @@ def main() -> None:
     _die_with_parent(int(config.get("parent_pid", 0)))
     faulthandler.enable(file=sys.stderr, all_threads=True)
     sys.path[:0] = [config["api_dir"]] + ([config["bot_dir"]] if config.get("bot_dir") else [])
+    sys.path.extend(config.get("package_dirs") or [])  # the packages the operator allows, after the bot's own files
     _load_orjson(config.get("orjson"))
 
     from bots.base import Bot, MatchStart
@@ -259,6 +260,8 @@ def main() -> None:
     if config.get("drop_to") is not None and os.getuid() == 0:
         uid, gid = config["drop_to"]
         _drop_privileges(uid, gid)
+        # A change of user clears the parent-death signal: ask again (a stopped bot never sees its channel close).
+        _die_with_parent(int(config.get("parent_pid", 0)))
     if config.get("seccomp"):
         from ladder import seccomp
 

@@ -358,11 +358,22 @@ class PlayerPool:
             raise UserError(f"bot {ref} ({info.name}) does not play {game_id}; it plays: {', '.join(info.games) or 'nothing'}")
 
     def idle_cpu(self, ref: str, window: float = 0.3) -> float:
-        """CPU seconds the idle processes of ``ref`` use over ``window`` seconds of waiting (should be ~0)."""
+        """CPU seconds the idle processes of ``ref`` would use over ``window`` seconds of waiting (should be ~0).
+
+        They are let run (``SIGCONT``) for the window, then stopped again: in
+        play a bot is stopped whenever the ladder does not wait for it, so this
+        only tells a bot's author that its background work would be wasted.
+        """
         processes = list(self._idle.get(self.submission(ref).content_hash, []))
-        before = [p.cpu_seconds_used() or 0.0 for p in processes]
-        time.sleep(window)
-        after = [p.cpu_seconds_used() or 0.0 for p in processes]
+        for process in processes:  # idle processes are stopped: let them run to see what they would do
+            process.resume()
+        try:
+            before = [p.cpu_seconds_used() or 0.0 for p in processes]
+            time.sleep(window)
+            after = [p.cpu_seconds_used() or 0.0 for p in processes]
+        finally:
+            for process in processes:
+                process.pause()
         return max((b - a for a, b in zip(before, after)), default=0.0)
 
     # -- processes -----------------------------------------------------------------------------
@@ -405,6 +416,18 @@ class PlayerPool:
         for idle in self._idle.values():
             if process in idle:
                 idle.remove(process)
+
+    def retire(self, refs: Iterable[str]) -> int:
+        """Stop the idle processes of bots that have no more matches to play here; how many were stopped."""
+        stopped = 0
+        for ref in refs:
+            submission = self._submissions.get(ref)
+            if submission is None:
+                continue
+            for process in list(self._idle.get(submission.content_hash, [])):
+                self._discard(process)
+                stopped += 1
+        return stopped
 
     def processes(self) -> list[BotProcess]:
         """Every live process of this pool (idle or in a match)."""

@@ -13,18 +13,27 @@ which are active here and why any is missing):
     limits (address space, CPU time, threads, file size, open files, no core
     files), a clean environment, a private working folder, a wall-clock
     deadline for start-up and for every request, and at the end or on any
-    failure the group is killed with ``SIGKILL`` and reaped (no zombies). When
-    the ladder runs as root, the bot runs as an unprivileged user.
+    failure the group is killed with ``SIGKILL`` through a pidfd (never a pid
+    that may have been reused) and reaped (no zombies). The bot is stopped
+    (``SIGSTOP``) whenever the ladder is not waiting for its answer, so it
+    uses no CPU between turns or between matches. When the ladder runs as
+    root, every bot process runs as an unprivileged uid of its own
+    (:class:`UidLease`), so no two bot processes share a thread/process limit.
 ``bubblewrap``
-    the bot sees a read-only view of only the interpreter, the bot API
+    the bot sees a read-only view of only the interpreter's standard library
+    (its ``site-packages``/``dist-packages`` folders are hidden), the bot API
     (``ladder``'s bot modules, ``bots``, ``engine``), the ladder's orjson
-    extension file (one file, which the host uses to read requests) and its
-    own files, a
-    private size-capped ``/tmp``, its own pid, network (none), IPC and UTS
-    namespaces, and dies with its parent.
+    extension file (one file, which the host uses to read requests), the
+    packages the operator allows (``SandboxLimits.packages``) and a private
+    copy of its own files (``/bot``, the same view in the submission check and
+    in tournaments), a private size-capped ``/tmp``, a read-only ``/dev`` with
+    an empty read-only ``/dev/shm``, its own pid, network (none), IPC and UTS
+    namespaces (and, when the ladder is not root, its own user namespace),
+    and dies with its parent.
 ``seccomp``
     a system-call filter (:mod:`ladder.seccomp`): no fork or exec, no sockets,
-    no signals to others.
+    no signals to others, no shared memory the memory limit cannot count
+    (``memfd_create``, System V shared memory, POSIX message queues).
 
 A bot breaking a rule raises :class:`~ladder.match.BotFailure` (timeout,
 crash, garbage, exception, memory, illegal) with the tail of its stderr.
@@ -32,9 +41,15 @@ crash, garbage, exception, memory, illegal) with the tail of its stderr.
 
 from __future__ import annotations
 
+import fcntl
 import functools
+import glob
+import importlib.metadata
+import importlib.util
 import json
 import os
+import random
+import re
 import select
 import shutil
 import signal
@@ -59,9 +74,14 @@ from ladder.match import BotFailure
 from ladder.submission import Submission
 
 LAYERS = ("process", "bubblewrap", "seccomp")
-UNPRIVILEGED_UID = 65534  # "nobody": what a bot runs as when the ladder runs as root
-UNPRIVILEGED_GID = 65534
+# When the ladder runs as root, each bot process runs as a uid (and gid) of its own from this range, which no
+# account uses: RLIMIT_NPROC counts the threads of a uid, so a bot that parks threads only starves itself.
+BOT_UID_FIRST = 1_700_000_000
+BOT_UID_COUNT = 100_000
+UID_LEASE_FOLDERS = ("/run/ladder/bot-uids", "/var/lib/ladder/bot-uids")
 SANDBOX_API = "/ladder-api"
+SANDBOX_PACKAGES = "/ladder-packages"  # where bubblewrap shows the packages the operator allows
+RESERVED_PACKAGES = ("ladder", "bots", "engine")  # the bot API: always there, never from the host's site-packages
 SANDBOX_BOT = "/bot"
 API_LADDER_FILES = ("__init__.py", "bot.py", "bot_host.py", "protocol.py", "seccomp.py")
 SANDBOX_CODEC = f"{SANDBOX_API}/codec"  # where bubblewrap shows the ladder's orjson extension (read-only)
@@ -92,7 +112,11 @@ class SandboxLimits:
     - ``threads``: processes and threads of the bot's user (``RLIMIT_NPROC``);
     - ``open_files``, ``file_mb``: open files, and the largest file it may write;
     - ``tmp_mb``: size of its private ``/tmp`` (bubblewrap);
-    - ``stderr_lines``: how much of its stderr is kept with a failure.
+    - ``stderr_lines``: how much of its stderr is kept with a failure;
+    - ``packages``: installed packages (top-level import names, e.g.
+      ``("numpy",)``) the operator allows bots to import. Nothing else of the
+      host's ``site-packages`` is visible (with bubblewrap); a package's own
+      dependencies must be listed too.
     """
 
     move_seconds: float = 5.0
@@ -107,6 +131,7 @@ class SandboxLimits:
     file_mb: int = 16
     tmp_mb: int = 16
     stderr_lines: int = 20
+    packages: tuple[str, ...] = ()
 
     @classmethod
     def from_mapping(cls, values: Mapping[str, Any] | SandboxLimits | None) -> SandboxLimits:
@@ -116,11 +141,70 @@ class SandboxLimits:
         if isinstance(values, SandboxLimits):
             return values
         known = {f.name: f.type for f in fields(cls)}
-        chosen = {}
+        chosen: dict[str, Any] = {}
         for key, value in values.items():
-            if key in known and value is not None:
+            if key not in known or value is None:
+                continue
+            if key == "packages":
+                chosen[key] = allowed_packages([value] if isinstance(value, str) else value)
+            else:
                 chosen[key] = float(value) if known[key] == "float" else int(value)
         return cls(**chosen)
+
+
+def allowed_packages(names: Iterable[str]) -> tuple[str, ...]:
+    """The operator's allow-list, checked: sorted top-level import names of installed packages.
+
+    Raises :class:`UserError` (one line) for a name that is not a top-level
+    module name, one of the bot API's own packages, or not installed here.
+    """
+    chosen = []
+    for name in names:
+        if not isinstance(name, str) or not name.isidentifier():
+            raise UserError(f"allowed package {name!r} is not a top-level module name (e.g. numpy)")
+        if name in RESERVED_PACKAGES:
+            raise UserError(f"allowed package {name!r} is part of the bot API and always there; leave it out")
+        if name in sys.stdlib_module_names:
+            raise UserError(f"allowed package {name!r} is in the standard library and always there; leave it out")
+        if _package_paths(name) is None:
+            raise UserError(f"allowed package {name!r} is not installed here (pip install it next to the ladder)")
+        chosen.append(name)
+    return tuple(sorted(set(chosen)))
+
+
+@functools.lru_cache(maxsize=64)
+def _package_paths(name: str) -> tuple[str, ...] | None:
+    """The host paths a bot needs to import the installed package ``name``, or ``None`` if it is not installed.
+
+    Its package folder (or module file) and every other top-level entry its
+    distribution installs next to it (e.g. ``numpy.libs`` with its bundled
+    shared libraries); standard-library modules are refused (they are there anyway).
+    """
+    try:
+        spec = importlib.util.find_spec(name)
+    except (ImportError, ValueError):
+        return None
+    if spec is None or spec.origin in (None, "built-in", "frozen"):
+        return None
+    if spec.submodule_search_locations:
+        locations = [os.path.realpath(location) for location in spec.submodule_search_locations]
+    else:
+        locations = [os.path.realpath(spec.origin)]
+    parent = os.path.dirname(locations[0])
+    if parent == os.path.realpath(os.path.dirname(os.__file__)):
+        return None  # the standard library
+    paths = set(locations)
+    for distribution in importlib.metadata.packages_distributions().get(name, []):
+        try:
+            files = importlib.metadata.distribution(distribution).files or []
+        except importlib.metadata.PackageNotFoundError:
+            continue
+        for file in files:
+            top = file.parts[0] if file.parts else ""
+            candidate = os.path.join(parent, top)
+            if top and top not in ("..", "__pycache__") and not top.endswith((".dist-info", ".pth")) and os.path.exists(candidate):
+                paths.add(os.path.realpath(candidate))
+    return tuple(sorted(paths))
 
 
 # ---------------------------------------------------------------- the layers of this machine
@@ -167,6 +251,70 @@ def _readable_by_others(path: str) -> bool:
 
 def is_root() -> bool:
     return os.geteuid() == 0
+
+
+class UidLease:
+    """A uid of its own (gid of the same number) for one bot process, held while the process lives.
+
+    The kernel counts threads and processes per uid (``RLIMIT_NPROC``): were
+    every bot the same user, one bot parking threads would leave none for the
+    others. Leases are lock files (``flock``) in a root-only folder, so the
+    ladder's processes on one machine never hand out the same uid twice at
+    once, and a lease is freed when its holder dies, whatever the way (a
+    lock file left behind by a killed ladder is simply locked again later).
+    """
+
+    def __init__(self, uid: int, fd: int, path: str) -> None:
+        self.uid = uid
+        self.gid = uid
+        self._fd = fd
+        self._path = path
+
+    @classmethod
+    def take(cls) -> UidLease:
+        """A free uid, chosen at random: its number tells a bot nothing (not how many bots run beside it)."""
+        folder = _lease_folder()
+        chooser = random.SystemRandom()
+        for _attempt in range(1000):
+            uid = BOT_UID_FIRST + chooser.randrange(BOT_UID_COUNT)
+            path = os.path.join(folder, str(uid))
+            fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC | os.O_NOFOLLOW, 0o600)
+            try:
+                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                if os.fstat(fd).st_ino != os.stat(path, follow_symlinks=False).st_ino:
+                    raise BlockingIOError  # its holder let it go and removed the file meanwhile: another try
+            except (BlockingIOError, FileNotFoundError):
+                os.close(fd)
+                continue
+            return cls(uid, fd, path)
+        raise BotFailure("crash", "no free uid for the bot process (1000 tries)")
+
+    def release(self) -> None:
+        """Free the uid (the bot's processes are gone): the lock file goes first, then the lock."""
+        if self._fd >= 0:
+            try:
+                os.unlink(self._path)
+            except OSError:
+                pass
+            os.close(self._fd)
+            self._fd = -1
+
+
+@functools.lru_cache(maxsize=1)
+def _lease_folder() -> str:
+    """A folder only root can write, for the uid leases (the first of :data:`UID_LEASE_FOLDERS` that works)."""
+    problems = []
+    for folder in UID_LEASE_FOLDERS:
+        try:
+            os.makedirs(folder, mode=0o700, exist_ok=True)
+            info = os.lstat(folder)
+        except OSError as error:
+            problems.append(f"{folder}: {error.strerror}")
+            continue
+        if info.st_uid == 0 and not info.st_mode & 0o022 and os.path.isdir(folder) and not os.path.islink(folder):
+            return folder
+        problems.append(f"{folder} is not a folder only root can write")
+    raise UserError(f"no folder for the bots' uid leases ({'; '.join(problems)})")
 
 
 @functools.lru_cache(maxsize=1)
@@ -223,7 +371,7 @@ def _bubblewrap_status() -> LayerStatus:
         why = lines[-1] if lines else failure.detail
         hint = "" if is_root() else " (unprivileged user namespaces may be disabled: sysctl kernel.unprivileged_userns_clone=1)"
         return LayerStatus("bubblewrap", False, f"{version or binary} is installed but cannot build a sandbox here: {why}{hint}")
-    mode = "as root, bot drops to uid %d" % UNPRIVILEGED_UID if is_root() else "in an unprivileged user namespace"
+    mode = "as root, each bot drops to a uid of its own" if is_root() else "each bot in a user namespace of its own"
     return LayerStatus("bubblewrap", True, f"{version} ({mode}); measured inside: {facts}")
 
 
@@ -233,7 +381,7 @@ def _process_status() -> LayerStatus:
     if not is_root():
         return LayerStatus("process", True, f"{limits}; bots run as your user ({os.getuid()})")
     if process_layer_can_drop_root():
-        return LayerStatus("process", True, f"{limits}; bots run as uid {UNPRIVILEGED_UID}")
+        return LayerStatus("process", True, f"{limits}; each bot process runs as a uid of its own")
     return LayerStatus(
         "process", True,
         f"{limits}; on its own it cannot run a bot as an unprivileged user here (the interpreter under "
@@ -245,6 +393,36 @@ def process_layer_can_drop_root() -> bool:
     """Whether, without bubblewrap, a bot could run as ``nobody`` (it must read the interpreter and the API)."""
     _, folders = interpreter()
     return all(_readable_by_others(folder) for folder in [*folders, str(api_root())])
+
+
+def separation(layers: Iterable[str]) -> tuple[str, str]:
+    """How bot processes are kept from sharing limits with ``layers`` here: a short name, and a sentence why.
+
+    Address space, CPU time, file size and open files are limits of each
+    process anyway; the thread/process limit (``RLIMIT_NPROC``) is counted per
+    user and per user namespace, so each bot process needs a user of its own.
+    """
+    chosen = set(layers)
+    if is_root():
+        if "bubblewrap" in chosen or process_layer_can_drop_root():
+            return ("own uid", f"the ladder runs as root: each bot process runs as a uid of its own (leased from "
+                    f"{BOT_UID_FIRST}-{BOT_UID_FIRST + BOT_UID_COUNT - 1}), so its thread/process limit is its own")
+        return ("none", "the ladder runs as root without bubblewrap and cannot run bots as other users: it refuses to run them")
+    if "bubblewrap" in chosen:
+        return ("own user namespace", "each bot process runs in a user namespace of its own (bubblewrap "
+                "--unshare-user), so its thread/process limit is its own")
+    return ("shared uid", f"without bubblewrap and not as root, every bot runs as your uid ({os.getuid()}) and the "
+            "thread/process limit is shared by all of them and your own processes: one bot parking threads can "
+            "starve the others (install bubblewrap)")
+
+
+def interpreter_view(layers: Iterable[str]) -> str:
+    """What a bot can import with ``layers`` here, in one sentence (for ``ladder doctor``)."""
+    if "bubblewrap" in set(layers):
+        return ("the standard library, the bot API (ladder.bot, bots, engine) and the packages the operator allows "
+                "(limits.packages / --allow-package); the host's site-packages are hidden")
+    return ("without bubblewrap the bot sees the host's files its user may read, so any installed package is "
+            "importable by path: the allow-list only decides what is on sys.path (install bubblewrap)")
 
 
 def layer_statuses() -> list[LayerStatus]:
@@ -418,21 +596,32 @@ class BotProcess:
         self._out = -1  # requests to the bot
         self._in = -1  # replies from the bot
         self._stat = -1  # /proc/<bot pid>/stat, kept open: read again at offset 0, it is current (and never another process's)
+        self._bot_pidfd = -1  # the bot process, for signals that cannot reach a reused pid
+        self._popen_pidfd = -1  # the process the ladder started (bubblewrap, or the bot itself)
+        self.init_pid: int | None = None  # bubblewrap's init: the sandbox's pid 1, the bot's parent
+        self._init_pidfd = -1
+        self._file_fds: list[int] = []  # the bot's files, open for bubblewrap to copy into the sandbox
+        self.lease: UidLease | None = None  # the bot's own uid (when the ladder runs as root)
+        self.paused = False  # stopped (SIGSTOP) while the ladder does not wait for it
         self._poll_in = select.poll()
         self._poll_out = select.poll()
 
     # -- start-up -----------------------------------------------------------------------------
-    def _host_config(self, api_dir: str, bot_dir: str, drop: bool, parent_pid: int, orjson: str | None) -> str:
+    def _host_config(self, api_dir: str, bot_dir: str, drop: bool, parent_pid: int, orjson: str | None,
+                     package_dirs: list[str]) -> str:
         limits = self.limits
+        if drop and self.lease is None:
+            self.lease = UidLease.take()
         config = {
             "api_dir": api_dir,
+            "package_dirs": package_dirs,
             "orjson": orjson,
             "bot_dir": bot_dir,
             "entry": self.submission.entry,
             "module": self.submission.module,
             "attribute": self.submission.attribute,
             "seccomp": "seccomp" in self.layers,
-            "drop_to": [UNPRIVILEGED_UID, UNPRIVILEGED_GID] if drop else None,
+            "drop_to": [self.lease.uid, self.lease.gid] if drop and self.lease is not None else None,
             "parent_pid": parent_pid,
             "tag": self.tag,
             "cpu": self.cpu,
@@ -451,7 +640,12 @@ class BotProcess:
         binary, folders = interpreter()
         root = api_root()
         args = [shutil.which("bwrap") or "bwrap", "--unshare-pid", "--unshare-net", "--unshare-ipc", "--unshare-uts", "--unshare-cgroup-try",
-                "--die-with-parent", "--new-session", "--as-pid-1", "--hostname", "bot", "--clearenv"]
+                "--die-with-parent", "--new-session", "--hostname", "bot", "--clearenv"]
+        # Not --as-pid-1: bubblewrap's own init is the sandbox's pid 1 and the bot its child. A bot stopped between
+        # turns cannot notice the ladder go away (it never reads the end of its channel), and its own parent-death
+        # signal comes with the credentials of its parent, which as root (capabilities dropped, another uid) may not
+        # signal it. bubblewrap's init gets its parent-death signal from a parent of its own uid, and when the init
+        # dies the kernel kills every process of its pid namespace, stopped or not.
         if is_root():
             # Privileged bwrap: the host program drops to an unprivileged user before loading the bot.
             args += ["--cap-drop", "ALL", "--cap-add", "CAP_SETUID", "--cap-add", "CAP_SETGID"]
@@ -476,6 +670,7 @@ class BotProcess:
 
         for folder in folders:  # the interpreter's installation (for a system Python, that is /usr)
             ro_bind(folder, folder)
+        shown = list(folders)
         for library in ("/lib", "/lib64", "/lib32", "/libx32", "/usr/lib", "/usr/lib64", "/usr/lib32", "/usr/libx32"):
             if any(library == folder or library.startswith(folder + "/") for folder in folders):
                 continue
@@ -485,6 +680,9 @@ class BotProcess:
                 made.add(library)
             elif os.path.isdir(library):
                 ro_bind(library, library)
+                shown.append(library)
+        for hidden in installed_package_folders(tuple(shown)):  # the standard library only: no host site-packages
+            args.extend(["--perms", "0555", "--tmpfs", hidden, "--remount-ro", hidden])
         for name in API_LADDER_FILES:
             ro_bind(str(root / "ladder" / name), f"{SANDBOX_API}/ladder/{name}")
         ro_bind(str(Path(bots.__file__).resolve().parent), f"{SANDBOX_API}/bots")
@@ -493,14 +691,53 @@ class BotProcess:
         if codec is not None:  # one file, read-only: the host reads the ladder's requests with it
             codec_inside = f"{SANDBOX_CODEC}/{os.path.basename(codec)}"
             ro_bind(codec, codec_inside)
-        parents(f"{SANDBOX_BOT}/entry")
+        for name in self.limits.packages:
+            for path in _package_paths(name) or ():
+                ro_bind(path, f"{SANDBOX_PACKAGES}/{os.path.basename(path)}")
+        args += self._bot_file_copies(parents)
+        args += ["--proc", "/proc", "--dev", "/dev", "--perms", "0555", "--tmpfs", "/dev/shm", "--remount-ro", "/dev/shm",
+                 "--remount-ro", "/dev", "--size", str(self.limits.tmp_mb * 1024 * 1024), "--perms", "1777",
+                 "--tmpfs", "/tmp", "--chdir", "/tmp", "--info-fd", str(info_fd)]
+        packages = [SANDBOX_PACKAGES] if self.limits.packages else []
+        config = self._host_config(SANDBOX_API, SANDBOX_BOT, drop=is_root(), parent_pid=0, orjson=codec_inside,
+                                   package_dirs=packages)
+        return [*args, binary, "-S", "-s", "-B", "-P", f"{SANDBOX_API}/ladder/bot_host.py", config]
+
+    def _bot_file_copies(self, parents: Any) -> list[str]:
+        """bubblewrap arguments that copy the bot's files into a private, then read-only, tmpfs at ``/bot``.
+
+        A copy, not a bind mount: a bind mount would show the host path it
+        comes from in ``/proc/self/mountinfo`` (the staging folder of the
+        submission check, or the bot store), and a bot could tell the check
+        from a tournament. The copy looks the same wherever the files come from.
+        """
+        files: list[tuple[str, str]] = []  # (host path, path inside)
         for source, relative in self.submission.binds:
             dest = f"{SANDBOX_BOT}/{relative}" if relative else SANDBOX_BOT
-            args.extend(["--ro-bind", source, dest])
-        args += ["--proc", "/proc", "--dev", "/dev", "--size", str(self.limits.tmp_mb * 1024 * 1024), "--perms", "1777",
-                 "--tmpfs", "/tmp", "--chdir", "/tmp", "--info-fd", str(info_fd)]
-        config = self._host_config(SANDBOX_API, SANDBOX_BOT, drop=is_root(), parent_pid=0, orjson=codec_inside)
-        return [*args, binary, "-S", "-s", "-B", "-P", f"{SANDBOX_API}/ladder/bot_host.py", config]
+            if os.path.isdir(source):
+                for folder, subfolders, names in os.walk(source):
+                    subfolders[:] = sorted(d for d in subfolders if d != "__pycache__")
+                    inside = os.path.normpath(os.path.join(dest, os.path.relpath(folder, source)))
+                    files.extend((os.path.join(folder, name), f"{inside}/{name}") for name in sorted(names)
+                                 if not name.endswith((".pyc", ".pyo")))
+            else:
+                files.append((source, dest))
+        total = sum(os.path.getsize(path) for path, _ in files)
+        parents(f"{SANDBOX_BOT}/entry")
+        args = ["--size", str(total + (1 << 20)), "--perms", "0755", "--tmpfs", SANDBOX_BOT]
+        made = {SANDBOX_BOT}
+        for path, inside in files:
+            for parent in reversed(Path(inside).parents):
+                if str(parent).startswith(SANDBOX_BOT + "/") and str(parent) not in made:
+                    made.add(str(parent))
+                    args += ["--perms", "0755", "--dir", str(parent)]
+            try:
+                fd = os.open(path, os.O_RDONLY | os.O_CLOEXEC | os.O_NOFOLLOW)
+            except OSError as error:
+                raise BotFailure("crash", f"cannot copy the bot's file {path} into the sandbox: {error.strerror}") from None
+            self._file_fds.append(fd)
+            args += ["--perms", "0444", "--file", str(fd), inside]
+        return [*args, "--remount-ro", SANDBOX_BOT]
 
     def _process_command(self) -> tuple[list[str], dict[str, str], str]:
         binary, _ = interpreter()
@@ -511,12 +748,13 @@ class BotProcess:
                 "(apt-get install bubblewrap) or run the ladder as an ordinary user"
             )
         work = tempfile.mkdtemp(prefix=f"ladder-bot-{self.tag}-")
-        if drop:
-            os.chown(work, UNPRIVILEGED_UID, UNPRIVILEGED_GID)
         self.work_dir = work
-        env = {**BOT_ENV, "HOME": work, "TMPDIR": work}
+        packages = sorted({os.path.dirname(path) for name in self.limits.packages for path in _package_paths(name) or ()})
         config = self._host_config(str(api_root()), self.submission.host_dir, drop=drop, parent_pid=os.getpid(),
-                                   orjson=orjson_extension())
+                                   orjson=orjson_extension(), package_dirs=packages)
+        if self.lease is not None:
+            os.chown(work, self.lease.uid, self.lease.gid)
+        env = {**BOT_ENV, "HOME": work, "TMPDIR": work}
         command = [binary, "-S", "-s", "-B", "-P", str(api_root() / "ladder" / "bot_host.py"), config]
         return command, env, work
 
@@ -526,8 +764,14 @@ class BotProcess:
         pass_fds: tuple[int, ...] = ()
         if "bubblewrap" in self.layers:
             info_read, info_write = os.pipe2(os.O_CLOEXEC)
-            pass_fds = (info_write,)
-            command = self._bwrap_command(info_write)
+            try:
+                command = self._bwrap_command(info_write)
+            except BaseException:
+                os.close(info_read)
+                os.close(info_write)
+                self.kill()
+                raise
+            pass_fds = (info_write, *self._file_fds)
             env: dict[str, str] = {"PATH": "/usr/bin:/bin"}
             cwd = "/"
         else:
@@ -550,23 +794,94 @@ class BotProcess:
             for fd in (request_read, reply_write, error_write, info_write):
                 if fd >= 0 and self.popen is not None:
                     os.close(fd)
+            for fd in self._file_fds:  # bubblewrap copies them at start
+                os.close(fd)
+            self._file_fds.clear()
+        self._popen_pidfd = _pidfd_open(self.popen.pid)  # our child, not reaped yet: its pid is still its own
         self._out, self._in = request_write, reply_read
         os.set_blocking(self._out, False)
         self._poll_in.register(self._in, select.POLLIN)
         self._poll_out.register(self._out, select.POLLOUT)
         self.stderr = StderrTail(error_read)
         deadline = time.monotonic() + self.limits.start_seconds
-        self.bot_pid = self._read_info(info_read, deadline) if info_read >= 0 else self.popen.pid
+        if info_read >= 0:
+            self.init_pid = self._read_info(info_read, deadline)
+            self._init_pidfd = _pidfd_open(self.init_pid) if self.init_pid else -1
+            self.bot_pid = self._find_child(self.init_pid, deadline) if self.init_pid else None
+        else:
+            self.bot_pid = self.popen.pid
         if self.bot_pid is not None:
-            try:
-                self._stat = os.open(f"/proc/{self.bot_pid}/stat", os.O_RDONLY | os.O_CLOEXEC)
-            except OSError:
-                self._stat = -1
+            self._open_bot_handles(self.bot_pid)
         reply = self.request({"op": "hello"}, deadline - time.monotonic(), "loading")
         if "error" in reply:
             self._fail_with_error(reply["error"], "loading")
         self.info = self._check_info(reply.get("bot"))
         return self.info
+
+    def _find_child(self, parent: int, deadline: float) -> int:
+        """The pid of the bot process: the child of bubblewrap's init (``parent``), found in ``/proc``."""
+        while True:
+            for entry in os.scandir("/proc"):
+                if not entry.name.isdigit():
+                    continue
+                try:
+                    with open(f"/proc/{entry.name}/stat", "rb") as stat_file:
+                        text = stat_file.read()
+                except OSError:
+                    continue
+                if int(text[text.rfind(b")") + 2:].split()[1]) == parent:
+                    return int(entry.name)
+            if time.monotonic() >= deadline:
+                self._die("timeout", f"the sandbox did not start within {self.limits.start_seconds:g} s")
+            if self.popen is not None and self.popen.poll() is not None:
+                self._die("crash", "the sandbox (bubblewrap) failed to start")
+            time.sleep(0.002)
+
+    def _open_bot_handles(self, pid: int) -> None:
+        """Open a pidfd and the ``/proc`` stat file of the bot process, and check they are of that process.
+
+        bubblewrap reports the bot's pid; should the bot have died and its pid
+        been reused in between, the pidfd would name another process. So: open
+        both, check the process is a child of the one the ladder started, then
+        check (through the pidfd) that it was still alive after that check.
+        """
+        assert self.popen is not None
+        self._bot_pidfd = self._popen_pidfd if pid == self.popen.pid else _pidfd_open(pid)
+        try:
+            self._stat = os.open(f"/proc/{pid}/stat", os.O_RDONLY | os.O_CLOEXEC)
+            text = os.pread(self._stat, 4096, 0)
+        except OSError:
+            self._die("crash", "the bot process ended while the sandbox was starting")
+        parent = int(text[text.rfind(b")") + 2:].split()[1])
+        ours = pid == self.popen.pid or parent in (self.popen.pid, self.init_pid)
+        if not ours or (self._bot_pidfd >= 0 and not _pidfd_alive(self._bot_pidfd)):
+            self._die("crash", "the bot process ended while the sandbox was starting")
+
+    def _signal(self, signum: int) -> None:
+        """Send ``signum`` to the bot: its process group without bubblewrap, else the sandbox's first process."""
+        if "bubblewrap" not in self.layers:
+            if self.popen is not None and self.popen.returncode is None:
+                try:  # the bot leads its group and is not reaped yet: the group's id is still its own
+                    os.killpg(self.popen.pid, signum)
+                except (ProcessLookupError, PermissionError):
+                    pass
+        elif self._bot_pidfd >= 0:
+            try:
+                signal.pidfd_send_signal(self._bot_pidfd, signum)
+            except (ProcessLookupError, PermissionError, OSError):
+                pass
+
+    def pause(self) -> None:
+        """Stop the bot (``SIGSTOP``): it uses no CPU while the ladder is not waiting for it."""
+        if not self.paused and not self.dead and self.popen is not None:
+            self._signal(signal.SIGSTOP)
+            self.paused = True
+
+    def resume(self) -> None:
+        """Let a stopped bot run again (``SIGCONT``), before a request."""
+        if self.paused and not self.dead:
+            self._signal(signal.SIGCONT)
+        self.paused = False
 
     def _read_info(self, fd: int, deadline: float) -> int | None:
         """The pid of the sandboxed process, from bubblewrap's ``--info-fd``."""
@@ -616,6 +931,8 @@ class BotProcess:
         """
         if self.dead or self.popen is None:
             raise BotFailure("crash", "the bot process is not running", self.stderr_tail())
+        if self.paused:
+            self.resume()
         self.seq += 1
         seq = self.seq
         message["seq"] = seq
@@ -636,6 +953,7 @@ class BotProcess:
             reply = self._receive(deadline, what)
             reply_seq = reply["seq"]
             if reply_seq == seq:
+                self.pause()
                 return reply
             if reply_seq > seq:
                 self._die("garbage", f"a reply numbered {reply_seq} to a request not yet made (expected {seq})")
@@ -772,27 +1090,39 @@ class BotProcess:
         self.dead = True
         popen = self.popen
         if popen is not None:
-            for pid_target in (self.bot_pid, popen.pid):
-                if pid_target:
+            # Through pidfds: a pid the ladder recorded may belong to another process by now, a pidfd never does.
+            for pidfd in dict.fromkeys((self._bot_pidfd, self._init_pidfd, self._popen_pidfd)):
+                if pidfd >= 0:
                     try:
-                        os.kill(pid_target, signal.SIGKILL)
-                    except (ProcessLookupError, PermissionError):
+                        signal.pidfd_send_signal(pidfd, signal.SIGKILL)
+                    except (ProcessLookupError, PermissionError, OSError):
                         pass
-            try:
-                os.killpg(popen.pid, signal.SIGKILL)
-            except (ProcessLookupError, PermissionError):
-                pass
+            if self._popen_pidfd < 0 and popen.returncode is None:  # a kernel without pidfds: our unreaped child
+                try:
+                    os.kill(popen.pid, signal.SIGKILL)
+                except (ProcessLookupError, PermissionError):
+                    pass
+            if popen.returncode is None:  # not reaped yet, so the group's id (its pid) is still its own
+                try:
+                    os.killpg(popen.pid, signal.SIGKILL)
+                except (ProcessLookupError, PermissionError):
+                    pass
             try:
                 popen.wait(timeout=5.0)
             except subprocess.TimeoutExpired:
                 pass
-        for fd in (self._out, self._in, self._stat):
+        for fd in dict.fromkeys((self._out, self._in, self._stat, self._bot_pidfd, self._init_pidfd, self._popen_pidfd,
+                                 *self._file_fds)):
             if fd >= 0:
                 try:
                     os.close(fd)
                 except OSError:
                     pass
-        self._out = self._in = self._stat = -1
+        self._out = self._in = self._stat = self._bot_pidfd = self._init_pidfd = self._popen_pidfd = -1
+        self._file_fds.clear()
+        if self.lease is not None and (popen is None or popen.returncode is not None):
+            self.lease.release()  # the process is gone: its uid may serve another bot
+            self.lease = None
         if self.stderr is not None:
             self.stderr.wait(1.0)
         if self.work_dir:
@@ -802,3 +1132,70 @@ class BotProcess:
 
 _CLOCK_TICKS = os.sysconf("SC_CLK_TCK") if hasattr(os, "sysconf") else 100
 
+
+def _pidfd_open(pid: int) -> int:
+    """A pidfd for ``pid`` (-1 where the kernel or Python has none: then signals go by pid)."""
+    try:
+        return os.pidfd_open(pid)
+    except (AttributeError, OSError):
+        return -1
+
+
+def _pidfd_alive(pidfd: int) -> bool:
+    try:
+        signal.pidfd_send_signal(pidfd, 0)
+    except ProcessLookupError:
+        return False
+    except OSError:
+        return True
+    return True
+
+
+def _library_folders(bound: Iterable[str]) -> list[str]:
+    """The ``lib*`` folders of the folders shown to a bot (Python packages live under them, not in share/ or bin/)."""
+    found = []
+    for root in bound:
+        if root == "/" or not os.path.isdir(root) or os.path.islink(root):
+            continue
+        if os.path.basename(root).startswith("lib"):
+            found.append(root)
+            continue
+        for parent in (root, os.path.join(root, "local")):
+            try:
+                names = sorted(os.listdir(parent))
+            except OSError:
+                continue
+            found.extend(os.path.join(parent, name) for name in names
+                         if name.startswith("lib") and os.path.isdir(os.path.join(parent, name))
+                         and not os.path.islink(os.path.join(parent, name)))
+    return found
+
+
+@functools.lru_cache(maxsize=8)
+def installed_package_folders(bound: tuple[str, ...]) -> tuple[str, ...]:
+    """Every ``site-packages``/``dist-packages`` folder inside the folders shown to a bot (bubblewrap hides them).
+
+    A full walk (once per ladder process): besides the interpreter's own,
+    other programs bring Python installations of their own under ``/usr/lib``.
+    """
+    found: set[str] = set()
+    for root in dict.fromkeys(_library_folders(bound)):
+        for folder, subfolders, files in os.walk(root):
+            if "__init__.py" in files:  # a Python package: no packages folder inside
+                subfolders[:] = []
+                continue
+            if re.fullmatch(r"python\d(\.\d+)?", os.path.basename(folder)):
+                # a Python installation's library: its packages folder is right here, the rest is its stdlib
+                found.update(os.path.join(folder, name) for name in subfolders
+                             if name in ("site-packages", "dist-packages") and not os.path.islink(os.path.join(folder, name)))
+                subfolders[:] = []
+                continue
+            kept = []
+            for name in subfolders:
+                path = os.path.join(folder, name)
+                if name in ("site-packages", "dist-packages") and not os.path.islink(path):
+                    found.add(path)
+                elif name != "__pycache__":
+                    kept.append(name)
+            subfolders[:] = kept
+    return tuple(sorted(found))

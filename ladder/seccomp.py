@@ -15,7 +15,10 @@ call fails with ``EPERM``, so the bot sees a plain ``PermissionError``):
 - leaving its session or process group (``setsid``, ``setpgid``), so that
   killing the group reaches it;
 - namespaces, mounts, kernel keyrings, BPF, perf, io_uring, modules, reboot
-  and the like.
+  and the like;
+- memory the address-space limit cannot count: ``memfd_create`` and
+  ``memfd_secret`` (written with ``write``, a memfd's pages are in no
+  process's address space), System V shared memory and POSIX message queues.
 
 Only x86-64 is covered (system-call numbers differ per architecture); on
 other machines :func:`supported` says why and the layer is reported missing.
@@ -73,6 +76,8 @@ DENIED_X86_64: dict[str, int] = {
     "reboot": 169, "swapon": 167, "swapoff": 168, "acct": 163, "quotactl": 179,
     "open_by_handle_at": 304, "name_to_handle_at": 303, "mknod": 133, "mknodat": 259,
     "syslog": 103, "iopl": 172, "ioperm": 173, "personality": 135, "fanotify_init": 300,
+    "memfd_create": 319, "memfd_secret": 447, "shmget": 29, "shmat": 30, "shmctl": 31,
+    "mq_open": 240, "mq_timedsend": 242,
 }
 CLONE_X86_64 = 56
 CLONE3_X86_64 = 435

@@ -24,7 +24,8 @@ Top-level keys (all optional but ``seed``):
   machine, the default) or ``"dask"`` (a Dask cluster; needs ``pip install "card-ladder[dask]"``).
 - ``scheduler``: the address of a running Dask scheduler (``"tcp://host:8786"``); only with
   ``backend = "dask"``; without it the Dask backend starts a local cluster of its own.
-- ``[limits]``: ``move_seconds``, ``match_seconds``, ``memory_mb``, ``bench_after_failures``, ``max_attempts``.
+- ``[limits]``: ``move_seconds``, ``match_seconds``, ``memory_mb``, ``bench_after_failures``, ``max_attempts``,
+  ``packages`` (installed packages bots may import, e.g. ``["numpy"]``; default none).
 - ``[game.<id>]``: per-game ``players``, ``options`` (a table, or a list of tables for several
   variants), ``games_per_pairing`` and ``bots``.
 """
@@ -41,6 +42,7 @@ from typing import Any
 
 from engine import Game, GameError, game_ids, get_game
 from ladder.errors import UserError
+from ladder.sandbox import allowed_packages
 
 FORMATS = ("round-robin",)
 BACKENDS = ("local", "dask")
@@ -51,7 +53,7 @@ TOP_KEYS = (
     "games_per_pairing", "cycles", "hours", "workers", "backend", "scheduler", "limits", "game",
 )
 GAME_KEYS = ("players", "options", "games_per_pairing", "bots")
-LIMIT_KEYS = ("move_seconds", "match_seconds", "memory_mb", "bench_after_failures", "max_attempts")
+LIMIT_KEYS = ("move_seconds", "match_seconds", "memory_mb", "bench_after_failures", "max_attempts", "packages")
 
 
 @dataclass(frozen=True)
@@ -70,6 +72,7 @@ class Limits:
     memory_mb: int = 1024
     bench_after_failures: int = 5
     max_attempts: int = 3
+    packages: tuple[str, ...] = ()  # the operator's allow-list: installed packages a sandboxed bot may import
 
 
 @dataclass(frozen=True)
@@ -260,7 +263,17 @@ def _limits(check: _Checker, value: Any) -> Limits:
             "limits.bench_after_failures", table.get("bench_after_failures", defaults.bench_after_failures), 1
         ),
         max_attempts=check.integer("limits.max_attempts", table.get("max_attempts", defaults.max_attempts), 1),
+        packages=_packages(check, table.get("packages", list(defaults.packages))),
     )
+
+
+def _packages(check: _Checker, value: Any) -> tuple[str, ...]:
+    if not isinstance(value, list) or not all(isinstance(name, str) for name in value):
+        raise check.fail("limits.packages", f"must be a list of package names, not {_shown(value)}")
+    try:
+        return allowed_packages(value)
+    except UserError as error:
+        raise check.fail("limits.packages", str(error)) from None
 
 
 def _player_range(game: Game) -> str:

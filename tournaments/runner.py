@@ -325,6 +325,8 @@ class TournamentRun:
             raise
         self.stop = _Stop()
         self._given_up = 0  # matches the executor gave up after their workers died (Dask's KilledWorker)
+        self.unplayed: dict[str, int] = {}  # matches not yet handed out per bot reference (without a time budget)
+        self.retired: set[str] = set()  # bot references with no match left to hand out
         self._touched = 0.0
         self._bulk_returning = bool(getattr(self.engine.dialect, "insert_executemany_returning_sort_by_parameter_order", False))
         self.stats = RunReport(0, config.name, "running", 0, 0, workers=self.workers, backend=self.backend,
@@ -514,11 +516,33 @@ class TournamentRun:
             "game": spec.game, "seats": list(spec.seats), "seed": spec.seed, "options": dict(spec.options),
             "key": spec.key, "limits": asdict(self.config.limits),
             "hashes": [entrant.content_hash for entrant in match.seats],  # the worker checks its bots are these
+            "retire": sorted(self.retired),  # bots with no match left to hand out: workers stop their idle processes
         }
+
+    def _count_unplayed(self, cycles: int, deadline: float | None) -> dict[str, int]:
+        """Matches not yet handed out per bot reference (empty with a time budget: cycles keep coming)."""
+        if deadline is not None:
+            return {}
+        counts: dict[str, int] = {}
+        for number in range(cycles):
+            for match in self.cycle(number):
+                if match.key not in self.done:
+                    for ref in set(match.spec().seats):
+                        counts[ref] = counts.get(ref, 0) + 1
+        return counts
+
+    def _handed_out(self, match: ScheduledMatch) -> None:
+        """Count a match as handed out (sent or skipped); a bot with none left is retired."""
+        for ref in set(match.spec().seats):
+            if ref in self.unplayed:
+                self.unplayed[ref] -= 1
+                if self.unplayed[ref] <= 0:
+                    self.retired.add(ref)
 
     def _loop(self, executor: Executor, progress: tqdm, deadline: float | None, cycles: int) -> str:
         target = [cycles]
         submitted: dict[int, int] = {}  # matches sent to the workers, by cycle
+        self.unplayed = self._count_unplayed(cycles, deadline)
         pending = self._pending(target, deadline, submitted)
         in_flight: dict[Future, tuple[ScheduledMatch, int]] = {}
         exhausted = False
@@ -544,6 +568,7 @@ class TournamentRun:
                     exhausted = True
                     break
                 benched = {seat: self.benched[e.version_id] for seat, e in enumerate(match.seats) if e.version_id in self.benched}
+                self._handed_out(match)
                 if benched:
                     batch.append(_Finished(match, "skipped", benched_seats=benched))
                     continue

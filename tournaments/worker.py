@@ -145,6 +145,16 @@ def seat_player(ref: str, game_id: str, limits: dict[str, Any]) -> Player:
         return _UnavailablePlayer(BotFailure("crash", f"could not load {ref}: {type(error).__name__}: {error}"))
 
 
+def _retire(refs: Any, limits: dict[str, Any]) -> None:
+    """Stop this thread's idle processes of bots whose every scheduled match has been handed out."""
+    source = _player_source(limits)
+    retire = getattr(source, "retire", None)
+    if retire is not None and refs:
+        stopped = retire(list(refs))
+        if stopped:
+            log.debug("stopped %d idle bot process(es) with no more matches to play", stopped)
+
+
 def close_players() -> None:
     """Stop the bots' processes this worker keeps (the local pool calls it at exit)."""
     log.info("worker %d stops after %d matches", os.getpid(), _played)
@@ -384,6 +394,7 @@ def play_task(task: dict[str, Any]) -> dict[str, Any]:
     cpu = time.process_time()
     players = [seat_player(ref, spec.game, limits) for ref in spec.seats]
     outcome = play_match(spec, players)
+    _retire(task.get("retire") or (), limits)
     global _played
     _played += 1
     log.debug("match %s played in %.3f s", spec.key, time.perf_counter() - tick)

@@ -10,7 +10,16 @@ import typer
 from rich.console import Console
 from rich.table import Table
 
-from ladder.sandbox import LAYERS, SandboxLimits, default_layers, is_root, layer_statuses, process_layer_can_drop_root
+from ladder.sandbox import (
+    LAYERS,
+    SandboxLimits,
+    default_layers,
+    interpreter_view,
+    is_root,
+    layer_statuses,
+    process_layer_can_drop_root,
+    separation,
+)
 
 INSTALL_HINTS = {
     "bubblewrap": "apt-get install bubblewrap (Debian/Ubuntu), dnf install bubblewrap (Fedora)",
@@ -25,11 +34,16 @@ def doctor(
     statuses = layer_statuses()
     active = default_layers()
     limits = SandboxLimits()
+    kind, why = separation(active)
+    view = interpreter_view(active)
     if as_json:
         print(json.dumps({
             "layers": [asdict(status) for status in statuses],
             "active": list(active),
             "bots_can_run": not (is_root() and "bubblewrap" not in active and not process_layer_can_drop_root()),
+            "separation": {"kind": kind, "detail": why},
+            "interpreter_view": view,
+            "between_turns": "stopped (SIGSTOP) while the ladder does not wait for the bot",
             "default_limits": asdict(limits),
         }, indent=2))
         return
@@ -50,6 +64,10 @@ def doctor(
                       "cannot run a bot as an unprivileged user, so it refuses to (install bubblewrap).", highlight=False)
     else:
         console.print(f"Submitted bots run with: [bold]{' + '.join(active)}[/bold]", highlight=False)
+    console.print(f"Bots kept apart by: [bold]{kind}[/bold]: {why}.", highlight=False)
+    console.print(f"What a bot can import: {view}.", highlight=False)
+    console.print("Between turns and between matches every bot is stopped (SIGSTOP): it uses no CPU while the "
+                  "ladder does not wait for it.", highlight=False)
     missing = [name for name in LAYERS if name not in active]
     if missing:
         console.print(f"[yellow]Missing: {', '.join(missing)}.[/yellow] `--require-layer NAME` on play/submit/validate "

@@ -16,6 +16,7 @@ from ladder.errors import UserError
 from ladder.match import MatchOutcome, MatchSpec, play_match
 from ladder.players import PlayerPool, is_builtin
 from ladder.summary import BotTally, score_histogram, tally
+from ladder.sandbox import SandboxLimits, allowed_packages
 
 
 def seat_labels(bots: list[str]) -> list[str]:
@@ -58,6 +59,7 @@ def play(
     option: Annotated[list[str] | None, typer.Option("--option", "-o", help="Game option key=value; repeatable.")] = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print the summary as JSON.")] = False,
     require_layer: Annotated[list[str] | None, typer.Option("--require-layer", metavar="LAYER", help="Refuse to run unless this sandbox layer (process, bubblewrap, seccomp) is available; repeatable.")] = None,
+    allow_package: Annotated[list[str] | None, typer.Option("--allow-package", metavar="PACKAGE", help="An installed package sandboxed bots may import; repeatable.")] = None,
 ) -> None:
     """Play N matches and summarise them per bot (built-in bots in this process, bot files sandboxed)."""
     game = get_game(game_id)
@@ -69,7 +71,8 @@ def play(
     plan = schedule(game, bots, games, seed, options)
     outcomes: list[tuple[MatchOutcome, list[str]]] = []
     sandboxed = any(not is_builtin(name) for name in bots)
-    with PlayerPool(require=require_layer or (), pin_cpu=sandboxed) as pool:
+    limits = SandboxLimits(packages=allowed_packages(allow_package or ()))
+    with PlayerPool(limits=limits, require=require_layer or (), pin_cpu=sandboxed) as pool:
         for name in bots:
             pool.check(name, game.id)
         with tqdm(total=len(plan), unit="match", delay=1.0, file=sys.stderr, disable=as_json or None) as progress:

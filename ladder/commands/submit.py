@@ -12,7 +12,7 @@ from rich.markup import escape
 
 from ladder.botstore import CheckReport, check_bot, register
 from ladder.errors import UserError
-from ladder.sandbox import SandboxLimits, require_layers
+from ladder.sandbox import SandboxLimits, allowed_packages, require_layers
 
 PathArgument = Annotated[str, typer.Argument(metavar="PATH", help="The bot: a .py file, or a folder with bot.py.")]
 NameOption = Annotated[str | None, typer.Option("--name", help="Register under this name instead of the class's `name`.")]
@@ -22,15 +22,17 @@ MemoryOption = Annotated[int, typer.Option("--memory-mb", min=64, help="Memory l
 MatchesOption = Annotated[int, typer.Option("--matches", min=1, max=50, help="Matches per game and table size.")]
 LayerOption = Annotated[list[str] | None, typer.Option("--require-layer", metavar="LAYER", help="Refuse to run unless this sandbox layer is available; repeatable.")]
 JsonOption = Annotated[bool, typer.Option("--json", help="Print the report as JSON.")]
+AllowOption = Annotated[list[str] | None, typer.Option("--allow-package", metavar="PACKAGE", help="An installed package the bot may import (as a tournament's limits.packages); repeatable.")]
 
 DEFAULTS = SandboxLimits()
 
 
 def _run_check(path: str, name: str | None, move_seconds: float, match_seconds: float, memory_mb: int,
-               matches: int, require_layer: list[str] | None, as_json: bool) -> CheckReport:
+               matches: int, require_layer: list[str] | None, as_json: bool, packages: list[str] | None = None) -> CheckReport:
     if require_layer:
         require_layers(require_layer)
-    limits = SandboxLimits(move_seconds=move_seconds, match_seconds=match_seconds, memory_mb=memory_mb)
+    limits = SandboxLimits(move_seconds=move_seconds, match_seconds=match_seconds, memory_mb=memory_mb,
+                           packages=allowed_packages(packages or ()))
     out = Console()
     progress = None if as_json else (lambda message: out.print(f"[dim]  {escape(message)}[/dim]", highlight=False))
     return check_bot(path, name=name, limits=limits, matches_per_table=matches, progress=progress)
@@ -81,9 +83,10 @@ def validate(
     matches: MatchesOption = 2,
     require_layer: LayerOption = None,
     as_json: JsonOption = False,
+    allow_package: AllowOption = None,
 ) -> None:
     """Check a bot in the sandbox (it loads, claims real games, plays a few matches of each within the limits); register nothing."""
-    report = _run_check(path, name, move_seconds, match_seconds, memory_mb, matches, require_layer, as_json)
+    report = _run_check(path, name, move_seconds, match_seconds, memory_mb, matches, require_layer, as_json, allow_package)
     if as_json:
         _json(report)
         if not report.ok:
@@ -105,9 +108,10 @@ def submit(
     matches: MatchesOption = 2,
     require_layer: LayerOption = None,
     as_json: JsonOption = False,
+    allow_package: AllowOption = None,
 ) -> None:
     """Check a bot in the sandbox, copy it into the bot store and register it (a changed file is a new version)."""
-    report = _run_check(path, name, move_seconds, match_seconds, memory_mb, matches, require_layer, as_json)
+    report = _run_check(path, name, move_seconds, match_seconds, memory_mb, matches, require_layer, as_json, allow_package)
     if not report.ok:
         if as_json:
             _json(report)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -12,7 +13,7 @@ from ladder import seccomp
 from ladder.errors import UserError
 from ladder.match import MatchSpec, play_match
 from ladder.players import PlayerPool, check_bot_reference
-from ladder.sandbox import LayerStatus, SandboxLimits, available_layers, require_layers
+from ladder.sandbox import BOT_UID_COUNT, BOT_UID_FIRST, LayerStatus, SandboxLimits, available_layers, require_layers
 from tests.ladder.toy_game import GAME_ID, toy_game_registered
 
 AVAILABLE = available_layers()
@@ -81,7 +82,7 @@ def test_inside_bubblewrap_a_bot_sees_only_the_interpreter_the_api_and_its_files
     assert not any(facts[f"sees {path}"] for path in ("/etc", "/work", "/home", "/root/.ssh", "/var"))
     assert facts["tmp writable"] and not facts["own folder writable"]
     assert facts["cwd"] == "/tmp"
-    assert facts["pid"] == 1  # its own pid namespace
+    assert facts["pid"] == 2  # its own pid namespace, where bubblewrap's init is pid 1
     assert set(facts["env"]) <= {"PATH", "LANG", "HOME", "TMPDIR", "PYTHONHASHSEED", "PYTHONDONTWRITEBYTECODE",
                                  "PYTHONIOENCODING", "PYTHONUNBUFFERED", "PWD"}
     assert facts["status"]["CapEff"] == "0000000000000000"
@@ -89,7 +90,8 @@ def test_inside_bubblewrap_a_bot_sees_only_the_interpreter_the_api_and_its_files
     import os
 
     if os.geteuid() == 0:
-        assert facts["uid"] == 65534 and facts["gid"] == 65534  # root's bots run as nobody
+        # root's bots run as a uid of their own (so no two bot processes share a thread limit)
+        assert BOT_UID_FIRST <= facts["uid"] < BOT_UID_FIRST + BOT_UID_COUNT and facts["gid"] == facts["uid"]
 
 
 @pytest.mark.skipif("seccomp" not in AVAILABLE, reason="needs the seccomp layer, not available here")
@@ -102,7 +104,8 @@ def test_the_seccomp_filter_is_on_inside(tmp_path: Path) -> None:
 def test_the_seccomp_filter_is_small_and_denies_what_it_says() -> None:
     program = seccomp.build_filter(1234)
     assert len(program) % 8 == 0 and len(program) // 8 < 4096
-    for name in ("fork", "vfork", "execve", "socket", "connect", "ptrace", "setsid", "unshare", "mount", "bpf"):
+    for name in ("fork", "vfork", "execve", "socket", "connect", "ptrace", "setsid", "unshare", "mount", "bpf",
+                 "memfd_create", "shmget", "shmat", "mq_open"):
         assert name in seccomp.DENIED_X86_64
 
 
@@ -334,3 +337,101 @@ def test_bot_processes_die_with_the_ladder(tmp_path: Path, layers: tuple[str, ..
 
     for folder in [staged, *(path for tag in tags for path in glob.glob(f"/tmp/ladder-bot-{tag}-*"))]:
         shutil.rmtree(folder, ignore_errors=True)
+
+
+WHO = """
+import os
+class Who(Bot):
+    name = "who"
+    games = ("toy-count",)
+    author = f"{os.getuid()} {os.getgid()}"
+"""
+
+
+@pytest.mark.skipif(not __import__("os").geteuid() == 0, reason="uids of their own are for a ladder running as root")
+def test_as_root_every_bot_process_runs_as_a_uid_of_its_own(tmp_path: Path) -> None:
+    """The thread limit counts per uid: two processes of one bot, alive at once, never share one."""
+    path = write_bot(tmp_path, WHO)
+    with PlayerPool(limits=LIMITS) as pool:
+        pool.warm(path, 3)
+        processes = pool.processes()
+        uids = {process.lease.uid for process in processes if process.lease is not None}
+        assert len(uids) == 3 and all(BOT_UID_FIRST <= uid < BOT_UID_FIRST + BOT_UID_COUNT for uid in uids)
+        seen = {pool.describe(path).author}
+        assert seen <= {f"{uid} {uid}" for uid in uids}
+    assert all(process.lease is None for process in processes), "a dead process's uid is handed back"
+
+
+def test_a_bot_is_stopped_while_the_ladder_does_not_wait_for_it(tmp_path: Path) -> None:
+    """Between requests the process is stopped (state T); the next request lets it go on."""
+    path = write_bot(tmp_path, WHO)
+    with PlayerPool(limits=LIMITS) as pool:
+        pool.warm(path)
+        process = pool.processes()[0]
+        assert process.paused
+
+        def state() -> bytes:
+            with open(f"/proc/{process.bot_pid}/stat", "rb") as stat:
+                text = stat.read()
+            return text[text.rfind(b")") + 2:].split()[0]
+
+        deadline = time.monotonic() + 2.0
+        while state() != b"T" and time.monotonic() < deadline:  # a stop signal is delivered, not waited for
+            time.sleep(0.01)
+        assert state() == b"T"
+        assert process.request({"op": "ping"}, 5.0, "pinging").get("ok") is True
+        assert process.paused
+
+
+def test_killing_goes_through_a_pidfd_and_leaves_nothing(tmp_path: Path) -> None:
+    import os
+
+    path = write_bot(tmp_path, WHO)
+    with PlayerPool(limits=LIMITS) as pool:
+        pool.warm(path)
+        process = pool.processes()[0]
+        pidfd, pid = process._bot_pidfd, process.bot_pid
+        assert pidfd >= 0 and pid is not None
+        process.kill()
+        assert process._bot_pidfd == -1 and not process.alive()
+        assert not os.path.exists(f"/proc/{pid}") or b"bot_host" not in open(f"/proc/{pid}/cmdline", "rb").read()
+
+
+def test_a_worker_stops_the_idle_processes_of_a_bot_with_no_match_left(tmp_path: Path) -> None:
+    """The runner lists bots whose every match is handed out (``retire``); the worker then ends their idle processes."""
+    from dataclasses import asdict
+
+    from tournaments.config import Limits
+    from tournaments.worker import _player_source, play_task
+
+    path = write_bot(tmp_path, WHO + "    def act(self, observation, legal_actions):\n        return legal_actions[0]\n")
+    limits = asdict(Limits())
+    task = {"game": GAME_ID, "seats": [path], "seed": 1, "options": {}, "key": "k1", "limits": limits, "retire": []}
+    pool = _player_source(limits)
+    try:
+        assert not play_task(task)["failures"]
+        kept = pool.processes()
+        assert len(kept) == 1 and kept[0].alive(), "a bot with matches to come keeps its process"
+        assert not play_task({**task, "key": "k2", "retire": [path]})["failures"]
+        assert pool.processes() == [] and not kept[0].alive(), "its last match played, its process is gone"
+    finally:
+        pool.close()
+
+
+def test_the_operators_allow_list_of_packages_is_checked() -> None:
+    from tournaments.config import parse_tournament
+
+    assert SandboxLimits.from_mapping({"packages": ["tqdm", "tqdm"]}).packages == ("tqdm",)
+    with pytest.raises(UserError, match="part of the bot API"):
+        SandboxLimits.from_mapping({"packages": ["engine"]})
+    with pytest.raises(UserError, match="not installed here"):
+        SandboxLimits.from_mapping({"packages": ["no_such_package_here"]})
+    with pytest.raises(UserError, match="not a top-level module name"):
+        SandboxLimits.from_mapping({"packages": ["tqdm.auto"]})
+    with pytest.raises(UserError, match="in the standard library"):
+        SandboxLimits.from_mapping({"packages": ["json"]})
+    data = {"seed": 1, "games": [GAME_ID], "bots": ["random"], "limits": {"packages": ["no_such_package_here"]}}
+    with pytest.raises(UserError, match=r"t.toml: limits.packages: allowed package 'no_such_package_here' is not installed"):
+        parse_tournament(data, "t.toml", "t")
+    data["limits"] = {"packages": ["tqdm"]}
+    assert parse_tournament(data, "t.toml", "t").limits.packages == ("tqdm",)

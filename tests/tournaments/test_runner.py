@@ -239,3 +239,25 @@ def test_any_executor_will_do(toy, db_url: str) -> None:
     with ThreadPoolExecutor(2) as executor:
         report = run_tournament(config(), options(db_url, executor=executor))
     assert report.state == "complete" and report.played_now == report.scheduled
+
+
+def test_tasks_name_the_bots_with_no_match_left_so_workers_end_their_idle_processes(toy, db_url: str) -> None:
+    """A bot is in a task's ``retire`` list from its last match on, and never before."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    tasks: list[dict] = []
+
+    class Recording(ThreadPoolExecutor):
+        def submit(self, fn, /, *args, **kwargs):  # type: ignore[override]
+            tasks.append(args[0])
+            return super().submit(fn, *args, **kwargs)
+
+    with Recording(1) as executor:
+        report = run_tournament(config(), options(db_url, executor=executor, in_flight_per_worker=1))
+    assert report.state == "complete" and tasks
+    refs = {ref for task in tasks for ref in task["seats"]}
+    for index, task in enumerate(tasks):
+        for ref in refs:
+            later = any(ref in other["seats"] for other in tasks[index + 1:])
+            seen = any(ref in other["seats"] for other in tasks[:index + 1])
+            assert (ref in task["retire"]) == (seen and not later), (index, ref, task["retire"])
