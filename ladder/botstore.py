@@ -10,7 +10,9 @@ it and then :func:`register`:
 3. the description is checked: a usable name that is not a built-in bot's,
    and games that are on the ladder (``"*"`` means every game);
 4. it plays a few matches of each game it claims, at the smallest and the
-   largest table, against the built-in bots, within the limits. Any failure
+   largest table, against the built-in bots, within the limits, on fresh
+   secret deals and with fresh secret bot seeds each time (a bot cannot
+   recognise the check by its seeds and behave only then). Any failure
    (timeout, crash, garbage, illegal move, exception, memory) fails the
    check, with the bot's own traceback or stderr; so does CPU use while it
    waits between matches (a background thread);
@@ -35,6 +37,7 @@ from sqlmodel import Session, select
 
 from bots.registry import bot_names, bots_for_game
 from engine import game_ids, get_game
+from ladder.deals import fresh_seed
 from ladder.errors import UserError
 from ladder.match import BotFailure, MatchSpec, play_match
 from ladder.paths import default_db_url, results_dir
@@ -143,9 +146,10 @@ def check_bot(
                     seat = index % count
                     seats = [opponents[(index + s) % len(opponents)] for s in range(count)]
                     seats[seat] = path
-                    seed = 1000 * count + index
+                    seed = fresh_seed()  # shown in the report once the match is over: nothing left to guess
                     say(f"{game_id}: {count} player{'s' if count > 1 else ''}, match {index + 1}, seat {seat + 1}")
-                    spec = MatchSpec(game_id, tuple(seats), seed, {}, key=f"check-{game_id}-{count}-{index}")
+                    spec = MatchSpec(game_id, tuple(seats), seed, {}, key=f"check-{game_id}-{count}-{index}",
+                                     bot_seeds=tuple(fresh_seed() for _ in range(count)))
                     players = [pool.player(ref, game_id) if s == seat else builtin_player(ref, game_id)
                                for s, ref in enumerate(seats)]
                     outcome = play_match(spec, players)

@@ -35,7 +35,17 @@ from bots.registry import UnknownBotError, bot_names, get_bot_class
 from ladder.errors import UserError
 from ladder.match import BotFailure, Player
 from ladder.paths import results_dir
-from ladder.sandbox import BotInfo, BotProcess, SandboxLimits, check_layers, default_layers, require_layers
+from ladder.sandbox import (
+    BotInfo,
+    BotProcess,
+    SandboxLimits,
+    available_layers,
+    check_layers,
+    default_layers,
+    is_root,
+    process_layer_can_drop_root,
+    require_layers,
+)
 from ladder.submission import (
     Submission,
     entry_point_bots,
@@ -121,6 +131,19 @@ def submission_for(ref: str) -> Submission:
         + (f"; registered bots: {', '.join(registered)}" if registered else "")
         + "; or give the path of a .py file"
     )
+
+
+def sandbox_refusal() -> str | None:
+    """Why no submitted bot can run sandboxed on this machine, or ``None`` if they can.
+
+    A tournament asks before it starts, so that it refuses in one line
+    instead of recording every match of a submitted bot as a failure.
+    """
+    if is_root() and "bubblewrap" not in available_layers() and not process_layer_can_drop_root():
+        return ("submitted bots cannot be sandboxed here: the ladder runs as root, bubblewrap is not available "
+                "and the interpreter is not readable by an unprivileged user; install bubblewrap "
+                "(apt-get install bubblewrap; see `ladder doctor`) or run the ladder as an ordinary user")
+    return None
 
 
 def failure_line(failure: BotFailure) -> str:

@@ -49,6 +49,7 @@ from bots.base import MatchStart
 from ladder.errors import UserError
 from ladder.match import BotFailure, MatchSpec, Player, play_match
 from ladder.storage import pack_actions
+from ladder.text import bot_lines, clean_text
 
 log = logging.getLogger("ladder.worker")
 
@@ -376,7 +377,8 @@ def stop_hosts(timeout: float = 10.0) -> None:
 
 def play_task(task: dict[str, Any]) -> dict[str, Any]:
     """Play the match of ``task`` and return its record (plain data, actions packed)."""
-    spec = MatchSpec(task["game"], tuple(task["seats"]), task["seed"], dict(task["options"]), task["key"])
+    spec = MatchSpec(task["game"], tuple(task["seats"]), task["seed"], dict(task["options"]), task["key"],
+                     tuple(task.get("bot_seeds", ())))
     limits = task.get("limits", {})
     verify_seats(task)
     started = datetime.now(timezone.utc)
@@ -388,9 +390,11 @@ def play_task(task: dict[str, Any]) -> dict[str, Any]:
     _played += 1
     log.debug("match %s played in %.3f s", spec.key, time.perf_counter() - tick)
     for seat, failure in outcome.failures.items():
-        tail = f"\n  its stderr ends with:\n{failure.stderr_tail.rstrip()}" if failure.stderr_tail.strip() else ""
+        # the bot's words are cleaned and every line of its stderr is marked as its own: it cannot forge a log line
+        tail = (f"\n  its stderr ends with:\n{bot_lines(failure.stderr_tail.rstrip(), f'seat {seat} bot')}"
+                if failure.stderr_tail.strip() else "")
         log.warning("match %s: seat %d (%s) failed: %s: %s%s", spec.key, seat, spec.seats[seat], failure.reason,
-                    failure.detail, tail)
+                    clean_text(failure.detail, one_line=True), tail)
     return {
         "key": spec.key,
         "scores": list(outcome.result.scores),
