@@ -53,6 +53,7 @@ from ladder.submission import (
     stage,
     stored_submission,
 )
+from ladder.text import clean_text
 
 
 class InProcessPlayer:
@@ -148,7 +149,8 @@ def sandbox_refusal() -> str | None:
 
 def failure_line(failure: BotFailure) -> str:
     """One line for a user: the failure and the last line of the bot's own traceback or stderr."""
-    last = [line.strip() for line in failure.stderr_tail.splitlines() if line.strip() and line.strip() != "..."]
+    lines = (clean_text(line, one_line=True).strip() for line in failure.stderr_tail.splitlines())
+    last = [line for line in lines if line and line != "..."]
     fatal = [line for line in last if line.startswith("Fatal Python error")]
     if fatal:  # a crash: faulthandler's first line says what happened, its last is the outermost frame
         last = fatal
