@@ -17,6 +17,7 @@ import sqlite3
 import subprocess
 import sys
 import time
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -114,17 +115,8 @@ class LadderHome:
         """Processes whose command line mentions this home (bot processes, bubblewrap, workers), after ``wait`` s."""
         deadline = time.monotonic() + wait
         while True:
-            found = []
-            for entry in os.listdir("/proc"):
-                if not entry.isdigit() or int(entry) == os.getpid():
-                    continue
-                try:
-                    with open(f"/proc/{entry}/cmdline", "rb") as cmdline:
-                        text = cmdline.read().decode(errors="replace")
-                except OSError:
-                    continue
-                if str(self.root) in text:
-                    found.append(f"pid {entry}: {text.replace(chr(0), ' ')[:200]}")
+            found = [f"pid {pid}: {text.replace(chr(0), ' ')[:200]}" for pid, text in command_lines()
+                     if str(self.root) in text and pid != os.getpid()]
             if not found or time.monotonic() >= deadline:
                 return found
             time.sleep(0.2)
@@ -132,6 +124,18 @@ class LadderHome:
     def run_log(self) -> str:
         logs = sorted((self.results / "logs").glob("*.log"))
         return "\n".join(path.read_text(encoding="utf-8", errors="backslashreplace") for path in logs)
+
+
+def command_lines() -> Iterator[tuple[int, str]]:
+    """(pid, command line) of every process on the machine that can still be read."""
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit():
+            continue
+        try:
+            with open(f"/proc/{entry}/cmdline", "rb") as cmdline:
+                yield int(entry), cmdline.read().decode(errors="replace")
+        except OSError:
+            continue
 
 
 def assert_one_clear_line(run: subprocess.CompletedProcess[str], *fragments: str) -> None:
