@@ -633,6 +633,7 @@ class TournamentRun:
             "game": spec.game, "seats": list(spec.seats), "seed": spec.seed, "options": dict(spec.options),
             "key": spec.key, "limits": asdict(self.config.limits),
             "bot_seeds": [bot_seed(self.secret.value, match.key, seat) for seat in range(len(match.seats))],
+            "deal": match.deal,  # a bot process plays each deal once: it cannot remember it from another seat
             "hashes": [entrant.content_hash for entrant in match.seats],  # the worker checks its bots are these
         }
 

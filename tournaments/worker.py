@@ -100,7 +100,7 @@ class _UnavailablePlayer:
 class _InProcessSource:
     """Stand-in for the sandbox's PlayerPool: built-in bots in this process, nothing else."""
 
-    def player(self, ref: str, game_id: str) -> Player:
+    def player(self, ref: str, game_id: str, deal: str = "") -> Player:
         from ladder.players import builtin_player
 
         if ref.startswith("store:") or "/" in ref or ref.endswith(".py"):
@@ -136,10 +136,13 @@ def _make_pool(pool_class: Any, limits: dict[str, Any]) -> Any:
         return pool_class()
 
 
-def seat_player(ref: str, game_id: str, limits: dict[str, Any]) -> Player:
-    """The player for one seat: the single switch between in-process bots and the sandbox."""
+def seat_player(ref: str, game_id: str, limits: dict[str, Any], deal: str = "") -> Player:
+    """The player for one seat: the single switch between in-process bots and the sandbox.
+
+    ``deal`` names the match's deal: a sandboxed bot never plays one deal twice in the same process.
+    """
     try:
-        return _player_source(limits).player(ref, game_id)
+        return _player_source(limits).player(ref, game_id, deal=deal)
     except BotFailure as failure:
         return _UnavailablePlayer(failure)
     except Exception as error:  # a bot that cannot be loaded fails its seat, not the worker
@@ -384,7 +387,7 @@ def play_task(task: dict[str, Any]) -> dict[str, Any]:
     started = datetime.now(timezone.utc)
     tick = time.perf_counter()
     cpu = time.process_time()
-    players = [seat_player(ref, spec.game, limits) for ref in spec.seats]
+    players = [seat_player(ref, spec.game, limits, task.get("deal", "")) for ref in spec.seats]
     outcome = play_match(spec, players)
     global _played
     _played += 1

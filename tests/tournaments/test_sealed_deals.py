@@ -181,3 +181,33 @@ def test_a_database_of_the_previous_schema_is_upgraded_and_its_public_tournament
     assert second.tournament_id != first.tournament_id and second.played_now == second.scheduled
     assert any("made before sealed deals" in note for note in second.notes)
     assert DealSecret.from_hex(second.deal_secret or "").commitment == second.deal_commitment
+
+
+def test_a_bot_process_never_plays_the_same_deal_twice(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The seatings of a table share a deal: a process that played it from one seat could remember the cards."""
+    from bots.base import MatchStart
+    from ladder.players import PlayerPool
+    from ladder.sandbox import default_layers
+
+    try:
+        default_layers()
+    except UserError as error:
+        pytest.skip(f"the sandbox cannot run here: {error}")
+    monkeypatch.setenv("LADDER_RESULTS", str(tmp_path / "results"))
+    bot = tmp_path / "steady.py"
+    bot.write_text((Path(__file__).parents[1] / "ladder" / "good_bot.py").read_text())
+
+    def play_once(pool: PlayerPool, deal: str) -> str:
+        player = pool.player(str(bot), "elfer-raus", deal=deal)
+        player.start(MatchStart("elfer-raus", 0, 2, {}, 1))
+        tag = player.process.tag  # type: ignore[attr-defined]
+        player.end({"scores": [0, 0], "ranks": [1, 1], "details": {}})  # the process goes back to the pool
+        return tag
+
+    with PlayerPool() as pool:
+        first = play_once(pool, "c0/elfer-raus/o0/2p/d0")
+        assert play_once(pool, "c0/elfer-raus/o0/2p/d1") == first  # another deal: the process is reused
+        second = play_once(pool, "c0/elfer-raus/o0/2p/d0")  # the same deal again: another process
+        assert second != first
+        assert play_once(pool, "c0/elfer-raus/o0/2p/d2") in (first, second)  # both stay in use
+        assert play_once(pool, "") in (first, second)  # no deal named (ladder play): any process
