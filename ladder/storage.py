@@ -21,6 +21,7 @@ only), version 3 adds the tournament's deal secret columns to version 2
 from __future__ import annotations
 
 import json
+import os
 import zlib
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -296,9 +297,15 @@ def make_engine(url: str | None = None) -> Engine:
     """An SQLAlchemy engine for ``url`` (default: ``$LADDER_DB`` or ``results/ladder.db``)."""
     url = url or default_db_url()
     if url.startswith("sqlite:///") and url != "sqlite:///:memory:":
-        folder = Path(url.removeprefix("sqlite:///")).parent
+        path = Path(url.removeprefix("sqlite:///"))
+        folder = path.parent
         try:
             folder.mkdir(parents=True, exist_ok=True)
+            # a new database is readable by its owner only (it holds the deal secrets of running tournaments);
+            # SQLite gives its -wal and -shm files the same mode
+            os.close(os.open(path, os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o600))
+        except FileExistsError:
+            pass
         except OSError as error:
             raise UserError(f"cannot create the folder {folder} for the database {url}: {error.strerror or error}") from None
     connect_args = {"timeout": 30} if url.startswith("sqlite") else {}
