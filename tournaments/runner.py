@@ -699,8 +699,8 @@ class TournamentRun:
                     broken = f"{self._broken_message(error)}; see {self.stats.log_path}"
                     continue
                 except Exception as error:  # the match itself raised: an engine or worker bug, not a bot's
-                    log.error("match %s raised %s: %s\n%s", match.key, type(error).__name__, error,
-                              getattr(error, "remote_traceback", ""))
+                    log.error("match %s raised %s: %s\n%s", match.key, type(error).__name__, clean_text(error, one_line=True),
+                              clean_text(getattr(error, "remote_traceback", "")))
                     batch.append(_Finished(match, "error", error=f"{type(error).__name__}: {error}", attempts=attempt))
                     continue
                 batch.append(_Finished(match, "played", record, attempts=attempt))

@@ -15,6 +15,7 @@ import pytest
 from sqlmodel import Session, select
 
 from ladder.commands.tournament_list import reveal_secret
+from ladder.commands.tournament_list import tournaments as list_tournaments
 from ladder.deals import DealSecret
 from ladder.errors import UserError
 from ladder.storage import MatchRow, SeatResultRow, TournamentRow, open_database
@@ -60,7 +61,7 @@ def stop_after_first_batch(monkeypatch: pytest.MonkeyPatch) -> None:
 
 
 def test_the_secret_stays_sealed_while_stopped_is_reused_on_resume_and_revealed_at_the_end(
-        toy, db_url: str, monkeypatch: pytest.MonkeyPatch) -> None:
+        toy, db_url: str, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
     cfg = config()
     with monkeypatch.context() as patch:
         stop_after_first_batch(patch)
@@ -70,7 +71,11 @@ def test_the_secret_stays_sealed_while_stopped_is_reused_on_resume_and_revealed_
     [row] = tournaments(db_url)
     assert row.deal_secret and row.secret_revealed_at is None and row.shown_secret() is None
     assert row.deal_commitment == hashlib.sha256(bytes.fromhex(row.deal_secret)).hexdigest()
-    assert cfg.seed == row.seed and str(row.deal_secret) not in Path(cfg.path).name
+    capsys.readouterr()
+    list_tournaments(db=db_url, as_json=True)
+    list_tournaments(db=db_url)
+    shown = capsys.readouterr().out
+    assert row.deal_commitment in shown and row.deal_secret not in shown and '"deal_secret": null' in shown
     second = run_tournament(cfg, options(db_url))
     assert second.tournament_id == first.tournament_id and second.state == "complete"
     assert second.played_now == second.scheduled - first.played_now
