@@ -370,11 +370,6 @@ class TournamentRun:
         self._bulk_returning = bool(getattr(self.engine.dialect, "insert_executemany_returning_sort_by_parameter_order", False))
         self.stats = RunReport(0, config.name, "running", 0, 0, workers=self.workers, backend=self.backend,
                                scheduler=self.scheduler or "", notes=list(self.notes))
-        try:
-            self._check_sandbox()
-        except BaseException:
-            self.close()
-            raise
 
     def _check_sandbox(self) -> None:
         """Refuse to start (one line) when a required layer is missing, or submitted bots cannot be sandboxed here."""
@@ -496,6 +491,7 @@ class TournamentRun:
         started = time.monotonic()
         target = max(self.config.cycles, 1)
         try:
+            self._check_sandbox()  # before anything is recorded: one line, not a tournament of errors
             found = self._choose_tournament()
         except BaseException:
             self.close()
