@@ -20,8 +20,10 @@ from typing import Any, ClassVar
 class MatchStart:
     """What a bot is told when a match begins.
 
-    ``seed`` is for the bot's own randomness. It is derived from the match's
-    seed by a one-way hash, so it tells nothing about the deal.
+    ``seed`` is for the bot's own randomness. In a tournament and in the
+    submission check it is a keyed hash of a secret the bot never sees,
+    unrelated to the deal's seed (:mod:`ladder.deals`): it tells nothing
+    about the cards.
     """
 
     game: str

@@ -227,16 +227,27 @@ def _host_frames(error: BaseException, config: dict[str, Any]) -> int:
     return 0
 
 
+def _text(value: Any, what: str) -> str:
+    """A description field as text; ValueError (a load error the author sees) if it is not valid Unicode."""
+    text = str(value)[:200]
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        raise ValueError(f"the bot's {what} is not valid Unicode text (it holds a lone surrogate such as "
+                         f"'\\ud800'); use plain text") from None
+    return text
+
+
 def _describe(cls: type) -> dict[str, Any]:
     games = cls.games
     if isinstance(games, str):
         games = (games,)
     return {
-        "name": str(cls.name)[:200],
-        "author": str(cls.author)[:200],
-        "version": str(cls.version)[:200],
-        "games": [str(g)[:200] for g in list(games)[:100]],
-        "class": cls.__qualname__[:200],
+        "name": _text(cls.name, "name"),
+        "author": _text(cls.author, "author"),
+        "version": _text(cls.version, "version"),
+        "games": [_text(g, "games") for g in list(games)[:100]],
+        "class": _text(cls.__qualname__, "class name"),
     }
 
 

@@ -10,7 +10,9 @@ it and then :func:`register`:
 3. the description is checked: a usable name that is not a built-in bot's,
    and games that are on the ladder (``"*"`` means every game);
 4. it plays a few matches of each game it claims, at the smallest and the
-   largest table, against the built-in bots, within the limits. Any failure
+   largest table, against the built-in bots, within the limits, on fresh
+   secret deals and with fresh secret bot seeds each time (a bot cannot
+   recognise the check by its seeds and behave only then). Any failure
    (timeout, crash, garbage, illegal move, exception, memory) fails the
    check, with the bot's own traceback or stderr; so does CPU use while it
    waits between matches (a background thread);
@@ -31,16 +33,19 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from sqlalchemy.exc import SQLAlchemyError
 from sqlmodel import Session, select
 
 from bots.registry import bot_names, bots_for_game
 from engine import game_ids, get_game
+from ladder.deals import fresh_seed
 from ladder.errors import UserError
 from ladder.match import BotFailure, MatchSpec, play_match
 from ladder.paths import default_db_url, results_dir
 from ladder.players import PlayerPool, builtin_player, failure_line, store_folder
 from ladder.sandbox import BotInfo, SandboxLimits
 from ladder.storage import BotRow, BotVersionRow, session_for
+from ladder.text import clean_text
 from ladder.submission import content_hash, read_files, write_tree
 
 NAME_PATTERN = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,39}$")
@@ -143,9 +148,10 @@ def check_bot(
                     seat = index % count
                     seats = [opponents[(index + s) % len(opponents)] for s in range(count)]
                     seats[seat] = path
-                    seed = 1000 * count + index
+                    seed = fresh_seed()  # shown in the report once the match is over: nothing left to guess
                     say(f"{game_id}: {count} player{'s' if count > 1 else ''}, match {index + 1}, seat {seat + 1}")
-                    spec = MatchSpec(game_id, tuple(seats), seed, {}, key=f"check-{game_id}-{count}-{index}")
+                    spec = MatchSpec(game_id, tuple(seats), seed, {}, key=f"check-{game_id}-{count}-{index}",
+                                     bot_seeds=tuple(fresh_seed() for _ in range(count)))
                     players = [pool.player(ref, game_id) if s == seat else builtin_player(ref, game_id)
                                for s, ref in enumerate(seats)]
                     outcome = play_match(spec, players)
@@ -217,6 +223,7 @@ def register(report: CheckReport, db_url: str | None = None) -> Registration:
     if digest != report.content_hash:
         raise UserError(f"{report.path} changed while it was being checked; submit it again")
     info = report.info
+    author, version_label = clean_text(info.author, one_line=True), clean_text(info.version, one_line=True)
     with session_for(db_url) as session:
         same = session.exec(select(BotVersionRow).where(BotVersionRow.content_hash == digest)).first()
         if same is not None:
@@ -227,27 +234,41 @@ def register(report: CheckReport, db_url: str | None = None) -> Registration:
                                 f"{digest[:12]}); the same code cannot be entered twice")
             count = _version_count(session, same.bot_id)
             return Registration(owner_name, same.version, digest, same.store_path, False, count)
-        store = _copy_to_store(files, digest)
-        bot = session.exec(select(BotRow).where(BotRow.name == report.name)).first()
-        if bot is None:
-            bot = BotRow(name=report.name, author=info.author)
-            session.add(bot)
-            session.flush()
-        elif info.author:
-            bot.author = info.author
-            session.add(bot)
-        assert bot.id is not None
-        version = BotVersionRow(
-            bot_id=bot.id,
-            version=info.version,
-            content_hash=digest,
-            games_json=json.dumps(sorted(set(info.games))),
-            source="submitted",
-            store_path=store.relative_to(results_dir()).as_posix() if store.is_relative_to(results_dir()) else str(store),
-        )
-        session.add(version)
-        session.commit()
-        return Registration(report.name, info.version, digest, version.store_path, True, _version_count(session, bot.id))
+        new_folder = not store_folder(digest).exists()
+        try:
+            store = _copy_to_store(files, digest)
+            bot = session.exec(select(BotRow).where(BotRow.name == report.name)).first()
+            if bot is None:
+                bot = BotRow(name=report.name, author=author)
+                session.add(bot)
+                session.flush()
+            elif author:
+                bot.author = author
+                session.add(bot)
+            assert bot.id is not None
+            version = _version_row(bot.id, version_label, digest, info.games, store)
+            session.add(version)
+            session.commit()
+        except BaseException as error:  # nothing half-registered: no row, no orphan folder in the bot store
+            session.rollback()
+            if new_folder:
+                shutil.rmtree(store_folder(digest), ignore_errors=True)
+            if isinstance(error, (SQLAlchemyError, ValueError)):  # a value the database refuses
+                said = clean_text(str(error).splitlines()[0] if str(error) else "", one_line=True)[:200]
+                raise UserError(f"{report.path} could not be registered: {type(error).__name__}: {said}") from None
+            raise
+        return Registration(report.name, version_label, digest, version.store_path, True, _version_count(session, bot.id))
+
+
+def _version_row(bot_id: int, version: str, digest: str, games: tuple[str, ...], store: Path) -> BotVersionRow:
+    return BotVersionRow(
+        bot_id=bot_id,
+        version=version,
+        content_hash=digest,
+        games_json=json.dumps(sorted(set(games))),
+        source="submitted",
+        store_path=store.relative_to(results_dir()).as_posix() if store.is_relative_to(results_dir()) else str(store),
+    )
 
 
 def _version_count(session: Session, bot_id: int) -> int:

@@ -26,6 +26,7 @@ from ladder.commands.submit import submit, validate
 from ladder.commands.bots import bots
 from ladder.commands.bench_sandbox import bench_sandbox
 from ladder.errors import UserError
+from ladder.text import clean_text
 
 app = typer.Typer(
     name="ladder",
@@ -59,7 +60,7 @@ def main() -> None:
     try:
         app()
     except USER_ERRORS as error:
-        Console(stderr=True, soft_wrap=True).print(f"[red]error:[/red] {escape(str(error))}", highlight=False)
+        Console(stderr=True, soft_wrap=True).print(f"[red]error:[/red] {escape(clean_text(str(error)))}", highlight=False)
         sys.exit(2)
 
 

@@ -60,13 +60,23 @@ class SeatFailure:
 
 @dataclass(frozen=True)
 class MatchSpec:
-    """All a worker needs to play a match: game, options, the bots by seat, and the seed."""
+    """All a worker needs to play a match: game, options, the bots by seat, the deal's seed and the bots' seeds.
+
+    ``bot_seeds`` (one per seat) come from a secret the bots never see
+    (:mod:`ladder.deals`); without them (``ladder play``, whose deals come
+    from a public ``--seed`` anyway) each bot's seed is a one-way hash of the
+    deal's seed.
+    """
 
     game: str
     seats: tuple[str, ...]
     seed: int
     options: Mapping[str, Any] = field(default_factory=dict)
     key: str = ""
+    bot_seeds: tuple[int, ...] = ()
+
+    def seed_of_bot(self, seat: int) -> int:
+        return self.bot_seeds[seat] if self.bot_seeds else bot_seed(self.seed, seat)
 
 
 @dataclass(frozen=True)
@@ -106,11 +116,13 @@ def apply_failure_rule(result: GameResult, failed: Sequence[int]) -> GameResult:
 
 
 def bot_seed(match_seed: int, seat: int) -> int:
-    """The seed a bot is given for its own randomness.
+    """The seed a bot is given for its own randomness when the match has no secret bot seeds.
 
     Never the match seed itself: every deal is drawn from the match seed, so a
-    bot that knew it could compute the hidden cards and future deals. A one-way
-    hash of it reveals nothing, and stays reproducible.
+    bot that knew it could compute the hidden cards. A one-way hash of it
+    reveals nothing of the seed, but anyone who can guess the match seed can
+    compute it: tournaments and the submission check give secret bot seeds
+    instead (:attr:`MatchSpec.bot_seeds`).
     """
     return derive_seed(match_seed, "bot", seat)
 
@@ -139,7 +151,7 @@ def play_match(spec: MatchSpec, players: Sequence[Player]) -> MatchOutcome:
 
     for seat in range(num_players):
         try:
-            seats[seat].start(MatchStart(spec.game, seat, num_players, options, bot_seed(spec.seed, seat)))
+            seats[seat].start(MatchStart(spec.game, seat, num_players, options, spec.seed_of_bot(seat)))
         except BotFailure as failure:
             fail(seat, failure)
 

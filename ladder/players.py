@@ -35,7 +35,17 @@ from bots.registry import UnknownBotError, bot_names, get_bot_class
 from ladder.errors import UserError
 from ladder.match import BotFailure, Player
 from ladder.paths import results_dir
-from ladder.sandbox import BotInfo, BotProcess, SandboxLimits, check_layers, default_layers, require_layers
+from ladder.sandbox import (
+    BotInfo,
+    BotProcess,
+    SandboxLimits,
+    available_layers,
+    check_layers,
+    default_layers,
+    is_root,
+    process_layer_can_drop_root,
+    require_layers,
+)
 from ladder.submission import (
     Submission,
     entry_point_bots,
@@ -43,6 +53,7 @@ from ladder.submission import (
     stage,
     stored_submission,
 )
+from ladder.text import clean_text
 
 
 class InProcessPlayer:
@@ -123,9 +134,23 @@ def submission_for(ref: str) -> Submission:
     )
 
 
+def sandbox_refusal() -> str | None:
+    """Why no submitted bot can run sandboxed on this machine, or ``None`` if they can.
+
+    A tournament asks before it starts, so that it refuses in one line
+    instead of recording every match of a submitted bot as a failure.
+    """
+    if is_root() and "bubblewrap" not in available_layers() and not process_layer_can_drop_root():
+        return ("submitted bots cannot be sandboxed here: the ladder runs as root, bubblewrap is not available "
+                "and the interpreter is not readable by an unprivileged user; install bubblewrap "
+                "(apt-get install bubblewrap; see `ladder doctor`) or run the ladder as an ordinary user")
+    return None
+
+
 def failure_line(failure: BotFailure) -> str:
     """One line for a user: the failure and the last line of the bot's own traceback or stderr."""
-    last = [line.strip() for line in failure.stderr_tail.splitlines() if line.strip() and line.strip() != "..."]
+    lines = (clean_text(line, one_line=True).strip() for line in failure.stderr_tail.splitlines())
+    last = [line for line in lines if line and line != "..."]
     fatal = [line for line in last if line.startswith("Fatal Python error")]
     if fatal:  # a crash: faulthandler's first line says what happened, its last is the outermost frame
         last = fatal
@@ -145,11 +170,12 @@ class SandboxedPlayer:
 
     CPU_CHECK_EVERY = 0.25  # seconds of wall time between two CPU checks in a match
 
-    def __init__(self, pool: PlayerPool, ref: str, submission: Submission, game_id: str) -> None:
+    def __init__(self, pool: PlayerPool, ref: str, submission: Submission, game_id: str, deal: str = "") -> None:
         self.pool = pool
         self.ref = ref
         self.submission = submission
         self.game_id = game_id
+        self.deal = deal
         self.process: BotProcess | None = None
         self.remaining = pool.limits.match_seconds
         self.last_cpu_check = 0.0
@@ -208,7 +234,7 @@ class SandboxedPlayer:
 
     # -- the Bot API ---------------------------------------------------------------------------
     def start(self, match: MatchStart) -> None:
-        self.process = self.pool._checkout(self.ref, self.submission)
+        self.process = self.pool._checkout(self.ref, self.submission, self.deal)
         info = self.process.info
         assert info is not None
         if not info.plays(match.game):
@@ -280,6 +306,7 @@ class PlayerPool:
         self.keep_idle = keep_idle
         self._idle: dict[str, list[BotProcess]] = {}
         self._all: set[BotProcess] = set()
+        self._dealt: dict[BotProcess, set[str]] = {}  # the deals each process has played
         self._submissions: dict[str, Submission] = {}
         self.started = 0  # processes started, for tests and the benchmark
         self.tags: list[str] = []  # the tag of every process started (it is in the process's command line)
@@ -323,11 +350,16 @@ class PlayerPool:
             self._submissions[ref] = found
         return found
 
-    def player(self, ref: str, game_id: str) -> Player:
-        """A player for one seat of one match; built-in names run in-process, anything else sandboxed."""
+    def player(self, ref: str, game_id: str, deal: str = "") -> Player:
+        """A player for one seat of one match; built-in names run in-process, anything else sandboxed.
+
+        ``deal`` names the match's deal (a tournament's seatings of one table
+        share it): the bot gets a process that has not played that deal yet,
+        so it cannot remember, from another seat, cards it should not see.
+        """
         if ref in bot_names():
             return builtin_player(ref, game_id)
-        return SandboxedPlayer(self, ref, self.submission(ref), game_id)
+        return SandboxedPlayer(self, ref, self.submission(ref), game_id, deal)
 
     def describe(self, ref: str) -> BotInfo:
         """Start (or reuse) the bot's process and return what it says about itself.
@@ -377,14 +409,27 @@ class PlayerPool:
         return max((b - a for a, b in zip(before, after)), default=0.0)
 
     # -- processes -----------------------------------------------------------------------------
-    def _checkout(self, ref: str, submission: Submission) -> BotProcess:
+    def _checkout(self, ref: str, submission: Submission, deal: str = "") -> BotProcess:
+        """An idle process of the bot (one that has not played ``deal``, if given), else a new one."""
         idle = self._idle.get(submission.content_hash, [])
-        while idle:
-            process = idle.pop()
+        for process in reversed(list(idle)):
+            if deal and deal in self._dealt.get(process, ()):
+                continue  # it played this deal from another seat: it might remember the cards
+            idle.remove(process)
             used = process.cpu_seconds_used()
             if process.alive() and (used is None or used < self.limits.cpu_seconds / 2):
+                self._note_deal(process, deal)
                 return process
             self._discard(process)
+        process = self._start_process(submission)
+        self._note_deal(process, deal)
+        return process
+
+    def _note_deal(self, process: BotProcess, deal: str) -> None:
+        if deal:
+            self._dealt.setdefault(process, set()).add(deal)
+
+    def _start_process(self, submission: Submission) -> BotProcess:
         process = BotProcess(submission, self.limits, self.layers, allow_root=self.allow_root, cpu=self.cpu)
         self._all.add(process)
         self.started += 1
@@ -413,6 +458,7 @@ class PlayerPool:
     def _discard(self, process: BotProcess) -> None:
         process.kill()
         self._all.discard(process)
+        self._dealt.pop(process, None)
         for idle in self._idle.values():
             if process in idle:
                 idle.remove(process)
@@ -439,6 +485,7 @@ class PlayerPool:
             process.close()
         self._all.clear()
         self._idle.clear()
+        self._dealt.clear()
         if self._saved_affinity is not None:
             try:
                 os.sched_setaffinity(0, self._saved_affinity)

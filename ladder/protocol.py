@@ -8,8 +8,10 @@ hostile bot sends without running any of it).
 The parent reads a bot's replies defensively (:func:`decode`, with the
 standard library's parser): the length is checked against a cap *before* the
 body is read, and a body that is not strict JSON (NaN, Infinity, invalid
-UTF-8, trailing data), is nested too deeply, or is not an object with an
-integer ``seq`` is garbage.
+UTF-8, trailing data), holds a string that is not valid Unicode (a lone
+surrogate written as an escape, ``"\ud800"``: JSON's parser accepts it, but
+no database, log or terminal can take it), is nested too deeply, or is not
+an object with an integer ``seq`` is garbage.
 
 Requests carry the ladder's own data (the engine's observations and legal
 actions, trusted) and are written by :func:`encode_request`, with orjson when
@@ -69,6 +71,8 @@ def _reject_constant(name: str) -> Any:
 
 
 _decoder = json.JSONDecoder(parse_constant=_reject_constant)
+_SURROGATE_ESCAPE = re.compile(rb"\\u[dD][89a-fA-F]")
+"""A JSON escape of a UTF-16 surrogate: the only way a lone surrogate gets into a parsed string (raw UTF-8 refuses them)."""
 _ACT_REPLY = re.compile(rb'\{"index":(0|[1-9][0-9]{0,17}),"seq":([1-9][0-9]{0,17})\}')
 """The usual reply exactly as the host writes it; a text it matches is strict JSON with nothing more to check."""
 _encoder = json.JSONEncoder(ensure_ascii=False, allow_nan=False, separators=(",", ":"), check_circular=False)
@@ -159,4 +163,30 @@ def decode(body: bytes, max_depth: int = MAX_DEPTH) -> dict[str, Any]:
         raise ProtocolError("a frame must carry an integer 'seq'")
     if len(body) > 2 * max_depth:  # a shorter text cannot nest that deep
         check_depth(value, max_depth)
+    if _SURROGATE_ESCAPE.search(body):  # rare: a pair is fine (an emoji), a lone half is not
+        check_unicode(value)
     return value
+
+
+def check_unicode(value: Any) -> None:
+    """Raise :class:`ProtocolError` if any string (key or value) in ``value`` holds a lone surrogate."""
+    stack: list[tuple[Any, str]] = [(value, "")]
+    while stack:
+        item, where = stack.pop()
+        if isinstance(item, dict):
+            for key, child in item.items():
+                _check_text(key, f"a key in {where or 'the reply'}")
+                stack.append((child, f"{where}.{key}" if where else key))
+        elif isinstance(item, list):
+            stack.extend((child, f"{where}[{index}]") for index, child in enumerate(item))
+        elif isinstance(item, str):
+            _check_text(item, where or "the reply")
+
+
+def _check_text(text: str, where: str) -> None:
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError as error:
+        bad = text[error.start]
+        raise ProtocolError(f"the text at {where[:80]} is not valid Unicode (a lone surrogate, "
+                            f"\\u{ord(bad):04x})") from None

@@ -12,13 +12,16 @@ during a run) never block the writer for long. Any SQLAlchemy URL works
 (``--db`` or ``$LADDER_DB``).
 
 The schema carries a version number; opening a database of another version
-stops with a clear sentence instead of a traceback deep in a query. Version 1
-(bots only) is upgraded in place: version 2 only adds tables.
+stops with a clear sentence instead of a traceback deep in a query. Older
+versions are upgraded in place: version 2 added tables to version 1 (bots
+only), version 3 adds the tournament's deal secret columns to version 2
+(tournaments made before have none: their deals came from the public seed).
 """
 
 from __future__ import annotations
 
 import json
+import os
 import zlib
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -26,7 +29,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
-from sqlalchemy import LargeBinary, UniqueConstraint, event
+from sqlalchemy import LargeBinary, UniqueConstraint, event, inspect, text
 from sqlalchemy.engine import Engine
 from sqlalchemy.exc import OperationalError, SQLAlchemyError
 from sqlmodel import Column, Field, Session, SQLModel, create_engine, select
@@ -34,8 +37,13 @@ from sqlmodel import Column, Field, Session, SQLModel, create_engine, select
 from ladder.errors import UserError
 from ladder.paths import default_db_url
 
-SCHEMA_VERSION = 2
-UPGRADABLE_FROM = {1}  # versions whose tables are a subset of this one's: upgraded by adding tables
+SCHEMA_VERSION = 3
+UPGRADABLE_FROM = {1, 2}  # versions upgraded in place: by adding tables, and the columns of ADDED_COLUMNS
+ADDED_COLUMNS: tuple[tuple[str, str, str], ...] = (  # (table, column, SQL type and default) added by version 3
+    ("tournament", "deal_secret", "VARCHAR"),
+    ("tournament", "deal_commitment", "VARCHAR NOT NULL DEFAULT ''"),
+    ("tournament", "secret_revealed_at", "DATETIME"),
+)
 
 
 def utcnow() -> datetime:
@@ -97,6 +105,12 @@ class TournamentRow(SQLModel, table=True):
 
     The same file run again with the same schedule resumes this row; a changed
     schedule (other bots, seed, games...) is a new tournament of the same name.
+
+    ``deal_secret`` (hex) is what every deal and bot seed comes from
+    (:mod:`ladder.deals`): never shown while the tournament can still play a
+    match; ``deal_commitment`` (its SHA-256) is public from the start; the
+    secret is revealed (``secret_revealed_at``) when the tournament ends.
+    ``deal_secret`` is ``None`` for a tournament made before sealed deals.
     """
 
     __tablename__ = "tournament"
@@ -114,10 +128,22 @@ class TournamentRow(SQLModel, table=True):
     created_at: datetime = Field(default_factory=utcnow)
     updated_at: datetime = Field(default_factory=utcnow)
     finished_at: datetime | None = None
+    deal_secret: str | None = None
+    deal_commitment: str = ""
+    secret_revealed_at: datetime | None = None
 
     @property
     def config(self) -> dict[str, Any]:
         return json.loads(self.config_json)
+
+    @property
+    def deals_public(self) -> bool:
+        """Whether anyone may know this tournament's deals: its secret is revealed, or it never had one."""
+        return self.deal_secret is None or self.secret_revealed_at is not None
+
+    def shown_secret(self) -> str | None:
+        """The secret as it may be shown: only once revealed."""
+        return self.deal_secret if self.secret_revealed_at is not None else None
 
 
 MATCH_STATUSES = ("played", "skipped", "error")
@@ -271,9 +297,15 @@ def make_engine(url: str | None = None) -> Engine:
     """An SQLAlchemy engine for ``url`` (default: ``$LADDER_DB`` or ``results/ladder.db``)."""
     url = url or default_db_url()
     if url.startswith("sqlite:///") and url != "sqlite:///:memory:":
-        folder = Path(url.removeprefix("sqlite:///")).parent
+        path = Path(url.removeprefix("sqlite:///"))
+        folder = path.parent
         try:
             folder.mkdir(parents=True, exist_ok=True)
+            # a new database is readable by its owner only (it holds the deal secrets of running tournaments);
+            # SQLite gives its -wal and -shm files the same mode
+            os.close(os.open(path, os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o600))
+        except FileExistsError:
+            pass
         except OSError as error:
             raise UserError(f"cannot create the folder {folder} for the database {url}: {error.strerror or error}") from None
     connect_args = {"timeout": 30} if url.startswith("sqlite") else {}
@@ -284,6 +316,16 @@ def make_engine(url: str | None = None) -> Engine:
     if url.startswith("sqlite"):
         event.listen(engine, "connect", _sqlite_pragmas)
     return engine
+
+
+def _add_columns(session: Session) -> None:
+    """Add the columns of :data:`ADDED_COLUMNS` that an older database lacks (in the upgrade's transaction)."""
+    present: dict[str, set[str]] = {}
+    for table, column, sql_type in ADDED_COLUMNS:
+        if table not in present:
+            present[table] = {c["name"] for c in inspect(session.connection()).get_columns(table)}
+        if column not in present[table]:
+            session.execute(text(f"ALTER TABLE {table} ADD COLUMN {column} {sql_type}"))
 
 
 def open_database(url: str | None = None) -> Engine:
@@ -302,7 +344,8 @@ def open_database(url: str | None = None) -> Engine:
                 session.add(SchemaInfo(version=SCHEMA_VERSION))
                 session.commit()
             elif info.version in UPGRADABLE_FROM:
-                info.version = SCHEMA_VERSION  # create_all above added the new tables
+                _add_columns(session)  # create_all above added the new tables; new columns of old tables here
+                info.version = SCHEMA_VERSION
                 session.add(info)
                 session.commit()
             elif info.version != SCHEMA_VERSION:

@@ -10,7 +10,8 @@ Top-level keys (all optional but ``seed``):
 
 - ``name``: the tournament's name (default: the file name without ``.toml``).
 - ``description``: free text.
-- ``seed``: integer; every deal and the order of play derive from it.
+- ``seed``: integer; the schedule (the order of play) derives from it. The deals do not: they
+  come from a secret made when the tournament is created (:mod:`ladder.deals`).
 - ``format``: ``"round-robin"`` (single-player games always use duplicate deals).
 - ``games``: ``"all"`` (every registered game) or a list of game ids.
 - ``players``: ``"all"`` or a list of player counts used for every multiplayer game that allows them.

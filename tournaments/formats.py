@@ -10,10 +10,13 @@ Single-player games use duplicate deals: every bot plays the same seeded
 deals, and each deal is later rated as one free-for-all among the bots that
 played it.
 
-The schedule is a pure function of the tournament's seed, its game entries
-and its bots. Each match has a stable key naming the cycle, game, option
-set, player count, deal and the bots by seat, so a resumed tournament plays
-exactly the keys it has not recorded yet.
+The schedule (which matches, their keys, their order) is a pure function of
+the tournament's public seed, its game entries and its bots. The deals are
+not: each deal's seed is a keyed hash of the tournament's secret
+(:mod:`ladder.deals`), so nothing public tells a bot the cards. Each match
+has a stable key naming the cycle, game, option set, player count, deal and
+the bots by seat, so a resumed tournament plays exactly the keys it has not
+recorded yet, with the deals of the same secret.
 """
 
 from __future__ import annotations
@@ -26,6 +29,7 @@ from typing import Any
 
 from engine import get_game
 from engine.rng import derive_seed
+from ladder.deals import keyed_seed
 from ladder.match import MatchSpec
 from ladder.roster import Entrant
 
@@ -61,9 +65,9 @@ class ScheduledMatch:
         return MatchSpec(self.game, tuple(e.ref for e in self.seats), self.seed, dict(self.options), self.key)
 
 
-def deal_seed(tournament_seed: int, cycle: int, game: str, variant: int, num_players: int, deal: int) -> int:
-    """The seed of one deal: 53 bits, so it survives JSON and every SQL integer type."""
-    return derive_seed(tournament_seed, "deal", cycle, game, variant, num_players, deal) >> 11
+def deal_seed(secret: bytes, cycle: int, game: str, variant: int, num_players: int, deal: int) -> int:
+    """The seed of one deal, from the tournament's secret (53 bits: it survives JSON and every SQL integer type)."""
+    return keyed_seed(secret, "deal", cycle, game, variant, num_players, deal)
 
 
 def rotations(table: Sequence[Entrant]) -> list[tuple[Entrant, ...]]:
@@ -86,7 +90,7 @@ def playable_counts(plan: GamePlan) -> tuple[list[int], list[str]]:
     ]
 
 
-def round_robin_groups(plan: GamePlan, tournament_seed: int, cycle: int) -> list[list[ScheduledMatch]]:
+def round_robin_groups(plan: GamePlan, secret: bytes, cycle: int) -> list[list[ScheduledMatch]]:
     """The matches of one cycle of ``plan``, in groups that share a deal and a table."""
     entrants = sorted(plan.entrants, key=lambda e: e.label)
     counts, _ = playable_counts(plan)
@@ -94,7 +98,7 @@ def round_robin_groups(plan: GamePlan, tournament_seed: int, cycle: int) -> list
     for variant, options in enumerate(plan.option_sets):
         for count in counts:
             for deal in range(plan.games_per_pairing):
-                seed = deal_seed(tournament_seed, cycle, plan.game, variant, count, deal)
+                seed = deal_seed(secret, cycle, plan.game, variant, count, deal)
                 deal_id = f"c{cycle}/{plan.game}/o{variant}/{count}p/d{deal}"
                 if count == 1:
                     groups.append([
@@ -115,14 +119,16 @@ def round_robin_groups(plan: GamePlan, tournament_seed: int, cycle: int) -> list
 FORMATS = {"round-robin": round_robin_groups}
 
 
-def cycle_schedule(format_: str, plans: Sequence[GamePlan], tournament_seed: int, cycle: int) -> list[ScheduledMatch]:
-    """Every match of one cycle, in a seeded order that mixes games and tables.
+def cycle_schedule(format_: str, plans: Sequence[GamePlan], tournament_seed: int, cycle: int,
+                   secret: bytes) -> list[ScheduledMatch]:
+    """Every match of one cycle, in an order from the public ``tournament_seed`` that mixes games and
+    tables, dealt from ``secret``.
 
     Groups (a table's seatings of one deal, or a solitaire deal's bots) stay
     together so that a run stopped by its time budget leaves few deals half
     played.
     """
-    groups = [group for plan in plans for group in FORMATS[format_](plan, tournament_seed, cycle)]
+    groups = [group for plan in plans for group in FORMATS[format_](plan, secret, cycle)]
     random.Random(derive_seed(tournament_seed, "order", cycle)).shuffle(groups)
     return [match for group in groups for match in group]
 

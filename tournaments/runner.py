@@ -33,6 +33,23 @@ as skipped, with the reason.
 
 With a time budget (``--hours`` or ``hours =``), cycles of the schedule (new
 deals each cycle) are played until the budget is spent.
+
+Sealed deals (:mod:`ladder.deals`): a new tournament gets a fresh secret (or
+the one the operator passes, ``--deal-secret``), kept in its database row; its
+commitment is logged and shown by ``ladder tournaments`` from the start. The
+workers are sent each match's deal seed and bot seeds, never the secret. A
+resumed tournament deals from the same secret. When the tournament ends
+(``complete`` or ``budget spent``) the secret is revealed. A ``stopped``,
+interrupted or ``incomplete`` tournament (matches a new run would still play)
+keeps it secret. A tournament whose deals are public (revealed, or made
+before sealed deals) is never dealt another match: when a run of its file
+has something to play, it starts a new tournament with a new secret.
+
+Storing is atomic: the matches that completed together are written in one
+transaction with all their seat rows, or not at all. If a batch cannot be
+written (say, text a database refuses), it is rolled back and each match is
+written alone; a match that still cannot be written is recorded as an error
+with the reason (and retried by the next run), and the tournament goes on.
 """
 
 from __future__ import annotations
@@ -53,16 +70,19 @@ from pathlib import Path
 from typing import Any
 
 from multiprocessing_logging import MultiProcessingHandler
-from sqlalchemy import delete, insert
+from sqlalchemy import delete, func, insert
+from sqlalchemy.exc import SQLAlchemyError
 from sqlmodel import Session, select
 from tqdm import tqdm
 
 from engine import get_game
 from ladder import ratings
+from ladder.deals import DealSecret, bot_seed
 from ladder.errors import UserError
 from ladder.paths import results_dir
 from ladder.roster import Entrant, entrants_for_game, resolve
 from ladder.storage import BenchRow, MatchRow, SeatResultRow, TournamentRow, open_database, utcnow
+from ladder.text import clean_text
 from tournaments.backends import check_backend
 from tournaments.config import TournamentConfig, check_scheduler_address, fingerprint, load_tournament
 from tournaments.executor import ExecutorLost, LocalPoolExecutor, TaskKilledWorkers, WorkerLost
@@ -87,6 +107,8 @@ class RunOptions:
     in_flight_per_worker: int = 2
     rate_at_end: bool = True
     log_level: int = logging.INFO
+    deal_secret: str | None = None  # hex: deal a new tournament from this secret instead of a fresh one
+    require_layers: tuple[str, ...] = ()  # sandbox layers that must be available, else the run refuses to start
 
 
 @dataclass
@@ -114,6 +136,9 @@ class RunReport:
     log_path: str = ""
     notes: list[str] = field(default_factory=list)
     benched: dict[str, str] = field(default_factory=dict)
+    deal_commitment: str = ""  # SHA-256 of the deal secret, public from the start
+    deal_secret: str | None = None  # the secret once revealed (the tournament ended), else None
+    unstored: int = 0  # matches whose result could not be written (recorded as errors with the reason)
 
     def to_json(self) -> dict[str, Any]:
         return asdict(self)
@@ -195,16 +220,24 @@ def _process_alive(pid: int | None) -> bool:
     return True
 
 
-def _find_or_create_tournament(session: Session, config: TournamentConfig, print_hash: str, scheduled: int) -> tuple[TournamentRow, bool]:
-    row = session.exec(
+def _latest_tournament(session: Session, config: TournamentConfig, print_hash: str) -> TournamentRow | None:
+    """The latest tournament of this name and schedule, if any."""
+    return session.exec(
         select(TournamentRow)
         .where(TournamentRow.name == config.name, TournamentRow.fingerprint == print_hash)
         .order_by(TournamentRow.id.desc())  # type: ignore[union-attr]
     ).first()
+
+
+def _open_tournament(session: Session, config: TournamentConfig, print_hash: str, scheduled: int,
+                     found: TournamentRow | None, secret: DealSecret) -> tuple[TournamentRow, bool]:
+    """Resume ``found``, or create the tournament (dealt from ``secret``); mark it running."""
+    row = found
     resumed = row is not None
     if row is None:
         row = TournamentRow(name=config.name, file=config.path, seed=config.seed, fingerprint=print_hash,
-                            config_json=_json(config.to_json()), scheduled=scheduled, cycles=config.cycles)
+                            config_json=_json(config.to_json()), scheduled=scheduled, cycles=config.cycles,
+                            deal_secret=secret.hex, deal_commitment=secret.commitment)
     elif row.state == "running" and row.host == socket.gethostname() and _process_alive(row.pid):
         raise UserError(f"tournament {config.name!r} (#{row.id}) is being run by process {row.pid}; wait for it, "
                         f"or stop it (Ctrl-C) before running it again")
@@ -221,6 +254,12 @@ def _find_or_create_tournament(session: Session, config: TournamentConfig, print
 
 def _json(value: Any) -> str:
     return json.dumps(value, sort_keys=True, default=str)
+
+
+def _error_line(error: BaseException) -> str:
+    """An exception in one clean line (a database error's first line: not its SQL and parameters)."""
+    text = str(getattr(error, "orig", None) or error).strip().splitlines()
+    return clean_text(f"{type(error).__name__}: {text[0] if text else ''}", one_line=True)[:300]
 
 
 # ---- running ---------------------------------------------------------------------------------------
@@ -300,6 +339,8 @@ class TournamentRun:
         self._cycles: dict[int, list[ScheduledMatch]] = {}
         self.config = config
         self.options = options
+        self.given_secret = DealSecret.from_hex(options.deal_secret) if options.deal_secret is not None else None
+        self.secret = self.given_secret or DealSecret.fresh()  # replaced by the tournament's own when it is resumed
         self.engine = open_database(options.db_url)
         self.session = Session(self.engine, expire_on_commit=False)
         try:
@@ -331,6 +372,22 @@ class TournamentRun:
         self._bulk_returning = bool(getattr(self.engine.dialect, "insert_executemany_returning_sort_by_parameter_order", False))
         self.stats = RunReport(0, config.name, "running", 0, 0, workers=self.workers, backend=self.backend,
                                scheduler=self.scheduler or "", notes=list(self.notes))
+
+    def _check_sandbox(self) -> None:
+        """Refuse to start (one line) when a required layer is missing, or submitted bots cannot be sandboxed here."""
+        from ladder.players import sandbox_refusal
+        from ladder.sandbox import require_layers
+
+        if self.options.require_layers:
+            require_layers(self.options.require_layers)
+        if self.options.executor is not None or (self.backend == "dask" and self.scheduler):
+            return  # the workers are elsewhere: they judge their own sandbox, match by match
+        sandboxed = sorted({e.label for plan in self.plans for e in plan.entrants if e.ref.startswith(("store:", "ep:"))})
+        if sandboxed:
+            refusal = sandbox_refusal()
+            if refusal is not None:
+                shown = ", ".join(sandboxed[:3]) + (f" and {len(sandboxed) - 3} more" if len(sandboxed) > 3 else "")
+                raise UserError(f"{self.config.path}: {refusal} (the tournament enters {shown})")
 
     def _choose_backend(self) -> tuple[str, str | None]:
         """The backend and scheduler address: the options', else the file's."""
@@ -398,18 +455,59 @@ class TournamentRun:
     def cycle(self, number: int) -> list[ScheduledMatch]:
         """The matches of cycle ``number``, in playing order (the last cycle asked for is kept)."""
         if number not in self._cycles:
-            self._cycles = {number: cycle_schedule(self.config.format, self.plans, self.config.seed, number)}
+            self._cycles = {number: cycle_schedule(self.config.format, self.plans, self.config.seed, number, self.secret.value)}
         return self._cycles[number]
+
+    def _more_to_play(self, row: TournamentRow) -> bool:
+        """Whether this run would play a match of ``row``: a time budget, more cycles, or missing matches."""
+        if self.hours is not None or self.config.cycles > row.cycles:
+            return True
+        done = set(self.session.exec(select(MatchRow.key).where(MatchRow.tournament_id == row.id, MatchRow.status != "error")).all())
+        return any(match.key not in done for number in range(max(row.cycles, 1)) for match in self.cycle(number))
+
+    def _choose_tournament(self) -> TournamentRow | None:
+        """The tournament this run continues (``None``: a new one), and the secret it deals from (``self.secret``)."""
+        found = _latest_tournament(self.session, self.config, self.print_hash)
+        if found is None:
+            return None
+        if found.deals_public:
+            if self._more_to_play(found):
+                why = "its deal secret was revealed" if found.deal_secret else "it was made before sealed deals"
+                note = (f"tournament {found.name} #{found.id} is over and its deals are public ({why}): "
+                        "this run starts a new tournament with a new secret")
+                self.notes.append(note)
+                self.stats.notes.append(note)
+                return None
+            if found.deal_secret:
+                self.secret = DealSecret.from_hex(found.deal_secret)
+            return found  # nothing to play: the run reports it as it is
+        assert found.deal_secret is not None
+        secret = DealSecret.from_hex(found.deal_secret)
+        if self.given_secret is not None and self.given_secret != secret:
+            raise UserError(f"tournament {found.name} #{found.id} is unfinished and dealt from another secret than "
+                            "--deal-secret: finish it first (run it without --deal-secret), or give this run another name")
+        self.secret = secret
+        return found
 
     def run(self) -> RunReport:
         started = time.monotonic()
         target = max(self.config.cycles, 1)
-        self.tournament, resumed = _find_or_create_tournament(self.session, self.config, self.print_hash, self.per_cycle * target)
+        try:
+            self._check_sandbox()  # before anything is recorded: one line, not a tournament of errors
+            found = self._choose_tournament()
+        except BaseException:
+            self.close()
+            raise
+        self._cycles = {}  # the schedule is dealt from the secret just chosen
+        self.tournament, resumed = _open_tournament(self.session, self.config, self.print_hash, self.per_cycle * target,
+                                                    found, self.secret)
         tid = self.tournament.id
         assert tid is not None
         self.stats.tournament_id = tid
+        self.stats.deal_commitment = self.tournament.deal_commitment
         target = max(target, self.tournament.cycles)
         self._set_cycles(target)
+        self._repair(tid)
         recorded = dict(self.session.exec(select(MatchRow.key, MatchRow.status).where(MatchRow.tournament_id == tid)).all())
         self.done = {key for key, status in recorded.items() if status != "error"}
         self.error_keys = {key for key, status in recorded.items() if status == "error"}
@@ -429,6 +527,9 @@ class TournamentRun:
                  target, len(self.done), self.backend, self.workers, f", budget {self.hours} h" if self.hours else "")
         for note in self.notes:
             log.info("note: %s", note)
+        if self.tournament.deal_commitment:
+            log.info("deals are sealed: commitment sha256(secret) = %s (the secret is revealed when the tournament ends)",
+                     self.tournament.deal_commitment)
         executor = self.options.executor
         own_executor = executor is None
         if executor is None:
@@ -474,6 +575,20 @@ class TournamentRun:
                 self.close()
         return self.stats
 
+    def _repair(self, tid: int) -> None:
+        """Drop matches stored without all their seat rows (by a ladder before atomic storing): they are played again."""
+        seat_count = (select(func.count(SeatResultRow.id)).where(SeatResultRow.match_id == MatchRow.id)  # type: ignore[arg-type]
+                      .correlate(MatchRow).scalar_subquery())
+        broken = list(self.session.exec(select(MatchRow.id).where(MatchRow.tournament_id == tid,
+                                                                  seat_count != MatchRow.num_players)).all())
+        if broken:
+            self.session.exec(delete(SeatResultRow).where(SeatResultRow.match_id.in_(broken)))  # type: ignore[call-overload,attr-defined]
+            self.session.exec(delete(MatchRow).where(MatchRow.id.in_(broken)))  # type: ignore[call-overload,attr-defined]
+            self.session.commit()
+            note = f"{len(broken)} match(es) stored without all their seat rows were dropped: they are played again"
+            self.notes.append(note)
+            self.stats.notes.append(note)
+
     @staticmethod
     def _broken_message(error: BaseException) -> str:
         return str(error) if isinstance(error, ExecutorLost) else f"the worker pool broke: {error}"
@@ -515,6 +630,8 @@ class TournamentRun:
         return {
             "game": spec.game, "seats": list(spec.seats), "seed": spec.seed, "options": dict(spec.options),
             "key": spec.key, "limits": asdict(self.config.limits),
+            "bot_seeds": [bot_seed(self.secret.value, match.key, seat) for seat in range(len(match.seats))],
+            "deal": match.deal,  # a bot process plays each deal once: it cannot remember it from another seat
             "hashes": [entrant.content_hash for entrant in match.seats],  # the worker checks its bots are these
             "retire": sorted(self.retired),  # bots with no match left to hand out: workers stop their idle processes
         }
@@ -603,8 +720,8 @@ class TournamentRun:
                     broken = f"{self._broken_message(error)}; see {self.stats.log_path}"
                     continue
                 except Exception as error:  # the match itself raised: an engine or worker bug, not a bot's
-                    log.error("match %s raised %s: %s\n%s", match.key, type(error).__name__, error,
-                              getattr(error, "remote_traceback", ""))
+                    log.error("match %s raised %s: %s\n%s", match.key, type(error).__name__, clean_text(error, one_line=True),
+                              clean_text(getattr(error, "remote_traceback", "")))
                     batch.append(_Finished(match, "error", error=f"{type(error).__name__}: {error}", attempts=attempt))
                     continue
                 batch.append(_Finished(match, "played", record, attempts=attempt))
@@ -635,35 +752,19 @@ class TournamentRun:
 
     # -- writing
     def _record(self, batch: list[_Finished]) -> None:
+        """Write ``batch`` atomically; what cannot be written is recorded as an error, the run goes on."""
         tick = time.perf_counter()
         new_benches = self._update_streaks(batch)
-        tid = self.tournament.id
-        retried = [item.match.key for item in batch if item.match.key in self.error_keys]
-        if retried:
-            old = self.session.exec(select(MatchRow.id).where(MatchRow.tournament_id == tid, MatchRow.key.in_(retried))).all()  # type: ignore[attr-defined]
-            self.session.exec(delete(SeatResultRow).where(SeatResultRow.match_id.in_(old)))  # type: ignore[call-overload,attr-defined]
-            self.session.exec(delete(MatchRow).where(MatchRow.id.in_(old)))  # type: ignore[call-overload,attr-defined]
-        values = [self._match_values(item) for item in batch]
-        if self._bulk_returning:  # one INSERT ... RETURNING for the matches, one INSERT for the seats (Core: fast)
-            ids = list(self.session.execute(
-                insert(MatchRow.__table__).returning(MatchRow.__table__.c.id, sort_by_parameter_order=True), values  # type: ignore[attr-defined]
-            ).scalars())
-        else:  # a database without multi-row RETURNING: let the ORM fetch the ids
-            rows = [MatchRow(**v) for v in values]
-            self.session.add_all(rows)
-            self.session.flush()
-            ids = [row.id for row in rows]
-        seats = [seat for item, match_id in zip(batch, ids) for seat in self._seat_values(item, match_id)]
-        self.session.execute(insert(SeatResultRow.__table__), seats)  # type: ignore[attr-defined]
-        for version, reason in new_benches.items():
-            self.session.add(BenchRow(tournament_id=tid, bot_version_id=version, reason=reason))
-        if new_benches or time.monotonic() - self._touched > 10:
-            self.tournament.updated_at = utcnow()  # "last activity", refreshed every ten seconds
-            self.session.add(self.tournament)
-            self._touched = time.monotonic()
-        self.session.commit()
-        self.session.expunge_all()
-        self.session.add(self.tournament)
+        try:
+            self._write(batch, new_benches)
+        except (SQLAlchemyError, ValueError, TypeError, OverflowError) as error:  # text or values the database refuses
+            self.session.rollback()
+            log.warning("a batch of %d match(es) could not be stored (%s): storing them one by one",
+                        len(batch), _error_line(error))
+            if new_benches:
+                self._write([], new_benches)
+            for item in batch:
+                self._record_alone(item)
         for item in batch:
             if item.status == "error":
                 self.error_keys.add(item.match.key)
@@ -675,6 +776,53 @@ class TournamentRun:
             self.stats.errors_now += item.status == "error"
         self.stats.db_seconds += time.perf_counter() - tick
         self.stats.db_batches += 1
+
+    def _record_alone(self, item: _Finished) -> None:
+        """Write one match; if the database refuses it, record it as an error with the reason instead (in place)."""
+        try:
+            self._write([item], {})
+            return
+        except (SQLAlchemyError, ValueError, TypeError, OverflowError) as error:
+            self.session.rollback()
+            reason = f"its result could not be stored: {_error_line(error)}"
+        log.error("match %s: %s; recorded as an error (a new run plays it again)", item.match.key, reason)
+        self.stats.unstored += 1
+        item.status, item.record, item.error, item.benched_seats = "error", None, reason[:2000], {}
+        self._write([item], {})  # plain ladder values only: if even this fails the database is unusable: stop
+
+    def _write(self, batch: list[_Finished], new_benches: dict[int, str]) -> None:
+        """One transaction: the matches of ``batch`` with all their seat rows, and the new benches; or nothing."""
+        tid = self.tournament.id
+        retried = [item.match.key for item in batch if item.match.key in self.error_keys]
+        if retried:
+            old = self.session.exec(select(MatchRow.id).where(MatchRow.tournament_id == tid, MatchRow.key.in_(retried))).all()  # type: ignore[attr-defined]
+            self.session.exec(delete(SeatResultRow).where(SeatResultRow.match_id.in_(old)))  # type: ignore[call-overload,attr-defined]
+            self.session.exec(delete(MatchRow).where(MatchRow.id.in_(old)))  # type: ignore[call-overload,attr-defined]
+        values = [self._match_values(item) for item in batch]
+        ids: list[int | None] = []
+        if not values:
+            pass
+        elif self._bulk_returning:  # one INSERT ... RETURNING for the matches, one INSERT for the seats (Core: fast)
+            ids = list(self.session.execute(
+                insert(MatchRow.__table__).returning(MatchRow.__table__.c.id, sort_by_parameter_order=True), values  # type: ignore[attr-defined]
+            ).scalars())
+        else:  # a database without multi-row RETURNING: let the ORM fetch the ids
+            rows = [MatchRow(**v) for v in values]
+            self.session.add_all(rows)
+            self.session.flush()
+            ids = [row.id for row in rows]
+        seats = [seat for item, match_id in zip(batch, ids) for seat in self._seat_values(item, match_id)]
+        if seats:
+            self.session.execute(insert(SeatResultRow.__table__), seats)  # type: ignore[attr-defined]
+        for version, reason in new_benches.items():
+            self.session.add(BenchRow(tournament_id=tid, bot_version_id=version, reason=reason))
+        if new_benches or time.monotonic() - self._touched > 10:
+            self.tournament.updated_at = utcnow()  # "last activity", refreshed every ten seconds
+            self.session.add(self.tournament)
+            self._touched = time.monotonic()
+        self.session.commit()
+        self.session.expunge_all()
+        self.session.add(self.tournament)
 
     def _update_streaks(self, batch: list[_Finished]) -> dict[int, str]:
         limit = self.config.limits.bench_after_failures
@@ -691,8 +839,8 @@ class TournamentRun:
                 self.streaks[version] = self.streaks.get(version, 0) + 1
                 if self.streaks[version] >= limit and version not in self.benched:
                     failure = failures[seat]
-                    reason = (f"failed {self.streaks[version]} matches in a row; last in {item.match.key}: "
-                              f"{failure['reason']}: {failure['detail']}")[:1000]
+                    reason = clean_text(f"failed {self.streaks[version]} matches in a row; last in {item.match.key}: "
+                                        f"{failure['reason']}: {failure['detail']}", one_line=True)[:1000]
                     self.benched[version] = reason
                     new[version] = reason
                     self.stats.benched[entrant.label] = reason
@@ -706,7 +854,7 @@ class TournamentRun:
             "tournament_id": self.tournament.id, "key": match.key, "cycle": match.cycle, "deal": match.deal,
             "game": match.game, "options_json": _json(dict(match.options)), "num_players": len(match.seats),
             "seed": match.seed, "seats_json": _json([e.ref for e in match.seats]), "status": item.status,
-            "error": item.error, "attempts": item.attempts, "started_at": None, "finished_at": datetime.now(timezone.utc),
+            "error": clean_text(item.error), "attempts": item.attempts, "started_at": None, "finished_at": datetime.now(timezone.utc),
             "seconds": 0.0, "think_json": "[]", "details_json": "{}", "action_count": 0, "actions_z": b"", "worker": "",
         }
         if record is not None:
@@ -732,14 +880,15 @@ class TournamentRun:
                 values["rank"] = int(item.record["ranks"][seat])
             failure = failures.get(seat)
             if failure is not None:
-                values.update(failure_reason=failure["reason"], failure_detail=failure["detail"][:2000],
-                              stderr_tail=failure["stderr_tail"][-4000:], at_action=failure["at_action"])
+                values.update(failure_reason=failure["reason"], failure_detail=clean_text(failure["detail"])[:2000],
+                              stderr_tail=clean_text(failure["stderr_tail"])[-4000:], at_action=failure["at_action"])
             elif seat in item.benched_seats:
-                values.update(failure_reason="benched", failure_detail=item.benched_seats[seat][:2000])
+                values.update(failure_reason="benched", failure_detail=clean_text(item.benched_seats[seat])[:2000])
             seats.append(values)
         return seats
 
     def _finish(self, reason: str, started: float) -> None:
+        self.session.rollback()  # never commit a half-written batch: only what _write committed is kept
         tid = self.tournament.id
         recorded = len(self.session.exec(select(MatchRow.id).where(MatchRow.tournament_id == tid, MatchRow.status != "error")).all())
         state = reason
@@ -751,8 +900,13 @@ class TournamentRun:
         self.tournament.updated_at = utcnow()
         if state in ("complete", "budget spent"):
             self.tournament.finished_at = utcnow()
+            if self.tournament.deal_secret and self.tournament.secret_revealed_at is None:
+                self.tournament.secret_revealed_at = utcnow()  # over: no match of it is played again
+                log.info("deal secret revealed: %s (sha256 = %s, the commitment published at the start)",
+                         self.tournament.deal_secret, self.tournament.deal_commitment)
         self.session.add(self.tournament)
         self.session.commit()
+        self.stats.deal_secret = self.tournament.shown_secret()
         self.stats.state = state
         self.stats.recorded = recorded
         self.stats.scheduled = self.tournament.scheduled

@@ -49,6 +49,7 @@ from bots.base import MatchStart
 from ladder.errors import UserError
 from ladder.match import BotFailure, MatchSpec, Player, play_match
 from ladder.storage import pack_actions
+from ladder.text import bot_lines, clean_text
 
 log = logging.getLogger("ladder.worker")
 
@@ -99,7 +100,7 @@ class _UnavailablePlayer:
 class _InProcessSource:
     """Stand-in for the sandbox's PlayerPool: built-in bots in this process, nothing else."""
 
-    def player(self, ref: str, game_id: str) -> Player:
+    def player(self, ref: str, game_id: str, deal: str = "") -> Player:
         from ladder.players import builtin_player
 
         if ref.startswith("store:") or "/" in ref or ref.endswith(".py"):
@@ -135,10 +136,13 @@ def _make_pool(pool_class: Any, limits: dict[str, Any]) -> Any:
         return pool_class()
 
 
-def seat_player(ref: str, game_id: str, limits: dict[str, Any]) -> Player:
-    """The player for one seat: the single switch between in-process bots and the sandbox."""
+def seat_player(ref: str, game_id: str, limits: dict[str, Any], deal: str = "") -> Player:
+    """The player for one seat: the single switch between in-process bots and the sandbox.
+
+    ``deal`` names the match's deal: a sandboxed bot never plays one deal twice in the same process.
+    """
     try:
-        return _player_source(limits).player(ref, game_id)
+        return _player_source(limits).player(ref, game_id, deal=deal)
     except BotFailure as failure:
         return _UnavailablePlayer(failure)
     except Exception as error:  # a bot that cannot be loaded fails its seat, not the worker
@@ -386,22 +390,25 @@ def stop_hosts(timeout: float = 10.0) -> None:
 
 def play_task(task: dict[str, Any]) -> dict[str, Any]:
     """Play the match of ``task`` and return its record (plain data, actions packed)."""
-    spec = MatchSpec(task["game"], tuple(task["seats"]), task["seed"], dict(task["options"]), task["key"])
+    spec = MatchSpec(task["game"], tuple(task["seats"]), task["seed"], dict(task["options"]), task["key"],
+                     tuple(task.get("bot_seeds", ())))
     limits = task.get("limits", {})
     verify_seats(task)
     started = datetime.now(timezone.utc)
     tick = time.perf_counter()
     cpu = time.process_time()
-    players = [seat_player(ref, spec.game, limits) for ref in spec.seats]
+    players = [seat_player(ref, spec.game, limits, task.get("deal", "")) for ref in spec.seats]
     outcome = play_match(spec, players)
     _retire(task.get("retire") or (), limits)
     global _played
     _played += 1
     log.debug("match %s played in %.3f s", spec.key, time.perf_counter() - tick)
     for seat, failure in outcome.failures.items():
-        tail = f"\n  its stderr ends with:\n{failure.stderr_tail.rstrip()}" if failure.stderr_tail.strip() else ""
+        # the bot's words are cleaned and every line of its stderr is marked as its own: it cannot forge a log line
+        tail = (f"\n  its stderr ends with:\n{bot_lines(failure.stderr_tail.rstrip(), f'seat {seat} bot')}"
+                if failure.stderr_tail.strip() else "")
         log.warning("match %s: seat %d (%s) failed: %s: %s%s", spec.key, seat, spec.seats[seat], failure.reason,
-                    failure.detail, tail)
+                    clean_text(failure.detail, one_line=True), tail)
     return {
         "key": spec.key,
         "scores": list(outcome.result.scores),

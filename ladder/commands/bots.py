@@ -13,6 +13,7 @@ from rich.table import Table
 from bots.registry import bot_classes, games_of
 from ladder.botstore import registered_bots
 from ladder.submission import entry_point_bots
+from ladder.text import clean_text
 
 
 def bots(
@@ -34,13 +35,14 @@ def bots(
     for column in ("source", "version", "hash", "games", "author"):
         table.add_column(column)
     for row in builtin:
-        table.add_row(row["name"], "built-in", "", "", ", ".join(row["games"]), escape(row["author"]))
+        table.add_row(row["name"], "built-in", "", "", ", ".join(row["games"]), escape(clean_text(row["author"], one_line=True)))
     for row in registered:
         latest = row["versions"][-1]
         versions = len(row["versions"])
         table.add_row(
-            escape(row["name"]), f"submitted, {versions} version{'s' if versions > 1 else ''}", escape(latest["version"]),
-            latest["hash"][:8], ", ".join(latest["games"]), escape(row["author"]),
+            escape(row["name"]), f"submitted, {versions} version{'s' if versions > 1 else ''}",
+            escape(clean_text(latest["version"], one_line=True)), latest["hash"][:8], ", ".join(latest["games"]),
+            escape(clean_text(row["author"], one_line=True)),
         )
     for row in packaged:
         table.add_row(escape(row["name"]), f"package {escape(row['distribution'])}", "", "", "(asks the bot)",

@@ -7,8 +7,10 @@ from typing import Annotated
 
 import typer
 from rich.console import Console
+from rich.markup import escape
 
 from ladder.commands.dbview import DbOption, compact_table, database, ordinal, tournament_names, version_names, versions_of
+from ladder.text import clean_text
 
 
 def matches(
@@ -78,6 +80,6 @@ def matches(
             for s in item["seats"]
         )
         table.add_row(str(item["id"]), item["tournament"], f"{item['game']} {item['players']}p", seat_text,
-                      item["status"] + (f": {item['error']}" if item["error"] else ""), f"{item['seconds']:.2f}",
+                      item["status"] + (f": {escape(clean_text(item['error'], one_line=True))}" if item["error"] else ""), f"{item['seconds']:.2f}",
                       item["finished"][11:19])
     Console().print(table)

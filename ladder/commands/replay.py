@@ -7,10 +7,12 @@ from typing import Annotated
 
 import typer
 from rich.console import Console
+from rich.markup import escape
 
 from engine import IllegalActionError, get_game
 from ladder.commands.dbview import DbOption, database, find_match, ordinal, version_names
 from ladder.errors import UserError
+from ladder.text import clean_text
 
 
 def replay(
@@ -64,7 +66,7 @@ def replay(
     result = state.result()
     console.print("result: " + ", ".join(
         f"seat {s.seat} {who[s.seat]} score {result.scores[s.seat]:g}, recorded {ordinal(s.rank)}"
-        + (f" (failed: {s.failure_reason}: {s.failure_detail})" if s.failure_reason else "")
+        + (f" (failed: {s.failure_reason}: {escape(clean_text(s.failure_detail, one_line=True))})" if s.failure_reason else "")
         for s in seats
     ), highlight=False)
     recorded = [s.score for s in seats]

@@ -11,6 +11,7 @@ from rich.console import Console
 from ladder.commands.dbview import DbOption, database
 from ladder.commands.rankings import print_rankings
 from ladder.errors import UserError
+from ladder.text import clean_text
 
 
 def run(
@@ -24,6 +25,8 @@ def run(
     show_rankings: Annotated[bool, typer.Option("--rankings/--no-rankings", help="Print the rankings at the end.")] = True,
     as_json: Annotated[bool, typer.Option("--json", help="Print what the run did as JSON (no rankings).")] = False,
     dry_run: Annotated[bool, typer.Option("--dry-run", help="Only show what would be played (matches per game and table size).")] = False,
+    deal_secret: Annotated[str | None, typer.Option("--deal-secret", metavar="HEX", help="Deal a new tournament from this secret (64 hex digits, as `ladder tournaments` shows a revealed one) instead of a fresh one: two runs with the same secret get the same deals. Deals from a revealed secret are public: use it to reproduce, not for a tournament that counts.")] = None,
+    require_layer: Annotated[list[str] | None, typer.Option("--require-layer", metavar="LAYER", help="Refuse to start unless this sandbox layer (process, bubblewrap, seccomp) is available; repeatable.")] = None,
 ) -> None:
     """Run a tournament file; run it again to resume (only the missing matches are played).
 
@@ -59,7 +62,8 @@ def run(
         console.print(f"{plan['name']}: {plan['per_cycle']} matches per cycle, {plan['cycles']} cycle(s){budget}", highlight=False)
         return
     report = run_tournament(file, RunOptions(hours=hours, workers=workers, db_url=db, progress=progress and not as_json,
-                                             backend=backend, scheduler=scheduler))
+                                             backend=backend, scheduler=scheduler, deal_secret=deal_secret,
+                                             require_layers=tuple(require_layer or ())))
     if as_json:
         print(json.dumps(report.to_json(), indent=2))
         if report.state == "stopped":
@@ -69,7 +73,7 @@ def run(
     for note in report.notes:
         console.print(f"note: {note}", style="yellow", highlight=False)
     for label, reason in report.benched.items():
-        console.print(f"benched {label}: {reason}", style="yellow", highlight=False)
+        console.print(f"benched {label}: {clean_text(reason, one_line=True)}", style="yellow", highlight=False, markup=False)
     rate = report.played_now / report.seconds if report.seconds else 0.0
     console.print(
         f"tournament {report.name} #{report.tournament_id}: {report.state}, {report.recorded} of {report.scheduled} "
@@ -80,6 +84,12 @@ def run(
         + (f", {report.abandoned} abandoned" if report.abandoned else ""),
         highlight=False,
     )
+    if report.deal_secret:
+        console.print(f"deal secret revealed: {report.deal_secret} (its sha256 {report.deal_commitment[:16]}... "
+                      "is the commitment published at the start)", highlight=False)
+    elif report.deal_commitment:
+        console.print(f"deals sealed: commitment {report.deal_commitment[:16]}...; the secret is revealed when the "
+                      "tournament ends", style="dim", highlight=False)
     console.print(f"log: {report.log_path}", style="dim", highlight=False)
     if show_rankings and report.recorded:
         from tournaments.config import load_tournament

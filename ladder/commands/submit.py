@@ -13,6 +13,7 @@ from rich.markup import escape
 from ladder.botstore import CheckReport, check_bot, register
 from ladder.errors import UserError
 from ladder.sandbox import SandboxLimits, allowed_packages, require_layers
+from ladder.text import clean_text
 
 PathArgument = Annotated[str, typer.Argument(metavar="PATH", help="The bot: a .py file, or a folder with bot.py.")]
 NameOption = Annotated[str | None, typer.Option("--name", help="Register under this name instead of the class's `name`.")]
@@ -38,13 +39,18 @@ def _run_check(path: str, name: str | None, move_seconds: float, match_seconds: 
     return check_bot(path, name=name, limits=limits, matches_per_table=matches, progress=progress)
 
 
+def _shown(text: str) -> str:
+    """Text from the bot, as it may reach the terminal: no escape sequences or controls, no Rich markup."""
+    return escape(clean_text(text, one_line=True))
+
+
 def _show(report: CheckReport) -> None:
     console = Console()
     if report.info is not None:
         info = report.info
-        console.print(f"[green]✓[/green] loads: {escape(info.name)!r} by {escape(info.author or '(no author)')}, version "
-                      f"{escape(info.version)}, class {escape(info.class_name)}, content hash {report.content_hash[:12]}",
-                      highlight=False)
+        console.print(f"[green]✓[/green] loads: {_shown(repr(info.name))} by {_shown(info.author or '(no author)')}, "
+                      f"version {_shown(info.version)}, class {_shown(info.class_name)}, content hash "
+                      f"{report.content_hash[:12]}", highlight=False)
     if report.games:
         console.print(f"[green]✓[/green] claims: {', '.join(report.games)}", highlight=False)
     played = [m for m in report.matches if "failure" not in m]
@@ -58,11 +64,11 @@ def _show(report: CheckReport) -> None:
             console.print(f"[green]✓[/green] {game_id}: {len(rows)} matches played within the limits "
                           f"(scores {scores}; longest thinking per match {think:.3f} s)", highlight=False)
     if not report.ok:
-        console.print(f"[red]✗[/red] {escape(report.problem)}", highlight=False)
+        console.print(f"[red]✗[/red] {_shown(report.problem)}", highlight=False)
         if report.explanation.strip():
             console.print("  What the bot said (its traceback / the end of its stderr):", highlight=False)
-            for line in report.explanation.strip().splitlines():
-                console.print(f"  [dim]|[/dim] {escape(line)}", highlight=False)
+            for line in clean_text(report.explanation).strip().splitlines():
+                console.print(f"  [dim]|[/dim] {_shown(line)}", highlight=False)
 
 
 def _json(report: CheckReport, extra: dict | None = None) -> None:

@@ -169,3 +169,41 @@ def test_a_folder_bot_brings_its_modules_and_data(tmp_path: Path, home: Path) ->
     with PlayerPool(limits=LIMITS) as pool:
         outcome = play_match(MatchSpec(GAME_ID, ("folder-bot",), 1), [pool.player("folder-bot", GAME_ID)])
     assert outcome.failures == {} and outcome.actions[0] == {"type": "add", "n": 2}
+
+
+def test_a_registration_the_database_refuses_leaves_no_row_and_no_orphan_folder(
+        tmp_path: Path, home: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from collections.abc import Iterator
+    from contextlib import contextmanager
+
+    from sqlalchemy.exc import OperationalError
+    from sqlmodel import Session
+
+    from ladder import botstore
+    from ladder.botstore import CheckReport
+    from ladder.sandbox import BotInfo
+    from ladder.submission import content_hash, read_files
+
+    path = bot_file(tmp_path)
+    report = CheckReport(str(path), content_hash(read_files(path)), info=BotInfo("counter", "tester", "1", ("toy-count",)),
+                         name="counter", games=["toy-count"])
+
+    opened = botstore.session_for
+
+    @contextmanager
+    def refusing_session(url: str | None = None) -> Iterator[Session]:
+        with opened(url) as session:
+            def refuse() -> None:
+                raise OperationalError("INSERT INTO bot_version", {}, Exception("disk I/O error"))
+
+            session.commit = refuse  # type: ignore[method-assign]
+            yield session
+
+    with monkeypatch.context() as patch:
+        patch.setattr(botstore, "session_for", refusing_session)
+        with pytest.raises(UserError, match="could not be registered: OperationalError") as refused:
+            register(report)
+    assert "\n" not in str(refused.value)
+    assert not (home / "bots").exists() or list((home / "bots").iterdir()) == []  # nothing left in the bot store
+    assert registered_bots() == []
+    assert register(report).created  # and once the database takes it, it registers as usual

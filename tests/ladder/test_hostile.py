@@ -27,6 +27,7 @@ from ladder.botstore import check_bot, register
 from ladder.match import MatchOutcome, MatchSpec, play_match
 from ladder.players import PlayerPool
 from ladder.sandbox import SandboxLimits, available_layers
+from tests.ladder.front_door import command_lines
 from tests.ladder.toy_game import GAME_ID, toy_game_registered
 
 HERE = Path(__file__).parent
@@ -102,17 +103,7 @@ def skip_unless(needs: tuple[str, ...]) -> None:
 
 def live_tags(tags: list[str]) -> list[str]:
     """The tags (from ``tags``) found in the command line of any process on the machine."""
-    found = []
-    for entry in os.listdir("/proc"):
-        if not entry.isdigit():
-            continue
-        try:
-            with open(f"/proc/{entry}/cmdline", "rb") as cmdline:
-                text = cmdline.read().decode(errors="replace")
-        except OSError:
-            continue
-        found.extend(f"{tag} (pid {entry})" for tag in tags if tag in text)
-    return found
+    return [f"{tag} (pid {pid})" for pid, text in command_lines() for tag in tags if tag in text]
 
 
 def zombie_children() -> list[int]:

@@ -135,3 +135,22 @@ def test_a_request_never_carries_nan_or_infinity(monkeypatch: pytest.MonkeyPatch
     monkeypatch.setattr(protocol, "orjson", None)
     with pytest.raises(ValueError):
         protocol.encode_request(message)
+
+
+@pytest.mark.parametrize("raw, where", [
+    (rb'{"seq":1,"bot":{"author":"mallory \ud800"}}', "bot.author"),
+    (rb'{"seq":1,"error":{"message":"a \udfff b"}}', "error.message"),
+    (rb'{"seq":1,"illegal":["x","\uDBFF"]}', "illegal[1]"),
+    (rb'{"seq":1,"\ud800":0}', "a key"),
+    (rb'{"seq":1,"x":"\ude00\ud83d"}', "x"),  # a pair in the wrong order is two lone halves
+])
+def test_a_lone_surrogate_anywhere_in_a_reply_is_garbage(raw: bytes, where: str) -> None:
+    """JSON's parser accepts "\\ud800"; no database, log or terminal can take it: refused, saying where."""
+    with pytest.raises(protocol.ProtocolError, match="not valid Unicode") as refused:
+        protocol.decode(raw)
+    assert where in str(refused.value)
+
+
+def test_valid_text_and_escaped_backslashes_are_accepted() -> None:
+    assert protocol.decode(rb'{"seq":1,"x":"tea \ud83c\udf75 and \u00e9"}')["x"] == "tea \U0001f375 and \u00e9"
+    assert protocol.decode(rb'{"seq":1,"x":"\\ud800"}')["x"] == "\\ud800"  # a backslash, then text: no surrogate

@@ -62,3 +62,15 @@ def test_action_logs_round_trip_compressed() -> None:
     assert unpack_actions(blob) == actions
     assert len(blob) < len(str(actions)) / 5
     assert unpack_actions(b"") == []
+
+
+def test_a_new_database_is_readable_by_its_owner_only(tmp_path: Path) -> None:
+    """It holds the deal secrets of running tournaments: no other user (a bot run as nobody) may read it."""
+    path = tmp_path / "fresh" / "ladder.db"
+    engine = open_database(f"sqlite:///{path}")
+    with Session(engine) as session:
+        session.add(SchemaInfo(version=99))
+        session.commit()
+        for made in [path, *path.parent.glob("ladder.db-*")]:
+            assert made.stat().st_mode & 0o077 == 0, (made, oct(made.stat().st_mode))
+    engine.dispose()

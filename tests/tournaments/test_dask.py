@@ -77,8 +77,12 @@ def submit_firsty(folder: Path, db_url: str) -> str:
     return register(report, db_url).content_hash
 
 
+DEAL_SECRET = "d5" * 32  # the same deals in every database, so that the local pool and Dask runs compare equal
+
+
 def run(db_url: str, config: Any = None, **options: Any):
-    values: dict[str, Any] = {"db_url": db_url, "workers": 2, "progress": False, "worker_setup": SETUP}
+    values: dict[str, Any] = {"db_url": db_url, "workers": 2, "progress": False, "worker_setup": SETUP,
+                              "deal_secret": DEAL_SECRET}
     values.update(options)
     return run_tournament(config or toy_config(), RunOptions(**values))
 

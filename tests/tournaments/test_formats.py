@@ -5,8 +5,12 @@ from __future__ import annotations
 import itertools
 from collections import Counter, defaultdict
 
+from ladder.deals import DealSecret
 from ladder.roster import Entrant
 from tournaments.formats import GamePlan, cycle_schedule, playable_counts, round_robin_groups
+
+SECRET = DealSecret.from_hex("5e" * 32).value
+OTHER_SECRET = DealSecret.from_hex("a7" * 32).value
 
 
 def bots(*names: str) -> tuple[Entrant, ...]:
@@ -23,7 +27,7 @@ def flat(groups):
 
 def test_two_player_tables_cover_every_pairing_in_both_seats_with_the_same_deal(toy) -> None:
     entrants = bots("a", "b", "c", "d")
-    matches = flat(round_robin_groups(plan("toy-coins", (2,), entrants, gpp=3), 11, 0))
+    matches = flat(round_robin_groups(plan("toy-coins", (2,), entrants, gpp=3), SECRET, 0))
     assert len(matches) == 6 * 2 * 3  # pairings x seatings x deals
     seatings = Counter(tuple(e.name for e in m.seats) for m in matches)
     for x, y in itertools.permutations("abcd", 2):
@@ -40,7 +44,7 @@ def test_two_player_tables_cover_every_pairing_in_both_seats_with_the_same_deal(
 
 def test_larger_tables_cover_every_combination_in_every_rotation(toy) -> None:
     entrants = bots("a", "b", "c", "d")
-    matches = flat(round_robin_groups(plan("toy-coins", (3,), entrants, gpp=1), 5, 0))
+    matches = flat(round_robin_groups(plan("toy-coins", (3,), entrants, gpp=1), SECRET, 0))
     assert len(matches) == 4 * 3  # C(4,3) tables x 3 rotations
     tables = defaultdict(list)
     for m in matches:
@@ -54,7 +58,7 @@ def test_larger_tables_cover_every_combination_in_every_rotation(toy) -> None:
 
 def test_solitaire_duplicate_deals_are_identical_across_bots(toy) -> None:
     entrants = bots("a", "b", "c")
-    groups = round_robin_groups(plan("toy-solo", (1,), entrants, gpp=4), 3, 0)
+    groups = round_robin_groups(plan("toy-solo", (1,), entrants, gpp=4), SECRET, 0)
     assert len(groups) == 4
     for group in groups:
         assert sorted(m.seats[0].name for m in group) == ["a", "b", "c"]
@@ -67,16 +71,20 @@ def test_counts_the_bots_cannot_fill_are_dropped_with_a_note(toy) -> None:
     assert counts == [2] and len(notes) == 1 and "at 3 players: not scheduled" in notes[0]
 
 
-def test_schedule_is_a_function_of_the_seed_with_stable_unique_keys(toy) -> None:
+def test_schedule_is_a_function_of_the_seed_and_deals_of_the_secret_with_stable_unique_keys(toy) -> None:
     plans = [plan("toy-coins", (2, 3), bots("a", "b", "c")), plan("toy-solo", (1,), bots("a", "b", "c"))]
-    first = cycle_schedule("round-robin", plans, 42, 0)
-    again = cycle_schedule("round-robin", plans, 42, 0)
+    first = cycle_schedule("round-robin", plans, 42, 0, SECRET)
+    again = cycle_schedule("round-robin", plans, 42, 0, SECRET)
     assert first == again
     assert len({m.key for m in first}) == len(first)
-    other_seed = cycle_schedule("round-robin", plans, 43, 0)
-    assert {m.key for m in other_seed} == {m.key for m in first}  # keys name the match, the seed deals it
-    assert {m.seed for m in other_seed}.isdisjoint({m.seed for m in first})
-    next_cycle = cycle_schedule("round-robin", plans, 42, 1)
+    other_seed = cycle_schedule("round-robin", plans, 43, 0, SECRET)
+    assert {m.key for m in other_seed} == {m.key for m in first}  # keys name the match, the secret deals it
+    assert [m.key for m in other_seed] != [m.key for m in first]  # the public seed orders the schedule...
+    assert {m.key: m.seed for m in other_seed} == {m.key: m.seed for m in first}  # ...and deals nothing
+    other_secret = cycle_schedule("round-robin", plans, 42, 0, OTHER_SECRET)
+    assert [m.key for m in other_secret] == [m.key for m in first]
+    assert {m.seed for m in other_secret}.isdisjoint({m.seed for m in first})
+    next_cycle = cycle_schedule("round-robin", plans, 42, 1, SECRET)
     assert {m.key for m in next_cycle}.isdisjoint({m.key for m in first})
     assert {m.seed for m in next_cycle}.isdisjoint({m.seed for m in first})
     # groups stay together: each table's seatings of one deal are adjacent
@@ -87,5 +95,5 @@ def test_schedule_is_a_function_of_the_seed_with_stable_unique_keys(toy) -> None
 
 
 def test_option_sets_are_scheduled_separately(toy) -> None:
-    matches = flat(round_robin_groups(plan("toy-coins", (2,), bots("a", "b"), gpp=1, options=({"coins": 3}, {"coins": 4})), 1, 0))
+    matches = flat(round_robin_groups(plan("toy-coins", (2,), bots("a", "b"), gpp=1, options=({"coins": 3}, {"coins": 4})), SECRET, 0))
     assert sorted(m.options["coins"] for m in matches) == [3, 3, 4, 4]

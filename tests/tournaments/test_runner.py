@@ -53,7 +53,7 @@ def scheduled_keys(db_url: str, cfg, cycles: int = 1) -> set[str]:
         plans, _ = resolve_plans(session, cfg)
         session.commit()
     engine.dispose()
-    return {m.key for cycle in range(cycles) for m in cycle_schedule(cfg.format, plans, cfg.seed, cycle)}
+    return {m.key for cycle in range(cycles) for m in cycle_schedule(cfg.format, plans, cfg.seed, cycle, bytes(32))}
 
 
 def test_a_tournament_plays_exactly_its_schedule_and_rates_it(toy, db_url: str) -> None:
