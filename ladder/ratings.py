@@ -253,8 +253,8 @@ def build_events(matches: Sequence[MatchFact], solitaires: set[str]) -> tuple[li
     return events, standings
 
 
-def compute(matches: Sequence[MatchFact], solitaires: set[str]) -> RatingSet:
-    """Rate ``matches`` and return every pool's standings (order-free) and history (in match-id order)."""
+def compute(matches: Sequence[MatchFact], solitaires: set[str], history: bool = True) -> RatingSet:
+    """Rate ``matches`` and return every pool's standings (order-free) and, if asked, history (in match-id order)."""
     matches = sorted(matches, key=lambda m: m.match_id)
     events, standings = build_events(matches, solitaires)
     by_pool: dict[str, list[Event]] = defaultdict(list)
@@ -271,7 +271,8 @@ def compute(matches: Sequence[MatchFact], solitaires: set[str]) -> RatingSet:
         env = environment(draw)
         estimate, unrated = order_free(env, pool_events, standings[pool])
         rated.unrated_events += unrated
-        rated.history.extend(online_history(env, pool, pool_events, standings[pool]))
+        if history:
+            rated.history.extend(online_history(env, pool, pool_events, standings[pool]))
         for version, (mu, sigma) in estimate.items():
             standing = standings[pool][version]
             standing.mu, standing.sigma = mu, sigma
@@ -406,9 +407,9 @@ def online_history(env: trueskill.TrueSkill, pool: str, events: Sequence[Event],
 # ---- the database side ------------------------------------------------------------------------------
 
 
-def load_match_facts(session: Session) -> list[MatchFact]:
-    """Every played match, without its action log, in id order."""
-    rows = session.exec(
+def load_match_facts(session: Session, tournament_id: int | None = None) -> list[MatchFact]:
+    """Every played match (of one tournament, if given), without its action log, in id order."""
+    query = (
         select(
             MatchRow.id, MatchRow.tournament_id, MatchRow.game, MatchRow.num_players, MatchRow.deal,
             MatchRow.details_json, SeatResultRow.seat, SeatResultRow.bot_version_id, SeatResultRow.score,
@@ -416,8 +417,11 @@ def load_match_facts(session: Session) -> list[MatchFact]:
         )
         .join(SeatResultRow, SeatResultRow.match_id == MatchRow.id)
         .where(MatchRow.status == "played")
-        .order_by(MatchRow.id, SeatResultRow.seat)
-    ).all()
+        .order_by(MatchRow.id, SeatResultRow.seat)  # type: ignore[arg-type]
+    )
+    if tournament_id is not None:
+        query = query.where(MatchRow.tournament_id == tournament_id)
+    rows = session.exec(query).all()
     facts: list[MatchFact] = []
     current: list[Any] = []
     for row in rows:

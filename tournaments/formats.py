@@ -154,24 +154,34 @@ def round_robin_groups(plan: GamePlan, tournament_seed: int, cycle: int) -> list
         for count in counts:
             for deal in range(plan.games_per_pairing):
                 seed = deal_seed(tournament_seed, cycle, plan.game, variant, count, deal)
-                deal_id = f"c{cycle}/{plan.game}/o{variant}/{count}p/d{deal}"
+                deal_id = deal_key(cycle, plan.game, variant, count, deal)
                 if count == 1:
-                    groups.append([
-                        ScheduledMatch(f"{deal_id}/{bot.label}", cycle, deal_id, plan.game, options, seed, (bot,))
-                        for bot in entrants
-                    ])
+                    groups.append(deal_group(plan, cycle, deal_id, options, seed, entrants, solitaire=True))
                     continue
                 for table in itertools.combinations(entrants, count):
-                    groups.append([
-                        ScheduledMatch(
-                            f"{deal_id}/{'+'.join(bot.label for bot in seating)}", cycle, deal_id, plan.game, options, seed, seating
-                        )
-                        for seating in balanced_seatings(table)
-                    ])
+                    groups.append(deal_group(plan, cycle, deal_id, options, seed, table))
     return groups
 
 
-FORMATS = {"round-robin": round_robin_groups}
+def deal_key(cycle: int, game: str, variant: int, num_players: int, deal: int) -> str:
+    """The name of a deal: the matches dealt the same cards share it."""
+    return f"c{cycle}/{game}/o{variant}/{num_players}p/d{deal}"
+
+
+def deal_group(plan: GamePlan, cycle: int, deal_id: str, options: Mapping[str, Any], seed: int,
+               bots: Sequence[Entrant], solitaire: bool = False) -> list[ScheduledMatch]:
+    """The unit of evidence: one deal of a table in all its balanced seatings (or, in a solitaire,
+    the deal played once by each of ``bots``). ``bots`` in label order."""
+    if solitaire:
+        return [ScheduledMatch(f"{deal_id}/{bot.label}", cycle, deal_id, plan.game, options, seed, (bot,)) for bot in bots]
+    return [
+        ScheduledMatch(f"{deal_id}/{'+'.join(bot.label for bot in seating)}", cycle, deal_id, plan.game, options, seed, seating)
+        for seating in balanced_seatings(bots)
+    ]
+
+
+# the adaptive format starts with one round-robin (its later deals are chosen by tournaments.adaptive)
+FORMATS = {"round-robin": round_robin_groups, "adaptive": round_robin_groups}
 
 
 def cycle_schedule(format_: str, plans: Sequence[GamePlan], tournament_seed: int, cycle: int) -> list[ScheduledMatch]:
