@@ -17,10 +17,12 @@ and judges its order (:mod:`ladder.certainty`):
   one new deal played by every bot of an open pair.
 
 The next round starts when every match of this one is recorded, so the
-matches played do not depend on the number of workers or the backend. A
-round is a pure function of the stored matches and the tournament's seed:
-after a crash or ``kill -9`` the next run first completes the deal groups
-left half-played, then goes on choosing from what is stored.
+matches played do not depend on the number of workers or the backend. Each
+round is a pure function of the stored results of the rounds before it and
+the tournament's seed: after a crash or ``kill -9`` the next run replays the
+choices of the stored rounds (playing nothing), plays what is missing of the
+round it stopped in, and goes on, so it ends with exactly the matches an
+uninterrupted run plays.
 """
 
 from __future__ import annotations
@@ -92,64 +94,23 @@ class AdaptivePlanner:
         """The first round: one round-robin cycle."""
         return cycle_schedule("adaptive", self.plans, self.seed, 0)
 
-    def next_round(self, session: Session, tournament_id: int, recorded: set[str],
+    def next_round(self, session: Session, tournament_id: int, planned: set[str],
                    benched: Callable[[Entrant], bool]) -> list[ScheduledMatch]:
-        """The matches of the next round, none of them in ``recorded`` (empty: every pool has stopped)."""
-        missing = [match for match in self.warm_up() if match.key not in recorded]
-        if missing:
-            return missing
-        stored = session.exec(select(MatchRow.key, MatchRow.deal, MatchRow.game, MatchRow.num_players)
-                              .where(MatchRow.tournament_id == tournament_id)).all()
-        unfinished = self._unfinished_groups(stored, recorded)
-        if unfinished:
-            return unfinished
-        facts = ratings.load_match_facts(session, tournament_id)
+        """The round after the rounds whose matches are ``planned`` (keys), chosen from those matches' stored
+        results alone (empty: every pool has stopped)."""
+        ids = {row_id for row_id, key in session.exec(select(MatchRow.id, MatchRow.key)
+                                                      .where(MatchRow.tournament_id == tournament_id)).all()
+               if key in planned}
+        facts = [fact for fact in ratings.load_match_facts(session, tournament_id) if fact.match_id in ids]
         rated = ratings.compute(facts, ratings.solitaire_ids(), history=False)
         played: dict[str, int] = defaultdict(int)
         for fact in facts:
             played[pool_key(fact.game, fact.num_players)] += 1
-        deals = self._deals_so_far(stored)
+        deals = _next_deals(planned)
         chosen: list[ScheduledMatch] = []
         for pool in self.pools:
             chosen.extend(self._choose(pool, rated, played[pool.key], deals, benched))
-        return [match for match in chosen if match.key not in recorded]
-
-    # -- a round's parts
-    def _entrants(self, pool: _Pool) -> dict[str, Entrant]:
-        return {entrant.label: entrant for entrant in pool.plan.entrants}
-
-    def _pool_of(self, game: str, count: int) -> _Pool | None:
-        return next((pool for pool in self.pools if pool.plan.game == game and pool.count == count), None)
-
-    def _unfinished_groups(self, stored: Sequence[tuple[str, str, str, int]], recorded: set[str]) -> list[ScheduledMatch]:
-        """The missing seatings of every table deal some of whose seatings are stored (a run stopped mid-round)."""
-        tables: dict[tuple[str, frozenset[str]], tuple[_Pool, str]] = {}
-        for key, deal, game, count in stored:
-            pool = self._pool_of(game, count)
-            if pool is None or count == 1:
-                continue  # a solitaire deal is evidence among the bots that played it, complete or not
-            labels = frozenset(key.removeprefix(deal + "/").split("+"))
-            tables.setdefault((deal, labels), (pool, deal))
-        missing: list[ScheduledMatch] = []
-        for (deal, labels), (pool, _) in sorted(tables.items(), key=lambda item: (item[0][0], sorted(item[0][1]))):
-            entrants = self._entrants(pool)
-            if not labels <= set(entrants):
-                continue
-            variant, number = _deal_numbers(deal)
-            bots = [entrants[label] for label in sorted(labels)]
-            group = self._group(pool, variant, number, bots)
-            missing.extend(match for match in group if match.key not in recorded)
-        return missing
-
-    def _deals_so_far(self, stored: Sequence[tuple[str, str, str, int]]) -> dict[tuple[str, frozenset[str]], int]:
-        """The next deal number of each table (by pool and bot labels; a solitaire pool counts as one table)."""
-        following: dict[tuple[str, frozenset[str]], int] = defaultdict(int)
-        for key, deal, game, count in stored:
-            labels = frozenset() if count == 1 else frozenset(key.removeprefix(deal + "/").split("+"))
-            _, number = _deal_numbers(deal)
-            where = (pool_key(game, count), labels)
-            following[where] = max(following[where], number + 1)
-        return following
+        return chosen
 
     def _group(self, pool: _Pool, variant: int, number: int, bots: Sequence[Entrant]) -> list[ScheduledMatch]:
         plan = pool.plan
@@ -212,24 +173,37 @@ class AdaptivePlanner:
                 benched: Callable[[Entrant], bool], schedule: Callable[[int], None]) -> Iterator[ScheduledMatch | Wait]:
         """The matches to play, round after round; :data:`WAIT` while a round is still being played.
 
-        ``done``: keys stored as played or skipped (live); ``recorded_now``: keys recorded by this run,
-        errors included (live); ``schedule(n)``: n more matches are planned.
+        Rounds already stored (a resumed run) are replayed without playing: each round is chosen from
+        the stored results of the rounds before it only, so a run that was interrupted (Ctrl-C, a crash,
+        ``kill -9``) ends with the same matches as one that was not. ``done``: keys stored as played or
+        skipped (live); ``recorded_now``: keys recorded by this run, errors included (live);
+        ``schedule(n)``: n matches are planned so far.
         """
-        while True:
-            matches = self.next_round(session, tournament_id, done | recorded_now, benched)
-            if not matches:
-                return
-            schedule(len(matches))
-            for match in matches:
-                yield match
-            while not all(match.key in recorded_now for match in matches):
-                yield WAIT
+        planned: set[str] = set()
+        matches = self.warm_up()
+        while matches:
+            planned |= {match.key for match in matches}
+            todo = [match for match in matches if match.key not in done and match.key not in recorded_now]
+            if todo:
+                schedule(len(planned))
+                yield from todo
+                while not all(match.key in recorded_now for match in todo):
+                    yield WAIT
+            matches = self.next_round(session, tournament_id, planned, benched)
+        schedule(len(planned))
 
 
-def _deal_numbers(deal: str) -> tuple[int, int]:
-    """(option set, deal number) from a deal key (``c0/game/o1/3p/d7``)."""
-    parts = deal.split("/")
-    return int(parts[-3].removeprefix("o")), int(parts[-1].removeprefix("d"))
+def _next_deals(planned: set[str]) -> dict[tuple[str, frozenset[str]], int]:
+    """The next deal number of each table among the ``planned`` match keys (by pool and bot labels; a
+    solitaire pool counts as one table)."""
+    following: dict[tuple[str, frozenset[str]], int] = defaultdict(int)
+    for key in planned:
+        _, game, _, players, deal, seating = key.split("/", 5)
+        count = int(players.removesuffix("p"))
+        labels = frozenset() if count == 1 else frozenset(seating.split("+"))
+        where = (pool_key(game, count), labels)
+        following[where] = max(following[where], int(deal.removeprefix("d")) + 1)
+    return following
 
 
 def _table_around(order: Sequence[Entrant], upper: Entrant, lower: Entrant, size: int) -> list[Entrant]:

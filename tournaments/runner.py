@@ -520,8 +520,8 @@ class TournamentRun:
         """The adaptive format's rounds (see :mod:`tournaments.adaptive`)."""
         assert self.adaptive is not None and self.tournament.id is not None
 
-        def schedule(more: int) -> None:
-            self.tournament.scheduled = len(self.done | self.recorded_now) + more
+        def schedule(planned: int) -> None:
+            self.tournament.scheduled = planned
             self.session.add(self.tournament)
             self.session.commit()
             self.stats.scheduled = self.tournament.scheduled
