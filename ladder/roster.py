@@ -54,6 +54,8 @@ def builtin_hash(name: str) -> str:
     for file in files:
         digest.update(Path(file).name.encode() + b"\0")
         digest.update(Path(file).read_bytes() + b"\0")
+    if wrapped:  # the handicapped bots share their source: their names (their random shares) tell them apart
+        digest.update(name.encode() + b"\0")
     return digest.hexdigest()
 
 

@@ -787,6 +787,7 @@ def plan_tournament(source: str | Path | TournamentConfig, db_url: str | None = 
         bots = {plan.game: [e.label for e in plan.entrants] for plan in run.plans}
         return {"name": config.name, "per_cycle": run.per_cycle, "cycles": config.cycles, "hours": run.hours,
                 "workers": run.workers, "backend": config.backend, "scheduler": config.scheduler, "matches": counts,
+                "adaptive": asdict(config.adaptive) if config.adaptive else None,
                 "bots": bots, "notes": run.notes}
     finally:
         run.close()

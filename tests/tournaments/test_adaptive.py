@@ -140,3 +140,22 @@ def test_one_worker_two_workers_and_a_kill_minus_9_resume_end_with_the_same_matc
     assert process.returncode == 0, err
     assert "STATE complete" in out
     assert stored_results(db_url) == results["one"]
+
+
+def test_the_adaptive_format_on_dask_plays_what_the_local_pool_plays(tmp_path: Path) -> None:
+    """Through the CLI, on a real game with the known-order field: local pool and Dask local cluster."""
+    pytest.importorskip("distributed")
+    from tests.tournaments.test_cli import ladder
+
+    (tmp_path / "field.toml").write_text(
+        'seed = 3\nformat = "adaptive"\ngames = ["elfer-raus"]\nbots = ["thumb", "thumb-50", "random"]\n'
+        "players = [2]\ngames_per_pairing = 1\n[adaptive]\nmax_matches = 60\n"
+    )
+    found = {}
+    for name, flags in (("local", ("--workers", "2")), ("dask", ("--backend", "dask", "--workers", "2"))):
+        url = f"sqlite:///{tmp_path / name}.db"
+        run = ladder("run", "field.toml", "--no-progress", "--db", url, *flags, cwd=tmp_path)
+        assert run.returncode == 0, run.stderr
+        assert "elfer-raus/2p: " in run.stdout and "complete" in run.stdout
+        found[name] = stored_results(url)
+    assert len(found["local"]) > 6 and found["local"] == found["dask"]  # more than the warm-up, the same matches
