@@ -167,3 +167,15 @@ def test_rerate_reproduces_the_stored_ratings(db_url: str) -> None:
             for version, standing in computed.standings[pool].items():
                 assert math.isclose(stored.standings[pool][version].mu, standing.mu, rel_tol=0, abs_tol=0)
     engine.dispose()
+
+
+def test_the_closed_form_duel_is_the_packages_two_player_update() -> None:
+    rng = random.Random(2)
+    for draw in (0.001, 0.1, 0.5):
+        env = ratings.environment(draw)
+        for _ in range(200):
+            a = trueskill.Rating(rng.uniform(10, 40), rng.uniform(0.1, 9))
+            b = trueskill.Rating(rng.uniform(10, 40), rng.uniform(0.1, 9))
+            ranks = rng.choice([(1, 2), (2, 1), (1, 1)])
+            for (package,), (mine,) in zip(env.rate([(a,), (b,)], ranks=list(ranks)), ratings.duel(env, a, b, *ranks)):
+                assert mine.mu == pytest.approx(package.mu, abs=1e-9) and mine.sigma == pytest.approx(package.sigma, abs=1e-9)
