@@ -64,7 +64,7 @@ METHOD = (
     "ordered by mu - 3 sigma"
 )
 MAX_SWEEPS = 500  # passes over a pool's events; they converge long before (a few dozen)
-CONVERGED = 1e-9  # no mu or sigma moved more than this in a pass
+CONVERGED = 1e-7  # no mu or sigma moved more than this in a pass
 OVERALL_METHOD = (
     "overall score = mean over every pool (game and player count) of the share of that pool's other bot "
     "versions a bot version is above by mu - 3 sigma (ties count half; a pool it did not play counts 0)"
