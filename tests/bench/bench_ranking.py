@@ -96,7 +96,9 @@ def load_bank(path: Path) -> Bank:
         table = frozenset() if game in SOLITAIRES else frozenset(names)
         deals[(game, deal, table)][names] = [(seat[5] or 0.0, seat[6] or 0, seat[7] is not None) for seat in seats]
     bank = Bank()
-    for (game, _, table), seatings in sorted(deals.items(), key=lambda item: (item[0][0], item[0][1], sorted(item[0][2]))):
+    complete = {(game, deal, table): seatings for (game, deal, table), seatings in deals.items()
+                if len(seatings) == (len(FIELD) if game in SOLITAIRES else 2)}  # a bank stopped mid-deal: whole deals only
+    for (game, _, table), seatings in sorted(complete.items(), key=lambda item: (item[0][0], item[0][1], sorted(item[0][2]))):
         bank.tables[game][table].append(seatings)
     return bank
 
