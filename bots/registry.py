@@ -17,6 +17,7 @@ _BOT_MODULES: tuple[str, ...] = (
     "bots.elevenses_for_one",
     "bots.elfer_raus",
     "bots.random_bot",
+    "bots.handicapped",
 )
 
 
@@ -34,7 +35,8 @@ def _load() -> dict[str, list[type[Bot]]]:
         for module_name in _BOT_MODULES:
             module = importlib.import_module(module_name)
             for value in vars(module).values():
-                if isinstance(value, type) and issubclass(value, Bot) and value is not Bot and value.__module__ == module.__name__:
+                if (isinstance(value, type) and issubclass(value, Bot) and value.__module__ == module.__name__
+                        and "name" in vars(value)):  # a class of its own name: not a base class
                     found.setdefault(value.name, []).append(value)
         _bots = found
     return _bots
@@ -67,6 +69,12 @@ def get_bot_class(name: str, game_id: str) -> type[Bot]:
     raise UnknownBotError(f"bot {name!r} does not play {game_id}; it plays: {', '.join(games_of(name))}")
 
 
-def bots_for_game(game_id: str) -> list[str]:
-    """Names of the built-in bots that play ``game_id``."""
-    return [name for name in bot_names() if any(cls.plays(game_id) for cls in _load()[name])]
+def is_handicapped(name: str) -> bool:
+    """A handicapped bot of the known-order field (``thumb-25``...): built in, but not in ``bots = "all"``."""
+    return any(getattr(cls, "handicapped", False) for cls in _load().get(name, []))
+
+
+def bots_for_game(game_id: str, handicapped: bool = False) -> list[str]:
+    """Names of the built-in bots that play ``game_id`` (with the handicapped ones only if asked)."""
+    return [name for name in bot_names()
+            if any(cls.plays(game_id) for cls in _load()[name]) and (handicapped or not is_handicapped(name))]

@@ -9,9 +9,24 @@ event: the seats' ranks from the game, ties included (failed seats are
 already ranked last by the failure rule). In a solitaire, every deal is one
 free-for-all among the bots that played it (duplicate deals): ranked by
 score, higher is better, failed seats last. Skipped and errored matches are
-not rated. Events are rated in the order of their last match's id, which is
-the order in which the coordinator recorded them, so the computation is a
-pure function of the stored matches: ``ladder rerate`` gets the same numbers.
+not rated.
+
+Order-free estimate. The ratings are a function of the *set* of events, not
+of the order they arrived in: TrueSkill's model (the same factor per event,
+computed by the ``trueskill`` package) with every event of a pool seen at
+once, i.e. TrueSkill Through Time with no skill drift. It is solved by
+expectation propagation: each event keeps its message (what it says about
+each bot, a Gaussian), a bot's rating is the prior times every message, and
+the events are revisited (each with its own message taken out, rated by
+``trueskill`` from the rest, its message updated) until no rating moves.
+Identical events (the same bots with the same outcome) share one message
+counted as often as they occurred, and are visited in a canonical order (by
+their content), so the numbers are the same whatever the workers, backend,
+interruptions or resumes that produced the matches.
+
+History. The rating history (``rating_history``, for plots) is the classic
+one-pass TrueSkill in recording order: how the ratings moved as matches
+arrived. Only it depends on that order; the ratings do not.
 
 Parameters. TrueSkill's defaults (mu 25, sigma 25/3, beta 25/6), tau 0 (a bot
 version does not change, so its skill does not drift), and a draw probability
@@ -44,8 +59,12 @@ MIN_DRAW, MAX_DRAW = 0.001, 0.95
 
 METHOD = (
     "TrueSkill per game and player count (mu 25, sigma 25/3, beta 25/6, tau 0), one free-for-all per match "
-    "(per deal in solitaires), draw probability = the pool's observed tie rate; ordered by mu - 3 sigma"
+    "(per deal in solitaires), every match of a pool at once (TrueSkill Through Time without drift: "
+    "the same matches give the same ratings in any order), draw probability = the pool's observed tie rate; "
+    "ordered by mu - 3 sigma"
 )
+MAX_SWEEPS = 500  # passes over a pool's events; they converge long before (a few dozen)
+CONVERGED = 1e-7  # no mu or sigma moved more than this in a pass
 OVERALL_METHOD = (
     "overall score = mean over every pool (game and player count) of the share of that pool's other bot "
     "versions a bot version is above by mu - 3 sigma (ties count half; a pool it did not play counts 0)"
@@ -234,8 +253,8 @@ def build_events(matches: Sequence[MatchFact], solitaires: set[str]) -> tuple[li
     return events, standings
 
 
-def compute(matches: Sequence[MatchFact], solitaires: set[str]) -> RatingSet:
-    """Rate ``matches`` (in match-id order) and return every pool's standings and history."""
+def compute(matches: Sequence[MatchFact], solitaires: set[str], history: bool = True) -> RatingSet:
+    """Rate ``matches`` and return every pool's standings (order-free) and, if asked, history (in match-id order)."""
     matches = sorted(matches, key=lambda m: m.match_id)
     events, standings = build_events(matches, solitaires)
     by_pool: dict[str, list[Event]] = defaultdict(list)
@@ -250,32 +269,180 @@ def compute(matches: Sequence[MatchFact], solitaires: set[str]) -> RatingSet:
         draw = draw_probability(pool_events)
         rated.draw_probability[pool] = draw
         env = environment(draw)
-        ratings = {version: env.create_rating() for version in standings[pool]}
-        for number, event in enumerate(pool_events, start=1):
-            groups = [(ratings[v],) for v in event.versions]
-            try:
-                new = env.rate(groups, ranks=list(event.ranks))
-            except (FloatingPointError, ZeroDivisionError, ValueError):
-                rated.unrated_events += 1
-                continue
-            for version, (rating,) in zip(event.versions, new):
-                ratings[version] = rating
-                rated.history.append(HistoryPoint(pool, number, event.match_id, version, rating.mu, rating.sigma))
-        for version, rating in ratings.items():
+        estimate, unrated = order_free(env, pool_events, standings[pool])
+        rated.unrated_events += unrated
+        if history:
+            rated.history.extend(online_history(env, pool, pool_events, standings[pool]))
+        for version, (mu, sigma) in estimate.items():
             standing = standings[pool][version]
-            standing.mu, standing.sigma = rating.mu, rating.sigma
+            standing.mu, standing.sigma = mu, sigma
     for pool, table in standings.items():
         for standing in table.values():
             standing.draw_probability = rated.draw_probability.get(pool, 0.0)
     return rated
 
 
+def outcome_key(event: Event) -> tuple[tuple[int, int], ...]:
+    """What an event says, without when or where it happened: each bot with its dense rank (1 = first)."""
+    levels = sorted(set(event.ranks))
+    return tuple(sorted((version, levels.index(rank) + 1) for version, rank in zip(event.versions, event.ranks)))
+
+
+def order_free(env: trueskill.TrueSkill, events: Sequence[Event], versions: Iterable[int]) -> tuple[dict[int, tuple[float, float]], int]:
+    """Every bot's (mu, sigma) given all ``events`` at once, by expectation propagation (see the module
+    docstring), and the number of events TrueSkill could not rate (left out)."""
+    counts: dict[tuple[tuple[int, int], ...], int] = defaultdict(int)
+    for event in events:
+        counts[outcome_key(event)] += 1
+    factors = sorted(counts.items())  # canonical: the result cannot depend on the order of arrival
+    prior_pi = 1.0 / SIGMA**2
+    prior_tau = MU * prior_pi
+    # natural parameters (precision pi, precision-mean tau) of each bot's rating and each factor's message
+    pi = {v: prior_pi for v in versions}
+    tau = {v: prior_tau for v in versions}
+    messages: list[dict[int, tuple[float, float]]] = [{v: (0.0, 0.0) for v, _ in key} for key, _ in factors]
+    failed: set[int] = set()
+    for _ in range(MAX_SWEEPS):
+        moved = 0.0
+        for index, (key, count) in enumerate(factors):
+            if index in failed:
+                continue
+            message = messages[index]
+            cavity = {v: (pi[v] - message[v][0], tau[v] - message[v][1]) for v, _ in key}
+            groups = [(trueskill.Rating(mu=t / p, sigma=math.sqrt(1.0 / p)),) for p, t in cavity.values()]
+            try:
+                if len(key) == 2:
+                    new = duel(env, groups[0][0], groups[1][0], key[0][1], key[1][1])
+                else:
+                    new = env.rate(groups, ranks=[rank for _, rank in key])
+            except (FloatingPointError, ZeroDivisionError, ValueError):
+                failed.add(index)
+                for v, _ in key:
+                    pi[v] -= count * message[v][0]
+                    tau[v] -= count * message[v][1]
+                continue
+            for (v, _), (rating,) in zip(key, new):
+                # a TrueSkill update never widens a rating, so the message's precision is >= 0 (up to rounding)
+                new_pi = max(0.0, rating.pi - cavity[v][0])
+                new_tau = rating.tau - cavity[v][1] if new_pi > 0 else 0.0
+                old_pi, old_tau = message[v]
+                before = (tau[v] / pi[v], pi[v])
+                pi[v] += count * (new_pi - old_pi)
+                tau[v] += count * (new_tau - old_tau)
+                message[v] = (new_pi, new_tau)
+                moved = max(moved, abs(tau[v] / pi[v] - before[0]), abs(math.sqrt(1 / pi[v]) - math.sqrt(1 / before[1])))
+        moved = max(moved, _recentre(factors, messages, pi, tau, failed))
+        if moved < CONVERGED:
+            break
+    unrated = sum(factors[index][1] for index in failed)
+    return {v: (tau[v] / pi[v], math.sqrt(1.0 / pi[v])) for v in pi}, unrated
+
+
+def duel(env: trueskill.TrueSkill, first: trueskill.Rating, second: trueskill.Rating, first_rank: int,
+         second_rank: int) -> list[tuple[trueskill.Rating]]:
+    """``env.rate`` of a two-player event, in closed form with the package's own v and w functions.
+
+    For two single players TrueSkill's factor graph has no loop, so its
+    message passing is exact after one pass and reduces to this well-known
+    update; it gives the same numbers (to rounding) about fifty times faster,
+    which matters because the order-free estimate revisits every event many
+    times.
+    """
+    if second_rank < first_rank:
+        second_new, first_new = duel(env, second, first, second_rank, first_rank)
+        return [first_new, second_new]
+    spread = math.sqrt(2 * env.beta**2 + first.sigma**2 + second.sigma**2)
+    margin = trueskill.calc_draw_margin(env.draw_probability, 2, env)
+    gap, edge = (first.mu - second.mu) / spread, margin / spread
+    if first_rank == second_rank:
+        v, w = env.v_draw(gap, edge), env.w_draw(gap, edge)
+    else:
+        v, w = env.v_win(gap, edge), env.w_win(gap, edge)
+    if not math.isfinite(v) or not math.isfinite(w):
+        raise FloatingPointError(f"TrueSkill's duel update is not finite (v {v}, w {w})")
+    return [
+        (env.create_rating(first.mu + first.sigma**2 / spread * v,
+                           first.sigma * math.sqrt(max(0.0, 1 - first.sigma**2 / spread**2 * w))),),
+        (env.create_rating(second.mu - second.sigma**2 / spread * v,
+                           second.sigma * math.sqrt(max(0.0, 1 - second.sigma**2 / spread**2 * w))),),
+    ]
+
+
+def _recentre(factors: Sequence[tuple[tuple[tuple[int, int], ...], int]], messages: list[dict[int, tuple[float, float]]],
+              pi: dict[int, float], tau: dict[int, float], failed: set[int]) -> float:
+    """Move each connected group of bots, messages and all, so that its mean mu is the prior's; return the
+    largest move of a mu.
+
+    An event only says who is better than whom, so with a common prior the
+    exact posterior's mean skill of a connected group is the prior mean; the
+    passes of expectation propagation find that level only slowly (the prior is
+    weak next to thousands of events), and this step takes it there at once.
+    It changes where the passes converge to not at all, only how fast.
+    """
+    parent = {v: v for v in pi}
+
+    def root(v: int) -> int:
+        while parent[v] != v:
+            parent[v] = parent[parent[v]]
+            v = parent[v]
+        return v
+
+    for index, (key, _) in enumerate(factors):
+        if index not in failed:
+            for (v, _), (w, _) in zip(key, key[1:]):
+                parent[root(v)] = root(w)
+    groups: dict[int, list[int]] = defaultdict(list)
+    for v in sorted(pi):
+        groups[root(v)].append(v)
+    received = {v: 0.0 for v in pi}  # the precision each bot got from the events
+    for index, (key, count) in enumerate(factors):
+        if index not in failed:
+            for v, _ in key:
+                received[v] += count * messages[index][v][0]
+    shift: dict[int, float] = {}
+    for members in groups.values():
+        weight = sum(received[v] / pi[v] for v in members)
+        if len(members) < 2 or weight <= 0:
+            continue
+        offset = (len(members) * MU - sum(tau[v] / pi[v] for v in members)) / weight
+        for v in members:
+            shift[v] = offset
+    if not shift:
+        return 0.0
+    for index, (key, _) in enumerate(factors):
+        if index not in failed:
+            message = messages[index]
+            for v, _ in key:
+                if v in shift:
+                    message[v] = (message[v][0], message[v][1] + shift[v] * message[v][0])
+    moved = 0.0
+    for v, offset in shift.items():
+        tau[v] += offset * received[v]
+        moved = max(moved, abs(offset * received[v] / pi[v]))
+    return moved
+
+
+def online_history(env: trueskill.TrueSkill, pool: str, events: Sequence[Event], versions: Iterable[int]) -> list[HistoryPoint]:
+    """One-pass TrueSkill in recording order: the ratings after each event, as the matches arrived."""
+    current = {version: env.create_rating() for version in versions}
+    history: list[HistoryPoint] = []
+    for number, event in enumerate(events, start=1):
+        try:
+            new = env.rate([(current[v],) for v in event.versions], ranks=list(event.ranks))
+        except (FloatingPointError, ZeroDivisionError, ValueError):
+            continue
+        for version, (rating,) in zip(event.versions, new):
+            current[version] = rating
+            history.append(HistoryPoint(pool, number, event.match_id, version, rating.mu, rating.sigma))
+    return history
+
+
 # ---- the database side ------------------------------------------------------------------------------
 
 
-def load_match_facts(session: Session) -> list[MatchFact]:
-    """Every played match, without its action log, in id order."""
-    rows = session.exec(
+def load_match_facts(session: Session, tournament_id: int | None = None) -> list[MatchFact]:
+    """Every played match (of one tournament, if given), without its action log, in id order."""
+    query = (
         select(
             MatchRow.id, MatchRow.tournament_id, MatchRow.game, MatchRow.num_players, MatchRow.deal,
             MatchRow.details_json, SeatResultRow.seat, SeatResultRow.bot_version_id, SeatResultRow.score,
@@ -283,8 +450,11 @@ def load_match_facts(session: Session) -> list[MatchFact]:
         )
         .join(SeatResultRow, SeatResultRow.match_id == MatchRow.id)
         .where(MatchRow.status == "played")
-        .order_by(MatchRow.id, SeatResultRow.seat)
-    ).all()
+        .order_by(MatchRow.id, SeatResultRow.seat)  # type: ignore[arg-type]
+    )
+    if tournament_id is not None:
+        query = query.where(MatchRow.tournament_id == tournament_id)
+    rows = session.exec(query).all()
     facts: list[MatchFact] = []
     current: list[Any] = []
     for row in rows:

@@ -12,7 +12,12 @@ Top-level keys (all optional but ``seed``):
 - ``description``: free text.
 - ``seed``: integer; the schedule (the order of play) derives from it. The deals do not: they
   come from a secret made when the tournament is created (:mod:`ladder.deals`).
-- ``format``: ``"round-robin"`` (single-player games always use duplicate deals).
+- ``format``: ``"round-robin"`` (single-player games always use duplicate deals) or ``"adaptive"``:
+  one round-robin of ``games_per_pairing`` deals per table, then deals where the leaderboard is least
+  certain until every pool is settled or its budget is spent (see :mod:`tournaments.adaptive`).
+- ``[adaptive]`` (only with ``format = "adaptive"``): ``confidence`` (how sure the whole order of a pool
+  must be, default 0.95), ``indifference`` (skills closer than this many mu points count as equal,
+  default 1.0), ``max_matches`` (each pool's budget of matches, default 5000).
 - ``games``: ``"all"`` (every registered game) or a list of game ids.
 - ``players``: ``"all"`` or a list of player counts used for every multiplayer game that allows them.
 - ``bots``: ``"all"`` (every built-in or registered bot that plays the game) or a list of bot names.
@@ -45,14 +50,15 @@ from engine import Game, GameError, game_ids, get_game
 from ladder.errors import UserError
 from ladder.sandbox import allowed_packages
 
-FORMATS = ("round-robin",)
+FORMATS = ("round-robin", "adaptive")
 BACKENDS = ("local", "dask")
 SCHEDULER_SCHEMES = ("tcp", "tls", "ucx", "inproc", "ws", "wss")
 
 TOP_KEYS = (
     "name", "description", "seed", "format", "games", "players", "bots",
-    "games_per_pairing", "cycles", "hours", "workers", "backend", "scheduler", "limits", "game",
+    "games_per_pairing", "cycles", "hours", "workers", "backend", "scheduler", "limits", "game", "adaptive",
 )
+ADAPTIVE_KEYS = ("confidence", "indifference", "max_matches")
 GAME_KEYS = ("players", "options", "games_per_pairing", "bots")
 LIMIT_KEYS = ("move_seconds", "match_seconds", "memory_mb", "bench_after_failures", "max_attempts", "packages")
 
@@ -74,6 +80,16 @@ class Limits:
     bench_after_failures: int = 5
     max_attempts: int = 3
     packages: tuple[str, ...] = ()  # the operator's allow-list: installed packages a sandboxed bot may import
+
+
+@dataclass(frozen=True)
+class AdaptiveSettings:
+    """When the adaptive format stops a pool: its order is known at ``confidence`` (adjacent pairs ordered,
+    or equal within ``indifference`` mu points), or it has played ``max_matches``."""
+
+    confidence: float = 0.95
+    indifference: float = 1.0
+    max_matches: int = 5000
 
 
 @dataclass(frozen=True)
@@ -105,6 +121,7 @@ class TournamentConfig:
     description: str = ""
     backend: str = "local"  # one of BACKENDS
     scheduler: str | None = None  # a Dask scheduler's address (backend "dask" only)
+    adaptive: AdaptiveSettings | None = None  # format "adaptive" only
 
     def to_json(self) -> dict[str, Any]:
         return asdict(self)
@@ -232,7 +249,29 @@ def parse_tournament(data: Mapping[str, Any], shown: str = "<tournament>", defau
         _game_entry(check, get_game(game_id), per_game.get(game_id, {}), default_players, default_bots, gpp)
         for game_id in chosen
     )
-    return TournamentConfig(name, shown, seed, format_, entries, cycles, hours, workers, limits, description, backend, scheduler)
+    adaptive = None
+    if format_ == "adaptive":
+        if "cycles" in data:
+            raise check.fail("cycles", 'does not apply to format = "adaptive" (it plays until every pool is settled or '
+                                       "its budget is spent); leave it out")
+        adaptive = _adaptive(check, data.get("adaptive", {}))
+    elif "adaptive" in data:
+        raise check.fail("adaptive", 'applies to format = "adaptive" only')
+    return TournamentConfig(name, shown, seed, format_, entries, cycles, hours, workers, limits, description, backend, scheduler,
+                            adaptive)
+
+
+def _adaptive(check: _Checker, value: Any) -> AdaptiveSettings:
+    table = check.table("adaptive", value, ADAPTIVE_KEYS)
+    defaults = AdaptiveSettings()
+    confidence = check.number("adaptive.confidence", table.get("confidence", defaults.confidence))
+    if not 0.5 <= confidence < 1:
+        raise check.fail("adaptive.confidence", f"must be at least 0.5 and below 1 (e.g. 0.95), not {confidence:g}")
+    indifference = table.get("indifference", defaults.indifference)
+    if isinstance(indifference, bool) or not isinstance(indifference, (int, float)) or indifference < 0:
+        raise check.fail("adaptive.indifference", f"must be a number of mu points, 0 or more, not {_shown(indifference)}")
+    max_matches = check.integer("adaptive.max_matches", table.get("max_matches", defaults.max_matches), 1)
+    return AdaptiveSettings(confidence, float(indifference), max_matches)
 
 
 def check_scheduler_address(address: str, fail: Any = None, key: str = "--scheduler") -> str:

@@ -1,10 +1,11 @@
 """Schedule formats: which matches a tournament plays, derived from its seed.
 
 Round-robin: for a 2-player table every pairing of bots, for a larger table
-every combination of bots; each table is played in every rotation of its
-seats (each bot sits once in each seat) with the same deal, so the luck of
-the deal cancels out across the seatings. Every table of one player count
-plays the same deals, too.
+every combination of bots; each table plays each deal in a balanced set of
+seatings (:func:`balanced_seatings`: every bot sits in every seat equally
+often and follows every other bot equally often), so the luck of the deal
+and of the seat and neighbour cancel out across the seatings. Every table of
+one player count plays the same deals, too.
 
 Single-player games use duplicate deals: every bot plays the same seeded
 deals, and each deal is later rated as one free-for-all among the bots that
@@ -21,7 +22,9 @@ recorded yet, with the deals of the same secret.
 
 from __future__ import annotations
 
+import functools
 import itertools
+import math
 import random
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -70,9 +73,65 @@ def deal_seed(secret: bytes, cycle: int, game: str, variant: int, num_players: i
     return keyed_seed(secret, "deal", cycle, game, variant, num_players, deal)
 
 
-def rotations(table: Sequence[Entrant]) -> list[tuple[Entrant, ...]]:
-    """Every seating of a table by rotation: each bot sits once in each seat."""
-    return [tuple(table[(seat + shift) % len(table)] for seat in range(len(table))) for shift in range(len(table))]
+ALL_ORDERS_UP_TO = 24  # a table plays every order of its bots when there are at most this many (k <= 4)
+
+
+def balanced_seatings(table: Sequence[Entrant]) -> list[tuple[Entrant, ...]]:
+    """The seatings a table plays each deal in: every bot in every seat equally often, and right
+    after every other bot (in turn order, round the table) equally often.
+
+    Up to four seats that is every order of the bots (2, 6 or 24 seatings).
+    Beyond, every order costs too much (120, 720), so the table plays the
+    rotations of a few round-the-table orders chosen so that each ordered pair of
+    neighbours occurs equally often (:func:`neighbour_balanced_cycles`): 20
+    seatings at five seats, 60 at six.
+    """
+    size = len(table)
+    if math.factorial(size) <= ALL_ORDERS_UP_TO:
+        return [tuple(table[i] for i in order) for order in itertools.permutations(range(size))]
+    return [
+        tuple(table[cycle[(seat + shift) % size]] for seat in range(size))
+        for cycle in neighbour_balanced_cycles(size)
+        for shift in range(size)
+    ]
+
+
+@functools.cache
+def neighbour_balanced_cycles(size: int) -> tuple[tuple[int, ...], ...]:
+    """The fewest round-the-table orders of ``range(size)`` in which every ordered pair (a, b)
+    has b right after a the same number of times.
+
+    Found by a deterministic depth-first search over orders starting with 0:
+    ``lam * (size - 1)`` orders cover the ``size * (size - 1)`` ordered pairs
+    ``lam`` times each. ``lam = 1`` exists for every size but 4 and 6
+    (Tillson's theorem on Hamiltonian decompositions of complete digraphs);
+    six seats need ``lam = 2``.
+    """
+    candidates = [(0, *rest) for rest in itertools.permutations(range(1, size))]
+    arcs_of = [tuple((c[i], c[(i + 1) % size]) for i in range(size)) for c in candidates]
+    for lam in itertools.count(1):
+        used: dict[tuple[int, int], int] = dict.fromkeys(itertools.permutations(range(size), 2), 0)
+        chosen: list[int] = []
+
+        def search(start: int) -> bool:
+            if len(chosen) == lam * (size - 1):
+                return True
+            for index in range(start, len(candidates)):
+                arcs = arcs_of[index]
+                if all(used[arc] < lam for arc in arcs):
+                    for arc in arcs:
+                        used[arc] += 1
+                    chosen.append(index)
+                    if search(index + 1):
+                        return True
+                    chosen.pop()
+                    for arc in arcs:
+                        used[arc] -= 1
+            return False
+
+        if search(0):
+            return tuple(candidates[i] for i in chosen)
+    raise AssertionError("unreachable")
 
 
 def playable_counts(plan: GamePlan) -> tuple[list[int], list[str]]:
@@ -99,24 +158,34 @@ def round_robin_groups(plan: GamePlan, secret: bytes, cycle: int) -> list[list[S
         for count in counts:
             for deal in range(plan.games_per_pairing):
                 seed = deal_seed(secret, cycle, plan.game, variant, count, deal)
-                deal_id = f"c{cycle}/{plan.game}/o{variant}/{count}p/d{deal}"
+                deal_id = deal_key(cycle, plan.game, variant, count, deal)
                 if count == 1:
-                    groups.append([
-                        ScheduledMatch(f"{deal_id}/{bot.label}", cycle, deal_id, plan.game, options, seed, (bot,))
-                        for bot in entrants
-                    ])
+                    groups.append(deal_group(plan, cycle, deal_id, options, seed, entrants, solitaire=True))
                     continue
                 for table in itertools.combinations(entrants, count):
-                    groups.append([
-                        ScheduledMatch(
-                            f"{deal_id}/{'+'.join(bot.label for bot in seating)}", cycle, deal_id, plan.game, options, seed, seating
-                        )
-                        for seating in rotations(table)
-                    ])
+                    groups.append(deal_group(plan, cycle, deal_id, options, seed, table))
     return groups
 
 
-FORMATS = {"round-robin": round_robin_groups}
+def deal_key(cycle: int, game: str, variant: int, num_players: int, deal: int) -> str:
+    """The name of a deal: the matches dealt the same cards share it."""
+    return f"c{cycle}/{game}/o{variant}/{num_players}p/d{deal}"
+
+
+def deal_group(plan: GamePlan, cycle: int, deal_id: str, options: Mapping[str, Any], seed: int,
+               bots: Sequence[Entrant], solitaire: bool = False) -> list[ScheduledMatch]:
+    """The unit of evidence: one deal of a table in all its balanced seatings (or, in a solitaire,
+    the deal played once by each of ``bots``). ``bots`` in label order."""
+    if solitaire:
+        return [ScheduledMatch(f"{deal_id}/{bot.label}", cycle, deal_id, plan.game, options, seed, (bot,)) for bot in bots]
+    return [
+        ScheduledMatch(f"{deal_id}/{'+'.join(bot.label for bot in seating)}", cycle, deal_id, plan.game, options, seed, seating)
+        for seating in balanced_seatings(bots)
+    ]
+
+
+# the adaptive format starts with one round-robin (its later deals are chosen by tournaments.adaptive)
+FORMATS = {"round-robin": round_robin_groups, "adaptive": round_robin_groups}
 
 
 def cycle_schedule(format_: str, plans: Sequence[GamePlan], tournament_seed: int, cycle: int,

@@ -32,6 +32,10 @@ benched for the rest of the tournament: its remaining matches are recorded
 as skipped, with the reason.
 
 With a time budget (``--hours`` or ``hours =``), cycles of the schedule (new
+deals each cycle) are played until the budget is spent. The adaptive format
+(:mod:`tournaments.adaptive`) plays rounds chosen from what is stored instead
+of cycles, until every pool is settled or its budget (or the time) is spent.
+
 deals each cycle) are played until the budget is spent.
 
 Sealed deals (:mod:`ladder.deals`): a new tournament gets a fresh secret (or
@@ -83,6 +87,7 @@ from ladder.paths import results_dir
 from ladder.roster import Entrant, entrants_for_game, resolve
 from ladder.storage import BenchRow, MatchRow, SeatResultRow, TournamentRow, open_database, utcnow
 from ladder.text import clean_text
+from tournaments.adaptive import WAIT, AdaptivePlanner, Wait
 from tournaments.backends import check_backend
 from tournaments.config import TournamentConfig, check_scheduler_address, fingerprint, load_tournament
 from tournaments.executor import ExecutorLost, LocalPoolExecutor, TaskKilledWorkers, WorkerLost
@@ -349,7 +354,12 @@ class TournamentRun:
         except BaseException:
             self.close()
             raise
-        self.print_hash = fingerprint(schedule_fingerprint_data(config.format, self.plans, config.seed))
+        schedule_data = schedule_fingerprint_data(config.format, self.plans, config.seed)
+        if config.adaptive is not None:  # when the adaptive format stops decides what it plays
+            schedule_data["adaptive"] = asdict(config.adaptive)
+        self.print_hash = fingerprint(schedule_data)
+        self.adaptive = AdaptivePlanner(self.plans, config.seed, config.adaptive) if config.adaptive else None
+        self.recorded_now: set[str] = set()  # keys recorded by this run, errors included
         self.per_cycle = len(self.cycle(0))
         hours = options.hours if options.hours is not None else config.hours
         if self.per_cycle == 0 or (hours is not None and hours <= 0):
@@ -625,6 +635,19 @@ class TournamentRun:
                     yield match
             number += 1
 
+    def _adaptive_pending(self) -> Iterator[ScheduledMatch | Wait]:
+        """The adaptive format's rounds (see :mod:`tournaments.adaptive`)."""
+        assert self.adaptive is not None and self.tournament.id is not None
+
+        def schedule(planned: int) -> None:
+            self.tournament.scheduled = planned
+            self.session.add(self.tournament)
+            self.session.commit()
+            self.stats.scheduled = self.tournament.scheduled
+
+        yield from self.adaptive.pending(self.session, self.tournament.id, self.secret.value, self.done, self.recorded_now,
+                                         lambda entrant: entrant.version_id in self.benched, schedule)
+
     def _task(self, match: ScheduledMatch) -> dict[str, Any]:
         spec = match.spec()
         return {
@@ -659,8 +682,8 @@ class TournamentRun:
     def _loop(self, executor: Executor, progress: tqdm, deadline: float | None, cycles: int) -> str:
         target = [cycles]
         submitted: dict[int, int] = {}  # matches sent to the workers, by cycle
-        self.unplayed = self._count_unplayed(cycles, deadline)
-        pending = self._pending(target, deadline, submitted)
+        self.unplayed = {} if self.adaptive else self._count_unplayed(cycles, deadline)
+        pending = self._adaptive_pending() if self.adaptive else self._pending(target, deadline, submitted)
         in_flight: dict[Future, tuple[ScheduledMatch, int]] = {}
         exhausted = False
         budget_spent = False
@@ -683,6 +706,8 @@ class TournamentRun:
                 match = next(pending, None)
                 if match is None:
                     exhausted = True
+                    break
+                if match is WAIT:  # the adaptive format waits for its round's results
                     break
                 benched = {seat: self.benched[e.version_id] for seat, e in enumerate(match.seats) if e.version_id in self.benched}
                 self._handed_out(match)
@@ -746,7 +771,7 @@ class TournamentRun:
                 raise UserError(broken)
         if self.stop.requested:
             return "stopped"
-        if budget_spent or (deadline is not None and exhausted):
+        if budget_spent or (deadline is not None and exhausted and not self.adaptive):
             return "budget spent"
         return "complete"
 
@@ -766,6 +791,7 @@ class TournamentRun:
             for item in batch:
                 self._record_alone(item)
         for item in batch:
+            self.recorded_now.add(item.match.key)
             if item.status == "error":
                 self.error_keys.add(item.match.key)
             else:
@@ -911,6 +937,8 @@ class TournamentRun:
         self.stats.recorded = recorded
         self.stats.scheduled = self.tournament.scheduled
         self.stats.seconds = time.monotonic() - started
+        if self.adaptive is not None:
+            self.stats.notes.extend(self.adaptive.notes())
         if self.options.rate_at_end:
             tick = time.perf_counter()
             ratings.rerate(self.session)
@@ -940,6 +968,7 @@ def plan_tournament(source: str | Path | TournamentConfig, db_url: str | None = 
         bots = {plan.game: [e.label for e in plan.entrants] for plan in run.plans}
         return {"name": config.name, "per_cycle": run.per_cycle, "cycles": config.cycles, "hours": run.hours,
                 "workers": run.workers, "backend": config.backend, "scheduler": config.scheduler, "matches": counts,
+                "adaptive": asdict(config.adaptive) if config.adaptive else None,
                 "bots": bots, "notes": run.notes}
     finally:
         run.close()

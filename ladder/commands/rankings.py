@@ -1,4 +1,9 @@
-"""`ladder rankings [GAME]`: the TrueSkill leaderboard of each game, and the overall one."""
+"""`ladder rankings [GAME]`: the TrueSkill leaderboard of each game with how sure it is, and the overall one.
+
+Under each pool's table: the verdict (settled / not yet) and its reason. In
+the table: each bot's 95% rank interval (``ranks``) and the probability that
+it is truly above the next bot down (``P>next``); see :mod:`ladder.certainty`.
+"""
 
 from __future__ import annotations
 
@@ -8,6 +13,7 @@ from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 from rich.console import Console
+from rich.markup import escape
 from rich.table import Table
 
 from ladder.commands.dbview import DbOption, VersionName, compact_table, database, version_names
@@ -16,6 +22,7 @@ from ladder.errors import UserError
 if TYPE_CHECKING:
     from sqlmodel import Session
 
+    from ladder.certainty import OverallInterval, PoolCertainty
     from ladder.ratings import RatingSet
 
 
@@ -34,18 +41,21 @@ def _column(table: Table, name: str) -> None:
         table.add_column(name, justify="right", min_width=min(len(name), 6))
 
 
-def pool_table(pool: str, rated: RatingSet, names: dict[int, VersionName]) -> Table:
+def pool_table(pool: str, rated: RatingSet, names: dict[int, VersionName], sure: PoolCertainty) -> Table:
     solitaire = pool.endswith("/1p")
     draw = rated.draw_probability.get(pool, 0.0)
     table = compact_table(_pool_title(pool, rated),
-                   f"TrueSkill (tau 0; draw probability {draw:.3f}, the observed tie rate), ordered by mu - 3 sigma")
-    for column in ("rank", "bot", "version", "mu", "sigma", "mu-3σ", "deals" if solitaire else "matches", "win rate"):
+                          f"TrueSkill, all matches at once (draw probability {draw:.3f}); by mu - 3σ; "
+                          f"ranks: 95% interval; P>next: P(above the next bot)")
+    for column in ("rank", "bot", "version", "mu", "σ", "mu-3σ", "ranks", "P>next", "deals" if solitaire else "matches"):
         _column(table, column)
-    if solitaire:
-        _column(table, "mean score")
-    _column(table, "failed")
+    _column(table, "mean" if solitaire else "win%")
+    _column(table, "fail")
+    following = {pair.upper: pair for pair in sure.pairs}
     for position, standing in enumerate(rated.table(pool), start=1):
         name = names.get(standing.bot_version_id)
+        low, high = sure.rank_intervals[standing.bot_version_id]
+        pair = following.get(standing.bot_version_id)
         cells = [
             str(position),
             name.bot if name else f"#{standing.bot_version_id}",
@@ -53,69 +63,112 @@ def pool_table(pool: str, rated: RatingSet, names: dict[int, VersionName]) -> Ta
             f"{standing.mu:.2f}",
             f"{standing.sigma:.2f}",
             f"{standing.conservative:.2f}",
+            str(low) if low == high else f"{low}-{high}",
+            _pair_cell(pair) if pair else "",
             str(standing.matches),
-            f"{standing.win_rate:.1%}",
+            f"{standing.mean_score:.2f}" if solitaire else f"{standing.win_rate:.0%}",
         ]
-        if solitaire:
-            cells.append(f"{standing.mean_score:.2f}")
         cells.append(str(standing.failures) if standing.failures else "-")
         table.add_row(*cells)
     return table
 
 
-def overall_table(rated: RatingSet, names: dict[int, VersionName]) -> Table:
+def verdict_line(sure: PoolCertainty) -> str:
+    """The pool's one-word verdict (settled / not yet) and its reason, for under its table."""
+    from ladder.certainty import Verdict
+
+    style = "green" if sure.verdict is Verdict.SETTLED else "yellow"
+    return f"[bold {style}]{sure.verdict.value}[/]: {escape(sure.reason)}\n"
+
+
+def _pair_cell(pair: Any) -> str:
+    from ladder.certainty import PairState
+
+    shown = f"{pair.p_order:.0%}" if 0.005 <= pair.p_order < 0.995 else f"{pair.p_order:.1%}"
+    return shown + ("=" if pair.state is PairState.EQUAL else "")
+
+
+def overall_table(rated: RatingSet, names: dict[int, VersionName], spread: dict[int, OverallInterval]) -> Table:
     from ladder import ratings
 
-    table = compact_table("Overall, across games", ratings.OVERALL_METHOD)
-    for column in ("rank", "bot", "version", "overall score", "pools played", "mean mu-3σ"):
+    table = compact_table("Overall, across games", ratings.OVERALL_METHOD +
+                          "; 95% interval: the score when each pool's skills are drawn from their ratings")
+    for column in ("rank", "bot", "version", "overall score", "95% interval", "pools played", "mean mu-3σ"):
         _column(table, column)
     for position, row in enumerate(ratings.overall(rated), start=1):
         name = names.get(row.bot_version_id)
+        interval = spread[row.bot_version_id]
         table.add_row(
             str(position),
             name.bot if name else f"#{row.bot_version_id}",
             name.version_label if name else "?",
             f"{row.score:.3f}",
+            f"{interval.low:.2f}-{interval.high:.2f}",
             f"{row.pools} of {len(rated.pools())}",
             f"{row.mean_conservative:.2f}",
         )
     return table
 
 
-def rankings_json(rated: RatingSet, names: dict[int, VersionName], pools: Iterable[str]) -> dict[str, Any]:
-    from ladder import ratings
+def rankings_json(rated: RatingSet, names: dict[int, VersionName], pools: Iterable[str],
+                  sure: dict[str, PoolCertainty] | None = None, spread: dict[int, OverallInterval] | None = None) -> dict[str, Any]:
+    """The tables as JSON; ``sure`` and ``spread`` (the certainty, at the defaults when not given)."""
+    from ladder import certainty, ratings
+
+    pools = list(pools)
+    labels = {version: name.bot for version, name in names.items()}
+    sure = sure or {pool: certainty.assess(rated.table(pool), pool, names=labels) for pool in pools}
+    spread = spread or certainty.overall_intervals(rated)
 
     def who(version: int) -> dict[str, Any]:
         name = names.get(version)
         return {"bot": name.bot if name else None, "version": name.version if name else None,
                 "hash": name.content_hash if name else None}
 
+    def pool_json(pool: str) -> dict[str, Any]:
+        certainty = sure[pool]
+        following = {pair.upper: pair for pair in certainty.pairs}
+        return {
+            "draw_probability": rated.draw_probability.get(pool, 0.0),
+            "verdict": certainty.verdict.value,
+            "settled": certainty.settled,
+            "reason": certainty.reason,
+            "confidence": certainty.confidence,
+            "indifference": certainty.indifference,
+            "pair_level": certainty.pair_level,
+            "table": [
+                who(s.bot_version_id) | {
+                    "rank": i, "mu": s.mu, "sigma": s.sigma, "conservative": s.conservative, "matches": s.matches,
+                    "wins": s.wins, "win_rate": s.win_rate, "mean_score": s.mean_score, "failures": s.failures,
+                    "rank_interval": list(certainty.rank_intervals[s.bot_version_id]),
+                    "p_above_next": following[s.bot_version_id].p_order if s.bot_version_id in following else None,
+                }
+                for i, s in enumerate(rated.table(pool), start=1)
+            ],
+            "adjacent_pairs": [
+                {"upper": who(pair.upper), "lower": who(pair.lower), "p_order": pair.p_order, "p_equal": pair.p_equal,
+                 "state": pair.state.value}
+                for pair in certainty.pairs
+            ],
+        }
+
     return {
         "method": ratings.METHOD,
         "overall_method": ratings.OVERALL_METHOD,
         "matches": rated.match_count,
-        "pools": {
-            pool: {
-                "draw_probability": rated.draw_probability.get(pool, 0.0),
-                "table": [
-                    who(s.bot_version_id) | {
-                        "rank": i, "mu": s.mu, "sigma": s.sigma, "conservative": s.conservative, "matches": s.matches,
-                        "wins": s.wins, "win_rate": s.win_rate, "mean_score": s.mean_score, "failures": s.failures,
-                    }
-                    for i, s in enumerate(rated.table(pool), start=1)
-                ],
-            }
-            for pool in pools
-        },
+        "pools": {pool: pool_json(pool) for pool in pools},
         "overall": [
-            who(r.bot_version_id) | {"rank": i, "score": r.score, "pools": r.pools, "mean_conservative": r.mean_conservative}
+            who(r.bot_version_id) | {"rank": i, "score": r.score, "score_interval": [spread[r.bot_version_id].low,
+                                                                                   spread[r.bot_version_id].high],
+                                     "pools": r.pools, "mean_conservative": r.mean_conservative}
             for i, r in enumerate(ratings.overall(rated), start=1)
         ],
     }
 
 
 def print_rankings(session: Session, games: list[str] | None = None, console: Console | None = None,
-                   as_json: bool = False, overall: bool | None = None) -> None:
+                   as_json: bool = False, overall: bool | None = None, confidence: float = 0.95,
+                   indifference: float | None = None) -> None:
     """Print the leaderboard of each pool of ``games`` (all when None), then the overall table
     (by default only when every game is shown)."""
     from ladder import ratings
@@ -128,14 +181,22 @@ def print_rankings(session: Session, games: list[str] | None = None, console: Co
     if not pools:
         rated_games = sorted({pool.partition("/")[0] for pool in rated.pools()})
         raise UserError(f"no ratings for {', '.join(games or [])}; rated games: {', '.join(rated_games)}")
+    from ladder import certainty
+
     names = version_names(session)
+    labels = {version: name.bot for version, name in names.items()}
+    sure = {pool: certainty.assess(rated.table(pool), pool, confidence, certainty.INDIFFERENCE if indifference is None
+                                   else indifference, labels) for pool in pools}
+    show_overall = (games is None) if overall is None else (overall and len(rated.pools()) > 1)
+    spread = certainty.overall_intervals(rated) if as_json or show_overall else {}
     if as_json:
-        print(json.dumps(rankings_json(rated, names, pools), indent=2))
+        print(json.dumps(rankings_json(rated, names, pools, sure, spread), indent=2))
         return
     for pool in pools:
-        console.print(pool_table(pool, rated, names))
-    if (games is None) if overall is None else (overall and len(rated.pools()) > 1):
-        console.print(overall_table(rated, names))
+        console.print(pool_table(pool, rated, names, sure[pool]))
+        console.print(verdict_line(sure[pool]), highlight=False)
+    if show_overall:
+        console.print(overall_table(rated, names, spread))
     note = f"{rated.match_count} matches rated"
     if not fresh:
         note += " (computed now: the stored ratings are older; a run stores them when it ends, `ladder rerate` any time)"
@@ -148,7 +209,13 @@ def rankings(
     game: Annotated[str | None, typer.Argument(metavar="[GAME]", help="Only this game's tables (default: every game).")] = None,
     db: DbOption = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print the tables as JSON.")] = False,
+    confidence: Annotated[float, typer.Option(min=0.5, max=0.9999, help="How sure the whole order of a pool must be "
+                                              "to call it settled.")] = 0.95,
+    indifference: Annotated[float, typer.Option(min=0.0, help="Skills closer than this (in mu points) count as equal.")] = 1.0,
 ) -> None:
-    """The leaderboard of each game (rank, bot, version, mu, sigma, mu - 3 sigma, matches, win rate) and overall."""
+    """The leaderboard of each game (rank, bot, version, mu, sigma, mu - 3 sigma, 95% rank interval, the
+    probability of being above the next bot, matches, win rate), its verdict (settled / not yet, and why),
+    and the overall table with intervals."""
     with database(db) as session:
-        print_rankings(session, [game] if game else None, as_json=as_json)
+        print_rankings(session, [game] if game else None, as_json=as_json, confidence=confidence,
+                       indifference=indifference)

@@ -58,8 +58,15 @@ def run(
             console.print(f"{game}: {', '.join(bots) or 'no bot'}", highlight=False)
         for table, count in plan["matches"].items():
             console.print(f"  {table}: {count} matches per cycle", highlight=False)
-        budget = f", or cycles until {plan['hours']:g} h are spent" if plan["hours"] else ""
-        console.print(f"{plan['name']}: {plan['per_cycle']} matches per cycle, {plan['cycles']} cycle(s){budget}", highlight=False)
+        if plan["adaptive"]:
+            budget = f", or until {plan['hours']:g} h are spent" if plan["hours"] else ""
+            console.print(f"{plan['name']}: adaptive: a warm-up round-robin of {plan['per_cycle']} matches, then deals where "
+                          f"the order is least sure until each pool is settled at {plan['adaptive']['confidence']:g} or has "
+                          f"played {plan['adaptive']['max_matches']} matches{budget}", highlight=False)
+        else:
+            budget = f", or cycles until {plan['hours']:g} h are spent" if plan["hours"] else ""
+            console.print(f"{plan['name']}: {plan['per_cycle']} matches per cycle, {plan['cycles']} cycle(s){budget}",
+                          highlight=False)
         return
     report = run_tournament(file, RunOptions(hours=hours, workers=workers, db_url=db, progress=progress and not as_json,
                                              backend=backend, scheduler=scheduler, deal_secret=deal_secret,

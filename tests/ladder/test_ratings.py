@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+import random
 
 import pytest
 import trueskill
@@ -26,35 +27,55 @@ def solo(match_id: int, version: int, score: float, deal: str, failed: bool = Fa
     return MatchFact(match_id, 1, "s", 1, deal, (SeatFact(version, score, 1, failed, None),))
 
 
-def test_ratings_are_the_trueskill_packages_own_computation() -> None:
-    matches = [
-        table(1, seat(1, 1), seat(2, 2)),
-        table(2, seat(2, 1), seat(3, 1), seat(1, 3)),  # a tie for first
-        table(3, seat(3, 1), seat(1, 2)),
-        table(4, seat(1, 1), seat(2, 1)),  # a draw
-        table(5, seat(1, 1), seat(2, 2), seat(3, 3)),
-    ]
-    # two pools: the 2-player matches and the 3-player ones
-    rated = compute(matches, solitaires=set())
-    for pool, members in (("g/2p", [m for m in matches if len(m.seats) == 2]), ("g/3p", [m for m in matches if len(m.seats) == 3])):
-        ties = pairs = 0
-        for m in members:
-            t, p = tie_pairs([s.rank for s in m.seats], [False] * len(m.seats))
-            ties, pairs = ties + t, pairs + p
-        draw = min(0.95, max(0.001, ties / pairs))
-        assert rated.draw_probability[pool] == pytest.approx(draw)
+def test_one_event_is_rated_exactly_as_the_trueskill_package_rates_it() -> None:
+    for match in (table(1, seat(1, 1), seat(2, 2)), table(1, seat(2, 1), seat(3, 1), seat(1, 3))):
+        rated = compute([match], solitaires=set())
+        pool = f"g/{len(match.seats)}p"
+        draw = rated.draw_probability[pool]
         env = trueskill.TrueSkill(mu=25.0, sigma=25 / 3, beta=25 / 6, tau=0.0, draw_probability=draw, backend=None)
-        mine = {}
-        for m in members:
-            for s in m.seats:
-                mine.setdefault(s.bot_version_id, env.create_rating())
-            new = env.rate([(mine[s.bot_version_id],) for s in m.seats], ranks=[s.rank for s in m.seats])
-            for s, (r,) in zip(m.seats, new):
-                mine[s.bot_version_id] = r
-        for version, rating in mine.items():
-            standing = rated.standings[pool][version]
-            assert standing.mu == rating.mu and standing.sigma == rating.sigma
-            assert standing.conservative == pytest.approx(rating.mu - 3 * rating.sigma)
+        new = env.rate([(env.create_rating(),) for _ in match.seats], ranks=[s.rank for s in match.seats])
+        for s, (rating,) in zip(match.seats, new):
+            standing = rated.standings[pool][s.bot_version_id]
+            assert standing.mu == pytest.approx(rating.mu, abs=1e-9) and standing.sigma == pytest.approx(rating.sigma, abs=1e-9)
+
+
+def test_ratings_are_a_fixed_point_of_trueskill_over_every_event() -> None:
+    """Expectation propagation's fixed point: taking any one event's message out of the ratings and
+    rating that event with the package gives the ratings back."""
+    matches = [table(1, seat(1, 1), seat(2, 2)), table(2, seat(2, 1), seat(3, 2)), table(3, seat(3, 1), seat(1, 2)),
+               table(4, seat(1, 1), seat(2, 2)), table(5, seat(1, 1), seat(3, 2)), table(6, seat(2, 1), seat(1, 1))]
+    rated = compute(matches, solitaires=set())
+    events, standings = ratings.build_events(sorted(matches, key=lambda m: m.match_id), set())
+    env = ratings.environment(rated.draw_probability["g/2p"])
+    estimate, unrated = ratings.order_free(env, events, standings["g/2p"])
+    assert unrated == 0
+    assert {v: (s.mu, s.sigma) for v, s in rated.standings["g/2p"].items()} == estimate
+    # the one-pass online update in a single order is not the fixed point: the estimates differ from it
+    online = {}
+    for point in ratings.online_history(env, "g/2p", events, (1, 2, 3)):
+        online[point.bot_version_id] = point.mu
+    assert any(abs(online[v] - estimate[v][0]) > 0.05 for v in online)
+
+
+def test_the_same_matches_in_any_order_give_exactly_the_same_ratings() -> None:
+    rng = random.Random(4)
+    skill = {1: 30.0, 2: 27.0, 3: 25.0, 4: 21.0}
+    matches = []
+    for match_id in range(1, 301):
+        seats = rng.sample(sorted(skill), rng.choice((2, 3)))
+        drawn = [skill[v] + rng.gauss(0, 25 / 6) for v in seats]
+        matches.append(table(match_id, *(seat(v, 1 + sum(d > mine for d in drawn)) for v, mine in zip(seats, drawn))))
+    first = compute(matches, solitaires=set())
+    shuffled = list(matches)
+    rng.shuffle(shuffled)
+    renumbered = [MatchFact(index, m.tournament_id, m.game, m.num_players, m.deal, m.seats)
+                  for index, m in enumerate(shuffled, start=1)]
+    second = compute(renumbered, solitaires=set())
+    for pool in ("g/2p", "g/3p"):
+        assert {v: (s.mu, s.sigma) for v, s in first.standings[pool].items()} == \
+               {v: (s.mu, s.sigma) for v, s in second.standings[pool].items()}
+        assert [s.bot_version_id for s in first.table(pool)] == [1, 2, 3, 4]
+    assert first.history != second.history  # only the history follows the order of arrival
 
 
 def test_draw_probability_is_the_observed_tie_rate() -> None:
@@ -77,8 +98,14 @@ def test_each_solitaire_deal_is_one_free_for_all_among_its_bots() -> None:
     r = {v: env.create_rating() for v in (1, 2, 3)}
     (r[1],), (r[2],), (r[3],) = env.rate([(r[1],), (r[2],), (r[3],)], ranks=[1, 2, 2])
     (r[1],), (r[2],), (r[3],) = env.rate([(r[1],), (r[2],), (r[3],)], ranks=[2, 1, 3])
+    last = {point.bot_version_id: point.mu for point in rated.history}  # the history: one pass in recording order
     for version in (1, 2, 3):
-        assert rated.standings["s/1p"][version].mu == r[version].mu
+        assert last[version] == r[version].mu
+    # the ratings: the same as the two deals rated as two three-player free-for-alls
+    as_tables = compute([table(1, seat(1, 1), seat(2, 2), seat(3, 2)), table(2, seat(1, 2), seat(2, 1), seat(3, 3))],
+                        solitaires=set())
+    for version in (1, 2, 3):
+        assert rated.standings["s/1p"][version].mu == pytest.approx(as_tables.standings["g/3p"][version].mu, abs=1e-9)
     assert rated.standings["s/1p"][1].mean_score == pytest.approx(6.5)
     assert rated.standings["s/1p"][1].wins == 1 and rated.standings["s/1p"][2].wins == 1
 
@@ -140,3 +167,15 @@ def test_rerate_reproduces_the_stored_ratings(db_url: str) -> None:
             for version, standing in computed.standings[pool].items():
                 assert math.isclose(stored.standings[pool][version].mu, standing.mu, rel_tol=0, abs_tol=0)
     engine.dispose()
+
+
+def test_the_closed_form_duel_is_the_packages_two_player_update() -> None:
+    rng = random.Random(2)
+    for draw in (0.001, 0.1, 0.5):
+        env = ratings.environment(draw)
+        for _ in range(200):
+            a = trueskill.Rating(rng.uniform(10, 40), rng.uniform(0.1, 9))
+            b = trueskill.Rating(rng.uniform(10, 40), rng.uniform(0.1, 9))
+            ranks = rng.choice([(1, 2), (2, 1), (1, 1)])
+            for (package,), (mine,) in zip(env.rate([(a,), (b,)], ranks=list(ranks)), ratings.duel(env, a, b, *ranks)):
+                assert mine.mu == pytest.approx(package.mu, abs=1e-9) and mine.sigma == pytest.approx(package.sigma, abs=1e-9)

@@ -5,9 +5,11 @@ from __future__ import annotations
 import itertools
 from collections import Counter, defaultdict
 
+import pytest
+
 from ladder.deals import DealSecret
 from ladder.roster import Entrant
-from tournaments.formats import GamePlan, cycle_schedule, playable_counts, round_robin_groups
+from tournaments.formats import GamePlan, balanced_seatings, cycle_schedule, playable_counts, round_robin_groups
 
 SECRET = DealSecret.from_hex("5e" * 32).value
 OTHER_SECRET = DealSecret.from_hex("a7" * 32).value
@@ -42,18 +44,34 @@ def test_two_player_tables_cover_every_pairing_in_both_seats_with_the_same_deal(
         assert len(twin) == 1 and twin[0].seed == m.seed
 
 
-def test_larger_tables_cover_every_combination_in_every_rotation(toy) -> None:
+def test_larger_tables_cover_every_combination_in_every_order_with_one_deal(toy) -> None:
     entrants = bots("a", "b", "c", "d")
     matches = flat(round_robin_groups(plan("toy-coins", (3,), entrants, gpp=1), SECRET, 0))
-    assert len(matches) == 4 * 3  # C(4,3) tables x 3 rotations
+    assert len(matches) == 4 * 6  # C(4,3) tables x 3! orders
     tables = defaultdict(list)
     for m in matches:
         tables[frozenset(e.name for e in m.seats)].append(m)
     assert set(tables) == {frozenset(c) for c in itertools.combinations("abcd", 3)}
-    for seatings in tables.values():
-        for seat in range(3):  # each bot sits once in each seat
-            assert sorted(m.seats[seat].name for m in seatings) == sorted({e.name for e in seatings[0].seats})
-        assert len({m.seed for m in seatings}) == 1
+    for table, seatings in tables.items():
+        assert {tuple(e.name for e in m.seats) for m in seatings} == set(itertools.permutations(sorted(table)))
+        assert len({m.seed for m in seatings}) == 1 and len({m.deal for m in seatings}) == 1
+
+
+def neighbour_counts(seatings) -> Counter:
+    """How often bot b sits right after bot a, round the table, over ``seatings``."""
+    return Counter((s[i], s[(i + 1) % len(s)]) for s in seatings for i in range(len(s)))
+
+
+@pytest.mark.parametrize(("size", "expected"), [(2, 2), (3, 6), (4, 24), (5, 20), (6, 60)])
+def test_balanced_seatings_put_every_bot_in_every_seat_and_after_every_other_equally_often(size: int, expected: int) -> None:
+    table = bots(*"abcdef"[:size])
+    seatings = [tuple(e.name for e in s) for s in balanced_seatings(table)]
+    assert len(seatings) == expected == len(set(seatings))
+    for seat in range(size):
+        assert set(Counter(s[seat] for s in seatings).values()) == {expected // size}
+    follows = neighbour_counts(seatings)
+    assert set(follows) == set(itertools.permutations("abcdef"[:size], 2))
+    assert len(set(follows.values())) == 1  # every ordered pair of neighbours equally often
 
 
 def test_solitaire_duplicate_deals_are_identical_across_bots(toy) -> None:

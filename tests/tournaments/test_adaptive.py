@@ -1,0 +1,161 @@
+"""The adaptive format: it stops each pool when its order is settled or its budget is spent, plays the same
+matches whatever the workers, and a run killed with -9 resumes to exactly what an uninterrupted run plays."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import textwrap
+from collections import Counter
+from pathlib import Path
+
+import pytest
+from sqlmodel import Session, select
+
+from ladder import certainty, ratings
+from ladder.errors import UserError
+from ladder.storage import MatchRow, open_database
+from tests.tournaments.stored import stored_results
+from tests.tournaments.test_runner import ROOT, SETUP, wait_for_rows
+from tournaments.config import AdaptiveSettings, parse_tournament
+from tournaments.runner import RunOptions, run_tournament
+
+TOY = {"seed": 21, "format": "adaptive", "games": ["toy-coins", "toy-solo"], "bots": ["random", "greedy", "slow"],
+       "games_per_pairing": 2, "game": {"toy-coins": {"players": [2, 3]}}, "adaptive": {"max_matches": 150}}
+
+
+def adaptive_config(**overrides):
+    return parse_tournament(TOY | overrides, "adaptive.toml", "adaptive")
+
+
+def test_adaptive_settings_are_read_and_checked(toy) -> None:
+    assert adaptive_config().adaptive == AdaptiveSettings(0.95, 1.0, 150)
+    assert parse_tournament({"seed": 1, "format": "adaptive"}).adaptive == AdaptiveSettings()
+    assert parse_tournament({"seed": 1}).adaptive is None
+    for data, message in (
+        ({"adaptive": {"confidence": 1.2}}, "adaptive.confidence: must be at least 0.5 and below 1"),
+        ({"adaptive": {"max_matches": 0}}, "adaptive.max_matches: must be at least 1"),
+        ({"adaptive": {"margin": 1}}, "adaptive.margin: unknown key"),
+        ({"cycles": 2}, 'cycles: does not apply to format = "adaptive"'),
+        ({"format": "round-robin"}, 'adaptive: applies to format = "adaptive" only'),
+    ):
+        with pytest.raises(UserError, match=message):
+            adaptive_config(**data)
+
+
+def stored_rows(db_url: str) -> list[MatchRow]:
+    engine = open_database(db_url)
+    with Session(engine) as session:
+        rows = list(session.exec(select(MatchRow)).all())
+    engine.dispose()
+    return rows
+
+
+def test_each_pool_stops_when_settled_or_at_its_budget_with_every_deal_in_all_its_seatings(toy, db_url: str,
+                                                                                           monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("TOY_SLOW_SECONDS", "0")
+    # in the solitaire, greedy and random only: an order that settles; at the tables random and slow are the
+    # same bot: that pair can only be settled as equal, which takes long, so those pools spend their budget
+    config = adaptive_config(game={"toy-coins": {"players": [2, 3]}, "toy-solo": {"bots": ["greedy", "random"]}})
+    report = run_tournament(config, RunOptions(db_url=db_url, workers=2, progress=False, worker_setup=SETUP))
+    assert report.state == "complete" and report.recorded == report.scheduled
+    rows = stored_rows(db_url)
+    per_pool = Counter(f"{row.game}/{row.num_players}p" for row in rows)
+    engine = open_database(db_url)
+    with Session(engine) as session:
+        rated = ratings.rate_database(session)
+    engine.dispose()
+    notes = "\n".join(report.notes)
+    for pool in ("toy-coins/2p", "toy-coins/3p", "toy-solo/1p"):
+        sure = certainty.assess(rated.table(pool), pool)
+        assert f"{pool}: " in notes
+        if pool == "toy-solo/1p":
+            assert sure.settled and f"{pool}: settled after {per_pool[pool]} matches" in notes
+        else:
+            assert not sure.settled and per_pool[pool] >= 150 and f"{pool}: budget spent after {per_pool[pool]}" in notes
+            assert per_pool[pool] > {2: 12, 3: 12}[int(pool[-2])]  # more than the warm-up round-robin
+    # greedy is first in every pool; every table deal is played in all its seatings
+    for pool in rated.pools():
+        assert rated.table(pool)[0].bot_version_id == _version(db_url, "greedy")
+    groups = Counter((row.deal, frozenset(row.seats)) for row in rows if row.num_players > 1)
+    assert all(count == {2: 2, 3: 6}[len(table)] for (_, table), count in groups.items())
+    # a second run finds every pool stopped and plays nothing
+    again = run_tournament(config, RunOptions(db_url=db_url, workers=2, progress=False, worker_setup=SETUP))
+    assert again.played_now == 0 and again.state == "complete"
+
+
+def _version(db_url: str, name: str) -> int:
+    from ladder.storage import BotRow, BotVersionRow
+
+    engine = open_database(db_url)
+    with Session(engine) as session:
+        bot = session.exec(select(BotRow).where(BotRow.name == name)).one()
+        version = session.exec(select(BotVersionRow).where(BotVersionRow.bot_id == bot.id)).one()
+    engine.dispose()
+    assert version.id is not None
+    return version.id
+
+
+SCRIPT = textwrap.dedent("""
+    import sys
+    sys.path.insert(0, {root!r})
+    from tests.tournaments import toygames
+    toygames.install()
+    from tournaments.config import parse_tournament
+    from tournaments.runner import RunOptions, run_tournament
+    cfg = parse_tournament({config!r}, "adaptive.toml", "adaptive")
+    report = run_tournament(cfg, RunOptions(db_url={db!r}, workers={workers}, progress=False, worker_setup={setup!r}))
+    print("STATE", report.state, report.played_now, report.scheduled)
+""")
+
+
+def coordinator(tmp_path: Path, name: str, workers: int, slow: str) -> tuple[subprocess.Popen, str, Path]:
+    where = tmp_path / name
+    where.mkdir(exist_ok=True)
+    db_url = f"sqlite:///{where / 'ladder.db'}"
+    script = where / "coordinator.py"
+    script.write_text(SCRIPT.format(root=str(ROOT), config=TOY, db=db_url, workers=workers, setup=SETUP))
+    env = dict(os.environ, TOY_SLOW_SECONDS=slow, LADDER_RESULTS=str(where / "results"))
+    process = subprocess.Popen([sys.executable, str(script)], env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    return process, db_url, where / "ladder.db"
+
+
+def test_one_worker_two_workers_and_a_kill_minus_9_resume_end_with_the_same_matches(tmp_path: Path) -> None:
+    results = {}
+    for name, workers in (("one", 1), ("two", 2)):
+        process, db_url, _ = coordinator(tmp_path, name, workers, slow="0")
+        out, err = process.communicate(timeout=300)
+        assert process.returncode == 0, err
+        assert "STATE complete" in out
+        results[name] = stored_results(db_url)
+    assert results["one"] == results["two"]
+    # killed (SIGKILL: no clean-up at all) in the middle of the adaptive rounds, then resumed
+    process, db_url, db_path = coordinator(tmp_path, "killed", 2, slow="0.005")
+    wait_for_rows(db_path, 60, process, limit=120)
+    process.kill()
+    process.wait(timeout=30)
+    process, _, _ = coordinator(tmp_path, "killed", 2, slow="0")
+    out, err = process.communicate(timeout=300)
+    assert process.returncode == 0, err
+    assert "STATE complete" in out
+    assert stored_results(db_url) == results["one"]
+
+
+def test_the_adaptive_format_on_dask_plays_what_the_local_pool_plays(tmp_path: Path) -> None:
+    """Through the CLI, on a real game with the known-order field: local pool and Dask local cluster."""
+    pytest.importorskip("distributed")
+    from tests.tournaments.test_cli import ladder
+
+    (tmp_path / "field.toml").write_text(
+        'seed = 3\nformat = "adaptive"\ngames = ["elfer-raus"]\nbots = ["thumb", "thumb-50", "random"]\n'
+        "players = [2]\ngames_per_pairing = 1\n[adaptive]\nmax_matches = 60\n"
+    )
+    found = {}
+    for name, flags in (("local", ("--workers", "2")), ("dask", ("--backend", "dask", "--workers", "2"))):
+        url = f"sqlite:///{tmp_path / name}.db"
+        run = ladder("run", "field.toml", "--no-progress", "--db", url, *flags, cwd=tmp_path)
+        assert run.returncode == 0, run.stderr
+        assert "elfer-raus/2p: " in run.stdout and "complete" in run.stdout
+        found[name] = stored_results(url)
+    assert len(found["local"]) > 6 and found["local"] == found["dask"]  # more than the warm-up, the same matches

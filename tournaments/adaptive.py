@@ -1,0 +1,217 @@
+"""The adaptive format: deals where the leaderboard is least certain, until every pool's order is known.
+
+A pool is a game at one table size. The tournament starts with one
+round-robin (``games_per_pairing`` deals per table, the same matches a
+round-robin cycle plays). Then it goes in rounds. Each round reads the
+tournament's stored matches, rates every pool that is still open (the
+order-free ratings of :mod:`ladder.ratings`, this tournament's matches only)
+and judges its order (:mod:`ladder.certainty`):
+
+- a pool whose every adjacent pair is ordered, or equal within the
+  indifference margin, at the configured confidence (the whole order, with a
+  Bonferroni share per pair) is **settled** and plays no more;
+- a pool that has played its ``max_matches`` stops with its **budget spent**;
+- any other pool plays, for each open adjacent pair, one new deal of a table
+  holding that pair (at k seats: the pair and the k - 2 bots nearest to them
+  on the leaderboard), in all the table's balanced seatings; in a solitaire,
+  one new deal played by every bot of an open pair.
+
+The next round starts when every match of this one is recorded, so the
+matches played do not depend on the number of workers or the backend. Each
+round is a pure function of the stored results of the rounds before it and
+the tournament's seed: after a crash or ``kill -9`` the next run replays the
+choices of the stored rounds (playing nothing), plays what is missing of the
+round it stopped in, and goes on, so it ends with exactly the matches an
+uninterrupted run plays.
+"""
+
+from __future__ import annotations
+
+import enum
+import logging
+from collections import defaultdict
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass
+
+from sqlmodel import Session, select
+
+from ladder import certainty, ratings
+from ladder.ratings import Standing, pool_key
+from ladder.roster import Entrant
+from ladder.storage import MatchRow
+from tournaments.config import AdaptiveSettings
+from tournaments.formats import (
+    GamePlan, ScheduledMatch, cycle_schedule, deal_group, deal_key, deal_seed, playable_counts,
+)
+
+log = logging.getLogger("ladder.tournament")
+
+
+class Wait(enum.Enum):
+    """Yielded by :meth:`AdaptivePlanner.pending` while the round's matches are still being played."""
+
+    WAIT = "wait"
+
+
+WAIT = Wait.WAIT
+
+
+class StopReason(enum.StrEnum):
+    SETTLED = "settled"
+    BUDGET = "budget spent"
+    TOO_FEW = "too few bots left"
+
+
+@dataclass(frozen=True)
+class PoolStatus:
+    pool: str
+    matches: int  # played in this tournament
+    stop: StopReason | None
+    reason: str
+
+
+@dataclass(frozen=True)
+class _Pool:
+    plan: GamePlan
+    count: int
+
+    @property
+    def key(self) -> str:
+        return pool_key(self.plan.game, self.count)
+
+
+class AdaptivePlanner:
+    """Chooses the adaptive format's rounds (see the module docstring)."""
+
+    def __init__(self, plans: Sequence[GamePlan], seed: int, settings: AdaptiveSettings) -> None:
+        self.plans = list(plans)
+        self.seed = seed  # public: the order of play
+        self.secret = b""  # the tournament's deal secret, set by :meth:`pending`
+        self.settings = settings
+        self.pools = [_Pool(plan, count) for plan in plans for count in playable_counts(plan)[0]]
+        self.status: dict[str, PoolStatus] = {}
+
+    def warm_up(self) -> list[ScheduledMatch]:
+        """The first round: one round-robin cycle."""
+        return cycle_schedule("adaptive", self.plans, self.seed, 0, self.secret)
+
+    def next_round(self, session: Session, tournament_id: int, planned: set[str],
+                   benched: Callable[[Entrant], bool]) -> list[ScheduledMatch]:
+        """The round after the rounds whose matches are ``planned`` (keys), chosen from those matches' stored
+        results alone (empty: every pool has stopped)."""
+        ids = {row_id for row_id, key in session.exec(select(MatchRow.id, MatchRow.key)
+                                                      .where(MatchRow.tournament_id == tournament_id)).all()
+               if key in planned}
+        facts = [fact for fact in ratings.load_match_facts(session, tournament_id) if fact.match_id in ids]
+        rated = ratings.compute(facts, ratings.solitaire_ids(), history=False)
+        played: dict[str, int] = defaultdict(int)
+        for fact in facts:
+            played[pool_key(fact.game, fact.num_players)] += 1
+        deals = _next_deals(planned)
+        chosen: list[ScheduledMatch] = []
+        for pool in self.pools:
+            chosen.extend(self._choose(pool, rated, played[pool.key], deals, benched))
+        return chosen
+
+    def _group(self, pool: _Pool, variant: int, number: int, bots: Sequence[Entrant]) -> list[ScheduledMatch]:
+        plan = pool.plan
+        seed = deal_seed(self.secret, 0, plan.game, variant, pool.count, number)
+        deal_id = deal_key(0, plan.game, variant, pool.count, number)
+        return deal_group(plan, 0, deal_id, plan.option_sets[variant], seed, bots, solitaire=pool.count == 1)
+
+    def _choose(self, pool: _Pool, rated: ratings.RatingSet, played: int, deals: dict[tuple[str, frozenset[str]], int],
+                benched: Callable[[Entrant], bool]) -> list[ScheduledMatch]:
+        members = sorted((e for e in pool.plan.entrants if not benched(e)), key=lambda e: e.label)
+        if len(members) < max(2, pool.count):
+            self._stop(pool, played, StopReason.TOO_FEW, f"{len(members)} bots not benched")
+            return []
+        known = rated.standings.get(pool.key, {})
+        table = sorted((known.get(e.version_id) or Standing(pool.key, pool.plan.game, pool.count, e.version_id) for e in members),
+                       key=lambda s: (-s.conservative, -s.mu, s.bot_version_id))
+        by_version = {e.version_id: e for e in members}
+        sure = certainty.assess(table, pool.key, self.settings.confidence, self.settings.indifference,
+                                {v: e.label for v, e in by_version.items()})
+        if sure.settled:
+            self._stop(pool, played, StopReason.SETTLED, sure.reason)
+            return []
+        if played >= self.settings.max_matches:
+            self._stop(pool, played, StopReason.BUDGET, f"{played} matches played (max_matches {self.settings.max_matches}); "
+                                                        f"{sure.reason}")
+            return []
+        self.status[pool.key] = PoolStatus(pool.key, played, None, sure.reason)
+        order = [by_version[s.bot_version_id] for s in table]
+        variants = len(pool.plan.option_sets)
+        chosen: list[ScheduledMatch] = []
+        if pool.count == 1:
+            bots = sorted({by_version[v] for pair in sure.open_pairs() for v in (pair.upper, pair.lower)}, key=lambda e: e.label)
+            number = deals[(pool.key, frozenset())]
+            deals[(pool.key, frozenset())] = number + 1
+            return self._group(pool, number % variants, number, bots)
+        tables_now: set[frozenset[str]] = set()
+        for pair in sure.open_pairs():
+            bots = _table_around(order, by_version[pair.upper], by_version[pair.lower], pool.count)
+            labels = frozenset(e.label for e in bots)
+            if labels in tables_now:
+                continue
+            tables_now.add(labels)
+            number = deals[(pool.key, labels)]
+            deals[(pool.key, labels)] = number + 1
+            chosen.extend(self._group(pool, number % variants, number, sorted(bots, key=lambda e: e.label)))
+        return chosen
+
+    def _stop(self, pool: _Pool, played: int, stop: StopReason, reason: str) -> None:
+        if pool.key not in self.status or self.status[pool.key].stop is None:
+            log.info("adaptive: %s stops (%s) after %d matches: %s", pool.key, stop.value, played, reason)
+        self.status[pool.key] = PoolStatus(pool.key, played, stop, reason)
+
+    def notes(self) -> list[str]:
+        """One line per pool: why it stopped (or that it had not yet)."""
+        return [f"{status.pool}: {status.stop.value if status.stop else 'still open'} after {status.matches} matches "
+                f"({status.reason})" for status in self.status.values()]
+
+    # -- what the runner pulls from
+    def pending(self, session: Session, tournament_id: int, secret: bytes, done: set[str], recorded_now: set[str],
+                benched: Callable[[Entrant], bool], schedule: Callable[[int], None]) -> Iterator[ScheduledMatch | Wait]:
+        """The matches to play, round after round; :data:`WAIT` while a round is still being played.
+
+        Rounds already stored (a resumed run) are replayed without playing: each round is chosen from
+        the stored results of the rounds before it only, so a run that was interrupted (Ctrl-C, a crash,
+        ``kill -9``) ends with the same matches as one that was not. ``done``: keys stored as played or
+        skipped (live); ``recorded_now``: keys recorded by this run, errors included (live);
+        ``schedule(n)``: n matches are planned so far; ``secret``: the tournament's deal secret.
+        """
+        self.secret = secret
+        planned: set[str] = set()
+        matches = self.warm_up()
+        while matches:
+            planned |= {match.key for match in matches}
+            todo = [match for match in matches if match.key not in done and match.key not in recorded_now]
+            if todo:
+                schedule(len(planned))
+                yield from todo
+                while not all(match.key in recorded_now for match in todo):
+                    yield WAIT
+            matches = self.next_round(session, tournament_id, planned, benched)
+        schedule(len(planned))
+
+
+def _next_deals(planned: set[str]) -> dict[tuple[str, frozenset[str]], int]:
+    """The next deal number of each table among the ``planned`` match keys (by pool and bot labels; a
+    solitaire pool counts as one table)."""
+    following: dict[tuple[str, frozenset[str]], int] = defaultdict(int)
+    for key in planned:
+        _, game, _, players, deal, seating = key.split("/", 5)
+        count = int(players.removesuffix("p"))
+        labels = frozenset() if count == 1 else frozenset(seating.split("+"))
+        where = (pool_key(game, count), labels)
+        following[where] = max(following[where], int(deal.removeprefix("d")) + 1)
+    return following
+
+
+def _table_around(order: Sequence[Entrant], upper: Entrant, lower: Entrant, size: int) -> list[Entrant]:
+    """The pair and the ``size - 2`` bots nearest to them on the leaderboard (the higher one first on a tie)."""
+    at = {entrant: index for index, entrant in enumerate(order)}
+    others = sorted((e for e in order if e not in (upper, lower)),
+                    key=lambda e: (min(abs(at[e] - at[upper]), abs(at[e] - at[lower])), at[e]))
+    return [upper, lower, *others[: size - 2]]
+
