@@ -58,7 +58,7 @@ def test_each_pool_stops_when_settled_or_at_its_budget_with_every_deal_in_all_it
     # in the solitaire, greedy and random only: an order that settles; at the tables random and slow are the
     # same bot: that pair can only be settled as equal, which takes long, so those pools spend their budget
     config = adaptive_config(game={"toy-coins": {"players": [2, 3]}, "toy-solo": {"bots": ["greedy", "random"]}})
-    report = run_tournament(config, RunOptions(db_url=db_url, workers=2, progress=False, worker_setup=SETUP))
+    report = run_tournament(config, RunOptions(db_url=db_url, workers=2, progress=False, worker_setup=SETUP, deal_secret=SECRET))
     assert report.state == "complete" and report.recorded == report.scheduled
     rows = stored_rows(db_url)
     per_pool = Counter(f"{row.game}/{row.num_players}p" for row in rows)
@@ -81,7 +81,7 @@ def test_each_pool_stops_when_settled_or_at_its_budget_with_every_deal_in_all_it
     groups = Counter((row.deal, frozenset(row.seats)) for row in rows if row.num_players > 1)
     assert all(count == {2: 2, 3: 6}[len(table)] for (_, table), count in groups.items())
     # a second run finds every pool stopped and plays nothing
-    again = run_tournament(config, RunOptions(db_url=db_url, workers=2, progress=False, worker_setup=SETUP))
+    again = run_tournament(config, RunOptions(db_url=db_url, workers=2, progress=False, worker_setup=SETUP, deal_secret=SECRET))
     assert again.played_now == 0 and again.state == "complete"
 
 
@@ -97,6 +97,8 @@ def _version(db_url: str, name: str) -> int:
     return version.id
 
 
+SECRET = "5e" * 32  # the same deals in every database compared below (a fresh secret each would differ)
+
 SCRIPT = textwrap.dedent("""
     import sys
     sys.path.insert(0, {root!r})
@@ -105,7 +107,8 @@ SCRIPT = textwrap.dedent("""
     from tournaments.config import parse_tournament
     from tournaments.runner import RunOptions, run_tournament
     cfg = parse_tournament({config!r}, "adaptive.toml", "adaptive")
-    report = run_tournament(cfg, RunOptions(db_url={db!r}, workers={workers}, progress=False, worker_setup={setup!r}))
+    report = run_tournament(cfg, RunOptions(db_url={db!r}, workers={workers}, progress=False, worker_setup={setup!r},
+                                           deal_secret={secret!r}))
     print("STATE", report.state, report.played_now, report.scheduled)
 """)
 
@@ -115,7 +118,7 @@ def coordinator(tmp_path: Path, name: str, workers: int, slow: str) -> tuple[sub
     where.mkdir(exist_ok=True)
     db_url = f"sqlite:///{where / 'ladder.db'}"
     script = where / "coordinator.py"
-    script.write_text(SCRIPT.format(root=str(ROOT), config=TOY, db=db_url, workers=workers, setup=SETUP))
+    script.write_text(SCRIPT.format(root=str(ROOT), config=TOY, db=db_url, workers=workers, setup=SETUP, secret=SECRET))
     env = dict(os.environ, TOY_SLOW_SECONDS=slow, LADDER_RESULTS=str(where / "results"))
     process = subprocess.Popen([sys.executable, str(script)], env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     return process, db_url, where / "ladder.db"
@@ -154,7 +157,7 @@ def test_the_adaptive_format_on_dask_plays_what_the_local_pool_plays(tmp_path: P
     found = {}
     for name, flags in (("local", ("--workers", "2")), ("dask", ("--backend", "dask", "--workers", "2"))):
         url = f"sqlite:///{tmp_path / name}.db"
-        run = ladder("run", "field.toml", "--no-progress", "--db", url, *flags, cwd=tmp_path)
+        run = ladder("run", "field.toml", "--no-progress", "--db", url, *flags, "--deal-secret", SECRET, cwd=tmp_path)
         assert run.returncode == 0, run.stderr
         assert "elfer-raus/2p: " in run.stdout and "complete" in run.stdout
         found[name] = stored_results(url)

@@ -23,7 +23,9 @@ def fewer_deals(text: str) -> str:
 def test_one_worker_two_workers_and_dask_store_the_same_matches_and_show_the_same_table(tmp_path: Path) -> None:
     pytest.importorskip("distributed")
     (tmp_path / "quick.toml").write_text(fewer_deals(QUICK.read_text()))
-    runs = {"one": ("--workers", "1"), "two": ("--workers", "2"), "dask": ("--backend", "dask", "--workers", "2")}
+    secret = ("--deal-secret", "a7" * 32)  # the same deals in every database (each would get a fresh secret otherwise)
+    runs = {"one": ("--workers", "1", *secret), "two": ("--workers", "2", *secret),
+            "dask": ("--backend", "dask", "--workers", "2", *secret)}
     tables: dict[str, str] = {}
     stored: dict[str, dict] = {}
     for name, flags in runs.items():
