@@ -114,15 +114,56 @@ def rankings_json(rated: RatingSet, names: dict[int, VersionName], pools: Iterab
     }
 
 
+def tournament_id(session: Session, ref: str) -> int:
+    """A tournament by id (``3``) or by name (the latest of that name)."""
+    from sqlmodel import select
+
+    from ladder.storage import TournamentRow
+
+    rows = session.exec(select(TournamentRow).order_by(TournamentRow.id)).all()
+    found = [row.id for row in rows if str(row.id) == ref or row.name == ref]
+    if not found:
+        known = ", ".join(f"{row.name} #{row.id}" for row in rows) or "none yet"
+        raise UserError(f"no tournament {ref!r} in the database; tournaments: {known}")
+    return found[-1] or 0
+
+
+def filtered_ratings(session: Session, tournament: str | None, latest_versions: bool) -> RatingSet:
+    """Ratings computed now from the matches of one tournament and/or among the latest version of every bot
+    (a match with an older version of any of its bots is left out)."""
+    from sqlmodel import select
+
+    from ladder import ratings
+    from ladder.storage import BotVersionRow
+
+    facts = ratings.load_match_facts(session)
+    if tournament is not None:
+        wanted = tournament_id(session, tournament)
+        facts = [fact for fact in facts if fact.tournament_id == wanted]
+    if latest_versions:
+        latest: dict[int, int] = {}
+        for version_id, bot_id in session.exec(select(BotVersionRow.id, BotVersionRow.bot_id)).all():
+            latest[bot_id] = max(latest.get(bot_id, 0), version_id or 0)
+        current = set(latest.values())
+        facts = [fact for fact in facts if all(seat.bot_version_id in current for seat in fact.seats)]
+    return ratings.compute(facts, ratings.solitaire_ids())
+
+
 def print_rankings(session: Session, games: list[str] | None = None, console: Console | None = None,
-                   as_json: bool = False, overall: bool | None = None) -> None:
+                   as_json: bool = False, overall: bool | None = None, rated: RatingSet | None = None,
+                   scope: str = "") -> None:
     """Print the leaderboard of each pool of ``games`` (all when None), then the overall table
-    (by default only when every game is shown)."""
+    (by default only when every game is shown). ``rated``: ratings computed from a chosen set of matches
+    (``scope`` says which), instead of every match's."""
     from ladder import ratings
 
     console = console or Console()
-    rated, fresh = ratings.current(session)
+    fresh = True
+    if rated is None:
+        rated, fresh = ratings.current(session)
     if not rated.pools():
+        if scope:
+            raise UserError(f"no rated match {scope}")
         raise UserError("no rated match yet in this database; run a tournament first: `ladder run tournaments/quick.toml`")
     pools = [pool for pool in rated.pools() if games is None or pool.partition("/")[0] in games]
     if not pools:
@@ -136,8 +177,8 @@ def print_rankings(session: Session, games: list[str] | None = None, console: Co
         console.print(pool_table(pool, rated, names))
     if (games is None) if overall is None else (overall and len(rated.pools()) > 1):
         console.print(overall_table(rated, names))
-    note = f"{rated.match_count} matches rated"
-    if not fresh:
+    note = f"{rated.match_count} matches rated" + (f" ({scope})" if scope else "")
+    if not fresh and not scope:
         note += " (computed now: the stored ratings are older; a run stores them when it ends, `ladder rerate` any time)"
     if rated.unrated_events:
         note += f"; {rated.unrated_events} events could not be rated (numerical limits of TrueSkill)"
@@ -148,7 +189,17 @@ def rankings(
     game: Annotated[str | None, typer.Argument(metavar="[GAME]", help="Only this game's tables (default: every game).")] = None,
     db: DbOption = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print the tables as JSON.")] = False,
+    tournament: Annotated[str | None, typer.Option("--tournament", metavar="T", help="Only the matches of this tournament (id, or name: its latest run; see `ladder tournaments`).")] = None,
+    latest_versions: Annotated[bool, typer.Option("--latest-versions", help="Only the latest version of each bot (matches with an older version are left out).")] = False,
 ) -> None:
     """The leaderboard of each game (rank, bot, version, mu, sigma, mu - 3 sigma, matches, win rate) and overall."""
     with database(db) as session:
-        print_rankings(session, [game] if game else None, as_json=as_json)
+        rated = None
+        scopes = []
+        if tournament is not None or latest_versions:
+            rated = filtered_ratings(session, tournament, latest_versions)
+            if tournament is not None:
+                scopes.append(f"in tournament {tournament}")
+            if latest_versions:
+                scopes.append("among the latest version of each bot")
+        print_rankings(session, [game] if game else None, as_json=as_json, rated=rated, scope=" and ".join(scopes))

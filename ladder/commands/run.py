@@ -74,7 +74,7 @@ def run(
     console.print(
         f"tournament {report.name} #{report.tournament_id}: {report.state}, {report.recorded} of {report.scheduled} "
         f"matches recorded; this run played {report.played_now} in {report.seconds:.0f} s ({rate:.1f}/s, "
-        f"{report.workers} workers" + (f" on Dask at {report.scheduler}" if report.backend == "dask" else "") + ")"
+        f"{report.workers} worker{'s' if report.workers != 1 else ''}" + (f" on Dask at {report.scheduler}" if report.backend == "dask" else "") + ")"
         + (f", skipped {report.skipped_now}" if report.skipped_now else "")
         + (f", {report.errors_now} errors" if report.errors_now else "")
         + (f", {report.abandoned} abandoned" if report.abandoned else ""),
