@@ -12,8 +12,10 @@ during a run) never block the writer for long. Any SQLAlchemy URL works
 (``--db`` or ``$LADDER_DB``).
 
 The schema carries a version number; opening a database of another version
-stops with a clear sentence instead of a traceback deep in a query. Version 1
-(bots only) is upgraded in place: version 2 only adds tables.
+stops with a clear sentence instead of a traceback deep in a query. Versions 1
+(bots only) and 2 are upgraded in place: versions 2 and 3 only add tables
+(version 3 benches a bot per pool in ``bench_pool``; the old ``bench`` table of
+version 2, a benching everywhere, is no longer read).
 """
 
 from __future__ import annotations
@@ -34,8 +36,8 @@ from sqlmodel import Column, Field, Session, SQLModel, create_engine, select
 from ladder.errors import UserError
 from ladder.paths import default_db_url
 
-SCHEMA_VERSION = 2
-UPGRADABLE_FROM = {1}  # versions whose tables are a subset of this one's: upgraded by adding tables
+SCHEMA_VERSION = 3
+UPGRADABLE_FROM = {1, 2}  # versions whose tables are a subset of this one's: upgraded by adding tables
 
 
 def utcnow() -> datetime:
@@ -187,13 +189,17 @@ class SeatResultRow(SQLModel, table=True):
 
 
 class BenchRow(SQLModel, table=True):
-    """A bot version benched for the rest of a tournament, and why."""
+    """A bot version benched in one pool (game, option set, player count) for the rest of a tournament, and why.
 
-    __tablename__ = "bench"
-    __table_args__ = (UniqueConstraint("tournament_id", "bot_version_id", name="uq_bench"),)
+    Its matches in other pools go on: a bot that fails only at 3 players keeps its 2-player matches.
+    """
+
+    __tablename__ = "bench_pool"
+    __table_args__ = (UniqueConstraint("tournament_id", "bot_version_id", "pool", name="uq_bench_pool"),)
     id: int | None = Field(default=None, primary_key=True)
     tournament_id: int = Field(foreign_key="tournament.id", index=True)
     bot_version_id: int = Field(foreign_key="bot_version.id")
+    pool: str  # "<game>/o<option set>/<players>p", as ScheduledMatch.pool
     reason: str
     created_at: datetime = Field(default_factory=utcnow)
 

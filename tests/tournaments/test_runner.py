@@ -103,8 +103,10 @@ def test_a_bot_that_keeps_failing_is_benched_with_the_reason(toy, db_url: str) -
     assert list(report.benched) and "crashy" in next(iter(report.benched))
     engine = open_database(db_url)
     with Session(engine) as session:
-        bench = session.exec(select(BenchRow)).one()
-        assert "failed 2 matches in a row" in bench.reason and "exception" in bench.reason
+        benches = session.exec(select(BenchRow)).all()
+        assert sorted(bench.pool for bench in benches) == ["toy-coins/o0/2p", "toy-solo/o0/1p"]  # benched per pool
+        for bench in benches:
+            assert "failed 2 matches in a row" in bench.reason and "exception" in bench.reason
         skipped = session.exec(select(MatchRow).where(MatchRow.status == "skipped")).all()
         assert skipped and report.skipped_now == len(skipped)
         for match in skipped:
