@@ -84,6 +84,18 @@ def version_names(session: Session) -> dict[int, VersionName]:
     return {v.id: VersionName(v.id, b.name, v.version, v.content_hash) for v, b in rows if v.id is not None}
 
 
+def latest_version_ids(session: Session) -> set[int]:
+    """The latest version of every bot (the highest version id of each)."""
+    from sqlmodel import select
+
+    from ladder.storage import BotVersionRow
+
+    latest: dict[int, int] = {}
+    for version_id, bot_id in session.exec(select(BotVersionRow.id, BotVersionRow.bot_id)).all():
+        latest[bot_id] = max(latest.get(bot_id, 0), version_id or 0)
+    return set(latest.values())
+
+
 def versions_of(session: Session, ref: str) -> list[int]:
     """The version ids a user means by ``ref``: a bot name (every version), or ``name@hashprefix``."""
     name, _, prefix = ref.partition("@")

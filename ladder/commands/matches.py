@@ -96,6 +96,6 @@ def matches(
     console.print(table)
     failed = [(item["id"], seat) for item in listed for seat in item["seats"] if seat["failure"]]
     if failed:
-        console.print(Text(f"\nWhy seats failed ({len(failed)}):", style="bold"))
+        console.print(Text(f"\nFailed seats ({len(failed)}; a benching is told once per bot):", style="bold"))
         for block in failure_blocks(failed):
             console.print(block)

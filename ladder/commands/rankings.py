@@ -10,7 +10,7 @@ import typer
 from rich.console import Console
 from rich.table import Table
 
-from ladder.commands.dbview import DbOption, VersionName, compact_table, database, version_names
+from ladder.commands.dbview import DbOption, VersionName, compact_table, database, latest_version_ids, version_names
 from ladder.errors import UserError
 
 if TYPE_CHECKING:
@@ -131,20 +131,14 @@ def tournament_id(session: Session, ref: str) -> int:
 def filtered_ratings(session: Session, tournament: str | None, latest_versions: bool) -> RatingSet:
     """Ratings computed now from the matches of one tournament and/or among the latest version of every bot
     (a match with an older version of any of its bots is left out)."""
-    from sqlmodel import select
-
     from ladder import ratings
-    from ladder.storage import BotVersionRow
 
     facts = ratings.load_match_facts(session)
     if tournament is not None:
         wanted = tournament_id(session, tournament)
         facts = [fact for fact in facts if fact.tournament_id == wanted]
     if latest_versions:
-        latest: dict[int, int] = {}
-        for version_id, bot_id in session.exec(select(BotVersionRow.id, BotVersionRow.bot_id)).all():
-            latest[bot_id] = max(latest.get(bot_id, 0), version_id or 0)
-        current = set(latest.values())
+        current = latest_version_ids(session)
         facts = [fact for fact in facts if all(seat.bot_version_id in current for seat in fact.seats)]
     return ratings.compute(facts, ratings.solitaire_ids())
 
