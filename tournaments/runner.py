@@ -168,6 +168,10 @@ def resolve_plans(session: Session, config: TournamentConfig) -> tuple[list[Game
         for entrant in entrants:
             unique.setdefault(entrant.version_id, entrant)
         plan = GamePlan(entry.game, entry.players, entry.option_sets, entry.games_per_pairing, tuple(unique.values()))
+        if entry.dropped_players:
+            shown = ", ".join(str(count) for count in entry.dropped_players)
+            notes.append(f"{entry.game} at {shown} players: not played ({entry.game} does not allow it; players applies "
+                         f"to each game where the count fits)")
         counts, dropped = playable_counts(plan)
         if entry.explicit_players and dropped:
             raise UserError(f"{config.path}: game.{entry.game}.players: {dropped[0]}")

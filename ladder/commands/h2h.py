@@ -51,9 +51,9 @@ def h2h(
             if "a" not in sides or "b" not in sides:
                 continue
             (a_score, a_rank), (b_score, b_rank) = sides["a"], sides["b"]
+            diffs.append((a_score or 0) - (b_score or 0))
             if players == 1:
                 a_key, b_key = -(a_score or 0), -(b_score or 0)
-                diffs.append((a_score or 0) - (b_score or 0))
             else:
                 a_key, b_key = a_rank, b_rank
             a_ahead += a_key < b_key
