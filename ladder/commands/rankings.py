@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING, Annotated, Any
 import typer
 from rich.console import Console
 from rich.table import Table
+from rich.text import Text
 
 from ladder.commands.dbview import DbOption, VersionName, compact_table, database, latest_version_ids, version_names
 from ladder.errors import UserError
@@ -48,8 +49,8 @@ def pool_table(pool: str, rated: RatingSet, names: dict[int, VersionName]) -> Ta
         name = names.get(standing.bot_version_id)
         cells = [
             str(position),
-            name.bot if name else f"#{standing.bot_version_id}",
-            name.version_label if name else "?",
+            Text(name.bot if name else f"#{standing.bot_version_id}"),  # bot-provided text: never read as markup
+            Text(name.version_label if name else "?"),
             f"{standing.mu:.2f}",
             f"{standing.sigma:.2f}",
             f"{standing.conservative:.2f}",
@@ -73,8 +74,8 @@ def overall_table(rated: RatingSet, names: dict[int, VersionName]) -> Table:
         name = names.get(row.bot_version_id)
         table.add_row(
             str(position),
-            name.bot if name else f"#{row.bot_version_id}",
-            name.version_label if name else "?",
+            Text(name.bot if name else f"#{row.bot_version_id}"),
+            Text(name.version_label if name else "?"),
             f"{row.score:.3f}",
             f"{row.pools} of {len(rated.pools())}",
             f"{row.mean_conservative:.2f}",

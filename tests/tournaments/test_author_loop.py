@@ -28,6 +28,7 @@ FLAKY = '''from ladder.bot import Bot
 
 class Flaky(Bot):
     name = "flaky"
+    version = "[v1]"
     games = ("elfer-raus",)
 
     def act(self, observation, legal_actions):
@@ -166,6 +167,12 @@ def test_a_new_version_plays_only_its_own_matches(played: Path) -> None:
 
     again = ladder("run", "loop.toml", "--dry-run", *db(played), cwd=played)
     assert "0 to play" in again.stdout and "nothing left to play" in again.stdout
+
+
+def test_rankings_show_a_bracketed_version_label_as_written(played: Path) -> None:
+    run = ladder("rankings", "--tournament", "1", *db(played), cwd=played)
+    assert run.returncode == 0, run.stderr
+    assert "[v1]" in run.stdout  # the bot's own text, not console markup
 
 
 def test_rankings_of_an_unknown_tournament_is_one_line(played: Path) -> None:
