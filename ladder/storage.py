@@ -97,8 +97,9 @@ TOURNAMENT_STATES = ("running", "stopped", "complete", "incomplete", "budget spe
 class TournamentRow(SQLModel, table=True):
     """One tournament: a tournament file's schedule (its seed, games, bots, format) and its progress.
 
-    The same file run again with the same schedule resumes this row; a changed
-    schedule (other bots, seed, games...) is a new tournament of the same name.
+    The same file run again resumes this row, new bots and new bot versions
+    included (they add their own matches); another seed, format or games is a
+    new tournament of the same name.
     """
 
     __tablename__ = "tournament"
