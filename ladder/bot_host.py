@@ -8,7 +8,9 @@ In this order it:
    ``/dev/null`` and fd 1 at stderr, so whatever the bot prints goes to its
    stderr (which the ladder keeps the tail of) and never into the channel;
 2. asks to die with its parent (``PR_SET_PDEATHSIG``) and turns on
-   :mod:`faulthandler` so a crash leaves a Python traceback on stderr; loads
+   :mod:`faulthandler` so a crash leaves a Python traceback on stderr (and
+   SIGUSR1, sent by the ladder before it kills a bot that timed out, dumps
+   the stack of every thread there too); loads
    the ladder's orjson extension when the ladder names its file (read-only;
    it reads the requests several times faster than :mod:`json`);
 3. lowers its resource limits (memory, CPU time, processes, file size, open
@@ -255,6 +257,8 @@ def main() -> None:
     config = json.loads(sys.argv[1])
     _die_with_parent(int(config.get("parent_pid", 0)))
     faulthandler.enable(file=sys.stderr, all_threads=True)
+    # a bot that stops answering is sent SIGUSR1 before the kill: its stack shows the author the loop it was in
+    faulthandler.register(signal.SIGUSR1, file=sys.stderr, all_threads=True)
     sys.path[:0] = [config["api_dir"]] + ([config["bot_dir"]] if config.get("bot_dir") else [])
     sys.path.extend(config.get("package_dirs") or [])  # the packages the operator allows, after the bot's own files
     _load_orjson(config.get("orjson"))

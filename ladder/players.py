@@ -196,7 +196,9 @@ class SandboxedPlayer:
         except BotFailure as failure:
             if failure.reason == "timeout" and "within the time limit" in failure.detail:
                 budget = "per move" if timeout == limits.move_seconds else "left in its match budget"
-                failure = BotFailure("timeout", f"no answer within {timeout:.3g} s ({budget}) while {what}", failure.stderr_tail)
+                stopped_in = failure.detail.partition("; ")[2]  # where the bot's stack was when it was stopped
+                failure = BotFailure("timeout", f"no answer within {timeout:.3g} s ({budget}) while {what}"
+                                     + (f"; {stopped_in}" if stopped_in else ""), failure.stderr_tail)
             self._fail(failure)
         spent = time.monotonic() - tick
         self.remaining -= spent

@@ -67,7 +67,8 @@ MAX_SWEEPS = 500  # passes over a pool's events; they converge long before (a fe
 CONVERGED = 1e-7  # no mu or sigma moved more than this in a pass
 OVERALL_METHOD = (
     "overall score = mean over every pool (game and player count) of the share of that pool's other bot "
-    "versions a bot version is above by mu - 3 sigma (ties count half; a pool it did not play counts 0)"
+    "versions a bot version is above by mu - 3 sigma (ties count half), over the pools it played: a pool it does "
+    "not play neither helps nor hurts it; the pools played are shown beside the score"
 )
 
 
@@ -586,7 +587,7 @@ def overall(rated: RatingSet) -> list[OverallRow]:
         played = [table[version] for table in rated.standings.values() if version in table]
         rows.append(OverallRow(
             version,
-            sum(shares[version]) / len(pools) if pools else 0.0,
+            sum(shares[version]) / len(shares[version]) if shares[version] else 0.0,
             len(played),
             sum(s.conservative for s in played) / len(played) if played else 0.0,
         ))

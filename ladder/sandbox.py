@@ -83,6 +83,8 @@ SANDBOX_API = "/ladder-api"
 SANDBOX_PACKAGES = "/ladder-packages"  # where bubblewrap shows the packages the operator allows
 RESERVED_PACKAGES = ("ladder", "bots", "engine")  # the bot API: always there, never from the host's site-packages
 SANDBOX_BOT = "/bot"
+STACK_SIGNAL = signal.SIGUSR1  # the bot host dumps its Python stack to stderr on it (faulthandler)
+STACK_WAIT_SECONDS = 0.5  # how long a timed-out bot's stack dump is waited for before the kill
 API_LADDER_FILES = ("__init__.py", "bot.py", "bot_host.py", "protocol.py", "seccomp.py")
 SANDBOX_CODEC = f"{SANDBOX_API}/codec"  # where bubblewrap shows the ladder's orjson extension (read-only)
 BOT_ENV = {
@@ -535,6 +537,7 @@ class StderrTail:
     def __init__(self, fd: int) -> None:
         self.fd = fd
         self.buffer = bytearray()
+        self.total = 0  # bytes drained so far
         self.lock = threading.Lock()
         self.thread = threading.Thread(target=self._drain, name=f"bot-stderr-{fd}", daemon=True)
         self.thread.start()
@@ -547,6 +550,7 @@ class StderrTail:
                     break
                 with self.lock:
                     self.buffer += chunk
+                    self.total += len(chunk)
                     if len(self.buffer) > 2 * self.KEEP:
                         del self.buffer[: len(self.buffer) - self.KEEP]
         except OSError:
@@ -560,6 +564,12 @@ class StderrTail:
             data = bytes(self.buffer[-self.KEEP:])
         shown = data.decode("utf-8", errors="replace").splitlines()
         return "\n".join(shown[-lines:])
+
+    def since(self, mark: int) -> str:
+        """What the bot wrote after ``total`` was ``mark`` (as much of it as is kept)."""
+        with self.lock:
+            data = bytes(self.buffer[-min(self.total - mark, self.KEEP):]) if self.total > mark else b""
+        return data.decode("utf-8", errors="replace")
 
     def wait(self, timeout: float) -> None:
         self.thread.join(timeout)
@@ -1010,7 +1020,29 @@ class BotProcess:
 
     # -- failures -----------------------------------------------------------------------------
     def _timeout(self, what: str) -> NoReturn:
-        self._die("timeout", f"no answer within the time limit while {what}")
+        stack = self._stuck_stack()
+        where = next((line.strip() for line in stack.splitlines() if line.strip().startswith("File ")), "")
+        self._die("timeout", f"no answer within the time limit while {what}" + (f"; stopped in {where}" if where else ""))
+
+    def _stuck_stack(self) -> str:
+        """The Python stack of a bot that does not answer, before it is killed: the bot host's faulthandler
+        writes it to stderr on STACK_SIGNAL; wait (briefly) until it is written."""
+        if self.bot_pid is None or self.stderr is None or not self.alive():
+            return ""
+        mark = self.stderr.total
+        try:
+            os.kill(self.bot_pid, STACK_SIGNAL)
+        except (ProcessLookupError, PermissionError):
+            return ""
+        deadline = time.monotonic() + STACK_WAIT_SECONDS
+        seen = ""
+        while time.monotonic() < deadline:
+            time.sleep(0.02)
+            text = self.stderr.since(mark)
+            if text and text == seen and "most recent call first" in text:
+                break  # written, and nothing more came for a moment
+            seen = text
+        return self.stderr.since(mark)
 
     def _died(self, what: str) -> NoReturn:
         """The bot closed the channel: say how it ended (exit status or signal)."""

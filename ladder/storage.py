@@ -14,8 +14,10 @@ during a run) never block the writer for long. Any SQLAlchemy URL works
 The schema carries a version number; opening a database of another version
 stops with a clear sentence instead of a traceback deep in a query. Older
 versions are upgraded in place: version 2 added tables to version 1 (bots
-only), version 3 adds the tournament's deal secret columns to version 2
-(tournaments made before have none: their deals came from the public seed).
+only); version 3 adds the ``bench_pool`` table (a bot benched per pool; the
+old ``bench`` table of version 2, a benching everywhere, is no longer read) and
+the tournament's deal secret columns (tournaments made before have none: their
+deals came from the public seed).
 """
 
 from __future__ import annotations
@@ -103,8 +105,9 @@ TOURNAMENT_STATES = ("running", "stopped", "complete", "incomplete", "budget spe
 class TournamentRow(SQLModel, table=True):
     """One tournament: a tournament file's schedule (its seed, games, bots, format) and its progress.
 
-    The same file run again with the same schedule resumes this row; a changed
-    schedule (other bots, seed, games...) is a new tournament of the same name.
+    The same file run again resumes this row, new bots and new bot versions
+    included (they add their own matches); another seed, format or games is a
+    new tournament of the same name.
 
     ``deal_secret`` (hex) is what every deal and bot seed comes from
     (:mod:`ladder.deals`): never shown while the tournament can still play a
@@ -213,13 +216,17 @@ class SeatResultRow(SQLModel, table=True):
 
 
 class BenchRow(SQLModel, table=True):
-    """A bot version benched for the rest of a tournament, and why."""
+    """A bot version benched in one pool (game, option set, player count) for the rest of a tournament, and why.
 
-    __tablename__ = "bench"
-    __table_args__ = (UniqueConstraint("tournament_id", "bot_version_id", name="uq_bench"),)
+    Its matches in other pools go on: a bot that fails only at 3 players keeps its 2-player matches.
+    """
+
+    __tablename__ = "bench_pool"
+    __table_args__ = (UniqueConstraint("tournament_id", "bot_version_id", "pool", name="uq_bench_pool"),)
     id: int | None = Field(default=None, primary_key=True)
     tournament_id: int = Field(foreign_key="tournament.id", index=True)
     bot_version_id: int = Field(foreign_key="bot_version.id")
+    pool: str  # "<game>/o<option set>/<players>p", as ScheduledMatch.pool
     reason: str
     created_at: datetime = Field(default_factory=utcnow)
 

@@ -90,3 +90,58 @@ def score_histogram(scores: list[float], buckets: int = 8) -> list[tuple[str, in
         end = start + width - 1
         rows.append((str(start) if width == 1 else f"{start}-{end}", counts.get(index, 0)))
     return rows
+
+
+@dataclass(frozen=True)
+class Difference:
+    """``bot`` minus ``baseline`` in one measure, paired by deal: every bot played each deal in every seating,
+    so the luck of the cards and of the seat cancels out of each deal's difference."""
+
+    bot: str
+    baseline: str
+    measure: str  # "score", "win rate" or "rank" (at a table; 1 is first)
+    deals: int
+    mean: float
+    low: float  # the 95% confidence interval of the mean (normal approximation over the deals)
+    high: float
+
+    @property
+    def significant(self) -> bool:
+        return self.deals >= 2 and not self.low <= 0.0 <= self.high
+
+    def to_json(self) -> dict[str, Any]:
+        return {"bot": self.bot, "baseline": self.baseline, "measure": self.measure, "deals": self.deals,
+                "mean": self.mean, "low": self.low, "high": self.high, "significant": self.significant}
+
+
+CONFIDENCE = 0.95
+
+
+def paired_differences(deals: Iterable[tuple[MatchOutcome, list[str]]] | Iterable[Any], labels: list[str]) -> list[Difference]:
+    """Each bot after the first against the first (``labels[0]``), in mean score and in win rate.
+
+    ``deals`` holds, per deal, its matches: ``[(outcome, seat labels), ...]``. A bot's value on a deal is
+    its mean over that deal's seatings; the difference of the two bots' values is one sample per deal.
+    """
+    per_deal: list[dict[str, tuple[float, float | None, float | None]]] = []
+    for matches in deals:
+        tallies = {t.label: t for t in tally(matches)}
+        at_table = any(len(seat_labels) > 1 for _, seat_labels in matches)
+        per_deal.append({
+            label: (statistics.fmean(t.scores), (t.wins / t.games) if t.can_win else None,
+                    statistics.fmean(t.ranks) if at_table else None)
+            for label, t in tallies.items()
+        })
+    z = statistics.NormalDist().inv_cdf(0.5 + CONFIDENCE / 2)
+    found = []
+    for bot in labels[1:]:
+        for measure, index in (("score", 0), ("win rate", 1), ("rank", 2)):
+            samples = [values[bot][index] - values[labels[0]][index] for values in per_deal
+                       if bot in values and labels[0] in values
+                       and values[bot][index] is not None and values[labels[0]][index] is not None]
+            if not samples:
+                continue
+            mean = statistics.fmean(samples)
+            half = z * statistics.stdev(samples) / len(samples) ** 0.5 if len(samples) >= 2 else float("inf")
+            found.append(Difference(bot, labels[0], measure, len(samples), mean, mean - half, mean + half))
+    return found

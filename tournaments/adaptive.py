@@ -96,7 +96,7 @@ class AdaptivePlanner:
         return cycle_schedule("adaptive", self.plans, self.seed, 0, self.secret)
 
     def next_round(self, session: Session, tournament_id: int, planned: set[str],
-                   benched: Callable[[Entrant], bool]) -> list[ScheduledMatch]:
+                   benched: Callable[[Entrant, str, int], bool]) -> list[ScheduledMatch]:
         """The round after the rounds whose matches are ``planned`` (keys), chosen from those matches' stored
         results alone (empty: every pool has stopped)."""
         ids = {row_id for row_id, key in session.exec(select(MatchRow.id, MatchRow.key)
@@ -120,8 +120,8 @@ class AdaptivePlanner:
         return deal_group(plan, 0, deal_id, plan.option_sets[variant], seed, bots, solitaire=pool.count == 1)
 
     def _choose(self, pool: _Pool, rated: ratings.RatingSet, played: int, deals: dict[tuple[str, frozenset[str]], int],
-                benched: Callable[[Entrant], bool]) -> list[ScheduledMatch]:
-        members = sorted((e for e in pool.plan.entrants if not benched(e)), key=lambda e: e.label)
+                benched: Callable[[Entrant, str, int], bool]) -> list[ScheduledMatch]:
+        members = sorted((e for e in pool.plan.entrants if not benched(e, pool.plan.game, pool.count)), key=lambda e: e.label)
         if len(members) < max(2, pool.count):
             self._stop(pool, played, StopReason.TOO_FEW, f"{len(members)} bots not benched")
             return []
@@ -171,7 +171,7 @@ class AdaptivePlanner:
 
     # -- what the runner pulls from
     def pending(self, session: Session, tournament_id: int, secret: bytes, done: set[str], recorded_now: set[str],
-                benched: Callable[[Entrant], bool], schedule: Callable[[int], None]) -> Iterator[ScheduledMatch | Wait]:
+                benched: Callable[[Entrant, str, int], bool], schedule: Callable[[int], None]) -> Iterator[ScheduledMatch | Wait]:
         """The matches to play, round after round; :data:`WAIT` while a round is still being played.
 
         Rounds already stored (a resumed run) are replayed without playing: each round is chosen from

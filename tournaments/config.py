@@ -103,6 +103,7 @@ class GameEntry:
     bots: tuple[str, ...] | None  # None: every bot that plays the game
     explicit_players: bool = False  # False: counts the bots cannot fill are dropped with a note
     bots_key: str = "bots"  # the key the bot list came from, for error messages
+    dropped_players: tuple[int, ...] = ()  # top-level player counts this game does not allow (told as a note)
 
 
 @dataclass(frozen=True)
@@ -249,6 +250,12 @@ def parse_tournament(data: Mapping[str, Any], shown: str = "<tournament>", defau
         _game_entry(check, get_game(game_id), per_game.get(game_id, {}), default_players, default_bots, gpp)
         for game_id in chosen
     )
+    tables = [get_game(entry.game) for entry in entries
+              if get_game(entry.game).max_players > 1 and "players" not in per_game.get(entry.game, {})]
+    for count in default_players or ():
+        if tables and all(count not in game.player_counts() for game in tables):
+            ranges = ", ".join(f"{game.id} {_player_range(game)}" for game in tables)
+            raise check.fail("players", f"{count} is not a player count of any of the tournament's games ({ranges})")
     adaptive = None
     if format_ == "adaptive":
         if "cycles" in data:
@@ -348,6 +355,7 @@ def _game_entry(
         players = tuple(allowed)
     else:
         players = tuple(sorted(n for n in default_players if n in allowed))
+        dropped = tuple(sorted(n for n in default_players if n not in allowed))
         if not players:
             raise check.fail("players", f"none of {list(default_players)} suits {game.id} ({_player_range(game)}); "
                                         f"set [{where}] players")
@@ -375,7 +383,9 @@ def _game_entry(
         bots, bots_key = check.all_or_list(f"{where}.bots", table["bots"], str), f"{where}.bots"
     else:
         bots, bots_key = default_bots, "bots"
-    return GameEntry(game.id, players, tuple(option_sets), gpp, bots, explicit, bots_key)
+    if game.max_players == 1 or explicit or default_players is None:
+        dropped = ()
+    return GameEntry(game.id, players, tuple(option_sets), gpp, bots, explicit, bots_key, dropped)
 
 
 def fingerprint(data: Any) -> str:

@@ -64,6 +64,12 @@ class ScheduledMatch:
     seed: int
     seats: tuple[Entrant, ...]
 
+    @property
+    def pool(self) -> str:
+        """The pool the match belongs to: its game, option set and player count (``elevenses/o0/3p``).
+        A bot that keeps failing is benched in one pool, not everywhere."""
+        return "/".join(self.deal.split("/")[1:4])
+
     def spec(self) -> MatchSpec:
         return MatchSpec(self.game, tuple(e.ref for e in self.seats), self.seed, dict(self.options), self.key)
 
@@ -203,17 +209,22 @@ def cycle_schedule(format_: str, plans: Sequence[GamePlan], tournament_seed: int
 
 
 def schedule_fingerprint_data(format_: str, plans: Sequence[GamePlan], tournament_seed: int) -> dict[str, Any]:
-    """Everything that decides the schedule: equal data, equal matches."""
+    """What identifies a tournament: its format, seed and games (player counts, options, deals per table).
+
+    The bots are left out on purpose: a match's key names its bots and its
+    deal does not depend on them, so a new bot version (or a new bot) only
+    adds its own matches to the tournament and every match already played
+    keeps its key and stays recorded.
+    """
     return {
         "format": format_,
         "seed": tournament_seed,
         "games": [
             {
                 "game": plan.game,
-                "players": list(playable_counts(plan)[0]),
+                "players": list(plan.players),
                 "options": [dict(o) for o in plan.option_sets],
                 "games_per_pairing": plan.games_per_pairing,
-                "bots": sorted(e.label for e in plan.entrants),
             }
             for plan in plans
         ],

@@ -27,9 +27,14 @@ that refuses a match (it lacks a bot, or has another version) fails that
 match with the reason; it is recorded as an error and retried by the next
 run. Losing the executor (a Dask scheduler gone) stops the run as
 ``stopped``: what was recorded is kept and a new run resumes. A bot
-version that fails ``limits.bench_after_failures`` matches in a row is
-benched for the rest of the tournament: its remaining matches are recorded
-as skipped, with the reason.
+version that fails ``limits.bench_after_failures`` matches in a row in one
+pool (a game, option set and player count) is benched in that pool for the
+rest of the tournament: its remaining matches there are recorded as
+skipped, with the reason; its matches in other pools go on.
+
+A tournament is identified by its name, seed, format and games, not by its
+bots: a new bot version (or a new bot) run again under the same file joins
+the same tournament, and only its own matches are played.
 
 With a time budget (``--hours`` or ``hours =``), cycles of the schedule (new
 deals each cycle) are played until the budget is spent. The adaptive format
@@ -193,6 +198,10 @@ def resolve_plans(session: Session, config: TournamentConfig) -> tuple[list[Game
         for entrant in entrants:
             unique.setdefault(entrant.version_id, entrant)
         plan = GamePlan(entry.game, entry.players, entry.option_sets, entry.games_per_pairing, tuple(unique.values()))
+        if entry.dropped_players:
+            shown = ", ".join(str(count) for count in entry.dropped_players)
+            notes.append(f"{entry.game} at {shown} players: not played ({entry.game} does not allow it; players applies "
+                         f"to each game where the count fits)")
         counts, dropped = playable_counts(plan)
         if entry.explicit_players and dropped:
             raise UserError(f"{config.path}: game.{entry.game}.players: {dropped[0]}")
@@ -342,6 +351,7 @@ class TournamentRun:
 
     def __init__(self, config: TournamentConfig, options: RunOptions) -> None:
         self._cycles: dict[int, list[ScheduledMatch]] = {}
+        self.done: set[str] = set()  # keys recorded (played or skipped), filled in by run()
         self.config = config
         self.options = options
         self.given_secret = DealSecret.from_hex(options.deal_secret) if options.deal_secret is not None else None
@@ -499,6 +509,10 @@ class TournamentRun:
         self.secret = secret
         return found
 
+    def missing_keys(self, cycles: int) -> list[str]:
+        """The keys of the first ``cycles`` cycles that are not recorded (or only as errors)."""
+        return [match.key for number in range(cycles) for match in self.cycle(number) if match.key not in self.done]
+
     def run(self) -> RunReport:
         started = time.monotonic()
         target = max(self.config.cycles, 1)
@@ -521,11 +535,11 @@ class TournamentRun:
         recorded = dict(self.session.exec(select(MatchRow.key, MatchRow.status).where(MatchRow.tournament_id == tid)).all())
         self.done = {key for key, status in recorded.items() if status != "error"}
         self.error_keys = {key for key, status in recorded.items() if status == "error"}
-        self.benched: dict[int, str] = {
-            row.bot_version_id: row.reason
+        self.benched: dict[tuple[int, str], str] = {
+            (row.bot_version_id, row.pool): row.reason
             for row in self.session.exec(select(BenchRow).where(BenchRow.tournament_id == tid)).all()
         }
-        self.streaks: dict[int, int] = {}
+        self.streaks: dict[tuple[int, str], int] = {}
         try:
             funnel, log_path, previous_level = _setup_logging(self.config.name, tid, self.options.log_level)
         except UserError:
@@ -553,10 +567,15 @@ class TournamentRun:
                     self.close()
                 raise
         deadline = started + self.hours * 3600 if self.hours else None
+        already = self.per_cycle * target - len(self.missing_keys(target))
         progress = tqdm(
-            total=self.per_cycle * target, initial=min(len(self.done), self.per_cycle * target), unit="match",
-            desc=self.config.name, dynamic_ncols=True, file=sys.stderr, disable=not self.options.progress,
+            total=self.per_cycle * target, initial=already, unit="match",
+            desc=self.config.name, dynamic_ncols=True, file=sys.stderr,
+            disable=not self.options.progress or not sys.stderr.isatty(),  # never a progress bar in a redirected file
             smoothing=0.05,
+            # under a time budget the total grows every cycle, so tqdm's own ETA would start again each time:
+            # the time left is the budget's, shown in the postfix
+            bar_format=None if deadline is None else "{desc}: {n_fmt} matches [{elapsed}, {rate_fmt}{postfix}]",
         )
         self.stop.install()
         reason = "complete"
@@ -646,7 +665,8 @@ class TournamentRun:
             self.stats.scheduled = self.tournament.scheduled
 
         yield from self.adaptive.pending(self.session, self.tournament.id, self.secret.value, self.done, self.recorded_now,
-                                         lambda entrant: entrant.version_id in self.benched, schedule)
+                                         lambda entrant, game, count: any(version == entrant.version_id and where.startswith(f"{game}/") and where.endswith(f"/{count}p")
+                                                                for version, where in self.benched), schedule)
 
     def _task(self, match: ScheduledMatch) -> dict[str, Any]:
         spec = match.spec()
@@ -709,7 +729,8 @@ class TournamentRun:
                     break
                 if match is WAIT:  # the adaptive format waits for its round's results
                     break
-                benched = {seat: self.benched[e.version_id] for seat, e in enumerate(match.seats) if e.version_id in self.benched}
+                benched = {seat: self.benched[(e.version_id, match.pool)] for seat, e in enumerate(match.seats)
+                           if (e.version_id, match.pool) in self.benched}
                 self._handed_out(match)
                 if benched:
                     batch.append(_Finished(match, "skipped", benched_seats=benched))
@@ -816,7 +837,7 @@ class TournamentRun:
         item.status, item.record, item.error, item.benched_seats = "error", None, reason[:2000], {}
         self._write([item], {})  # plain ladder values only: if even this fails the database is unusable: stop
 
-    def _write(self, batch: list[_Finished], new_benches: dict[int, str]) -> None:
+    def _write(self, batch: list[_Finished], new_benches: dict[tuple[int, str], str]) -> None:
         """One transaction: the matches of ``batch`` with all their seat rows, and the new benches; or nothing."""
         tid = self.tournament.id
         retried = [item.match.key for item in batch if item.match.key in self.error_keys]
@@ -840,8 +861,8 @@ class TournamentRun:
         seats = [seat for item, match_id in zip(batch, ids) for seat in self._seat_values(item, match_id)]
         if seats:
             self.session.execute(insert(SeatResultRow.__table__), seats)  # type: ignore[attr-defined]
-        for version, reason in new_benches.items():
-            self.session.add(BenchRow(tournament_id=tid, bot_version_id=version, reason=reason))
+        for (version, pool), reason in new_benches.items():
+            self.session.add(BenchRow(tournament_id=tid, bot_version_id=version, pool=pool, reason=reason))
         if new_benches or time.monotonic() - self._touched > 10:
             self.tournament.updated_at = utcnow()  # "last activity", refreshed every ten seconds
             self.session.add(self.tournament)
@@ -850,27 +871,28 @@ class TournamentRun:
         self.session.expunge_all()
         self.session.add(self.tournament)
 
-    def _update_streaks(self, batch: list[_Finished]) -> dict[int, str]:
+    def _update_streaks(self, batch: list[_Finished]) -> dict[tuple[int, str], str]:
+        """Count each bot version's failures in a row per pool; bench it in a pool where they reach the limit."""
         limit = self.config.limits.bench_after_failures
-        new: dict[int, str] = {}
+        new: dict[tuple[int, str], str] = {}
         for item in batch:
             if item.status != "played" or item.record is None:
                 continue
             failures = {int(seat): f for seat, f in item.record["failures"].items()}
             for seat, entrant in enumerate(item.match.seats):
-                version = entrant.version_id
+                where = (entrant.version_id, item.match.pool)
                 if seat not in failures:
-                    self.streaks[version] = 0
+                    self.streaks[where] = 0
                     continue
-                self.streaks[version] = self.streaks.get(version, 0) + 1
-                if self.streaks[version] >= limit and version not in self.benched:
+                self.streaks[where] = self.streaks.get(where, 0) + 1
+                if self.streaks[where] >= limit and where not in self.benched:
                     failure = failures[seat]
-                    reason = clean_text(f"failed {self.streaks[version]} matches in a row; last in {item.match.key}: "
-                                        f"{failure['reason']}: {failure['detail']}", one_line=True)[:1000]
-                    self.benched[version] = reason
-                    new[version] = reason
-                    self.stats.benched[entrant.label] = reason
-                    log.warning("benched %s for the rest of the tournament: %s", entrant.label, reason)
+                    reason = clean_text(f"failed {self.streaks[where]} matches in a row in {item.match.pool}; last in "
+                                        f"{item.match.key}: {failure['reason']}: {failure['detail']}", one_line=True)[:1000]
+                    self.benched[where] = reason
+                    new[where] = reason
+                    self.stats.benched[f"{entrant.label} in {item.match.pool}"] = reason
+                    log.warning("benched %s in %s for the rest of the tournament: %s", entrant.label, item.match.pool, reason)
         return new
 
     def _match_values(self, item: _Finished) -> dict[str, Any]:
@@ -916,7 +938,8 @@ class TournamentRun:
     def _finish(self, reason: str, started: float) -> None:
         self.session.rollback()  # never commit a half-written batch: only what _write committed is kept
         tid = self.tournament.id
-        recorded = len(self.session.exec(select(MatchRow.id).where(MatchRow.tournament_id == tid, MatchRow.status != "error")).all())
+        # the tournament may also hold the matches of a bot's older versions: count what its schedule asks for now
+        recorded = self.tournament.scheduled - len(self.missing_keys(self.tournament.cycles))
         state = reason
         if reason == "complete" and recorded < self.tournament.scheduled:
             state = "incomplete"  # some matches ended in errors: a new run retries them
@@ -956,19 +979,52 @@ def run_tournament(source: str | Path | TournamentConfig, options: RunOptions | 
     return TournamentRun(config, options or RunOptions()).run()
 
 
-def plan_tournament(source: str | Path | TournamentConfig, db_url: str | None = None) -> dict[str, Any]:
-    """What a run would play, without playing: matches per cycle by game and table size, and the notes."""
+def plan_tournament(source: str | Path | TournamentConfig, db_url: str | None = None, workers: int | None = None) -> dict[str, Any]:
+    """What a run would play, without playing: matches per cycle by game and table size, the notes, whether the
+    run resumes a tournament (and what it has recorded) or starts a new one, and an estimate of the time the
+    missing matches take, from the stored matches of the same game and table size."""
     config = source if isinstance(source, TournamentConfig) else load_tournament(source)
-    run = TournamentRun(config, RunOptions(db_url=db_url, progress=False, backend="local"))  # nothing is played: no Dask needed
+    run = TournamentRun(config, RunOptions(db_url=db_url, progress=False, backend="local", workers=workers))  # no Dask needed
     try:
         counts: dict[str, int] = {}
         for match in run.cycle(0):
             key = f"{match.game} {len(match.seats)}p"
             counts[key] = counts.get(key, 0) + 1
         bots = {plan.game: [e.label for e in plan.entrants] for plan in run.plans}
-        return {"name": config.name, "per_cycle": run.per_cycle, "cycles": config.cycles, "hours": run.hours,
+        existing = run.session.exec(
+            select(TournamentRow).where(TournamentRow.name == config.name, TournamentRow.fingerprint == run.print_hash)
+            .order_by(TournamentRow.id.desc())  # type: ignore[union-attr]
+        ).first()
+        cycles = max(config.cycles, existing.cycles if existing else 1)
+        run.done = set()
+        if existing is not None:
+            run.done = {key for key, status in run.session.exec(
+                select(MatchRow.key, MatchRow.status).where(MatchRow.tournament_id == existing.id)).all() if status != "error"}
+        missing = [match for number in range(cycles) for match in run.cycle(number) if match.key not in run.done]
+        to_play: dict[str, int] = {}
+        for match in missing:
+            key = f"{match.game} {len(match.seats)}p"
+            to_play[key] = to_play.get(key, 0) + 1
+        seconds, unknown, basis = 0.0, [], 0
+        for key, count in to_play.items():
+            game, _, players = key.partition(" ")
+            mean, stored = run.session.exec(
+                select(func.avg(MatchRow.seconds), func.count(MatchRow.id))
+                .where(MatchRow.game == game, MatchRow.num_players == int(players.rstrip("p")), MatchRow.status == "played")
+            ).one()
+            if stored:
+                seconds += float(mean) * count
+                basis += int(stored)
+            else:
+                unknown.append(key)
+        return {"name": config.name, "per_cycle": run.per_cycle, "cycles": cycles, "hours": run.hours,
                 "workers": run.workers, "backend": config.backend, "scheduler": config.scheduler, "matches": counts,
                 "adaptive": asdict(config.adaptive) if config.adaptive else None,
-                "bots": bots, "notes": run.notes}
+                "bots": bots, "notes": run.notes,
+                "resumes": None if existing is None else {"tournament": existing.id, "state": existing.state,
+                                                          "recorded": len(run.done)},
+                "to_play": len(missing), "to_play_by_table": to_play,
+                "estimate": {"seconds": seconds / max(1, run.workers), "from_matches": basis, "workers": run.workers,
+                             "tables_never_played": unknown}}
     finally:
         run.close()

@@ -5,13 +5,16 @@ from __future__ import annotations
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Annotated
+from pathlib import Path
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 from rich import box
 from rich.table import Table
+from rich.text import Text
 
 from ladder.errors import UserError
+from ladder.text import clean_text
 
 if TYPE_CHECKING:  # the database modules are imported when a command runs: `ladder --help` stays fast
     from sqlmodel import Session
@@ -24,10 +27,33 @@ DbOption = Annotated[
 ]
 
 
+def check_database_exists(url: str | None) -> None:
+    """A read-only command never creates a database: a SQLite file that is not there is one clear line."""
+    from sqlalchemy.engine import make_url
+    from sqlalchemy.exc import ArgumentError
+
+    from ladder.paths import default_db_url
+
+    shown = url or default_db_url()
+    try:
+        parsed = make_url(shown)
+    except (ArgumentError, ValueError):
+        return  # the opening reports a malformed URL in its own words
+    if not parsed.drivername.startswith("sqlite") or parsed.database in (None, "", ":memory:"):
+        return
+    if not Path(parsed.database).is_file():
+        where = "" if url else " (the default; choose another with --db or $LADDER_DB)"
+        raise UserError(f"the database {parsed.database} does not exist{where}; check the path, or run a tournament "
+                        f"first: `ladder run tournaments/quick.toml`")
+
+
 @contextmanager
-def database(url: str | None) -> Iterator[Session]:
+def database(url: str | None, must_exist: bool = True) -> Iterator[Session]:
+    """A session on the ladder's database; by default one that exists (reading never creates files)."""
     from ladder.storage import session_for
 
+    if must_exist:
+        check_database_exists(url)
     with session_for(url) as session:
         yield session
 
@@ -57,6 +83,18 @@ def version_names(session: Session) -> dict[int, VersionName]:
 
     rows = session.exec(select(BotVersionRow, BotRow).join(BotRow, BotRow.id == BotVersionRow.bot_id)).all()
     return {v.id: VersionName(v.id, b.name, v.version, v.content_hash) for v, b in rows if v.id is not None}
+
+
+def latest_version_ids(session: Session) -> set[int]:
+    """The latest version of every bot (the highest version id of each)."""
+    from sqlmodel import select
+
+    from ladder.storage import BotVersionRow
+
+    latest: dict[int, int] = {}
+    for version_id, bot_id in session.exec(select(BotVersionRow.id, BotVersionRow.bot_id)).all():
+        latest[bot_id] = max(latest.get(bot_id, 0), version_id or 0)
+    return set(latest.values())
 
 
 def versions_of(session: Session, ref: str) -> list[int]:
@@ -100,6 +138,34 @@ def ordinal(rank: int | None) -> str:
         return "-"
     suffix = "th" if 10 <= rank % 100 <= 20 else {1: "st", 2: "nd", 3: "rd"}.get(rank % 10, "th")
     return f"{rank}{suffix}"
+
+
+def failure_lines(match_id: int | None, seat: int, bot: str | None, reason: str, detail: str, traceback: str,
+                  at_action: int | None = None) -> Text:
+    """A failed seat told in full: who, why, after how many actions, then the bot's traceback (indented).
+    The detail and traceback come from the bot: escape sequences and control characters are removed."""
+    where = f"match {match_id} " if match_id is not None else ""
+    after = f" after {at_action} actions" if at_action is not None else ""
+    text = Text(f"{where}seat {seat} {bot or '?'}: {reason}{after}", style="bold")
+    if detail:
+        text.append(f": {clean_text(detail, one_line=True)}", style="default")
+    for line in clean_text(traceback).strip().splitlines():
+        text.append(f"\n    | {line}", style="dim")
+    return text
+
+
+def failure_blocks(failed: list[tuple[int, dict[str, Any]]]) -> list[Text]:
+    """The failed seats of listed matches; a benching is told once per bot, not once per skipped match."""
+    blocks = []
+    benched_told: set[str | None] = set()
+    for match_id, seat in failed:
+        if seat["failure"] == "benched":
+            if seat["bot"] in benched_told:
+                continue
+            benched_told.add(seat["bot"])
+        blocks.append(failure_lines(match_id, seat["seat"], seat["bot"], seat["failure"], seat.get("detail") or "",
+                                    seat.get("traceback") or "", seat.get("at_action")))
+    return blocks
 
 
 def compact_table(title: str, caption: str | None = None) -> Table:

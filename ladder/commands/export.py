@@ -26,7 +26,7 @@ class Format(str, Enum):
 
 
 SEAT_COLUMNS = ("match_id", "tournament", "key", "game", "players", "options", "seed", "status", "finished_at", "seconds",
-                "seat", "bot", "version", "hash", "score", "rank", "failure_reason", "failure_detail")
+                "seat", "bot", "version", "hash", "score", "rank", "failure_reason", "failure_detail", "at_action", "traceback")
 
 
 def export(
@@ -65,7 +65,7 @@ def export(
                 writer.writerow([m[0], tournaments.get(m[1], m[1]), m[2], m[3], m[4], m[5], m[6], m[7], m[8].isoformat(), f"{m[9]:.4f}",
                                  s.seat, name.bot if name else "", name.version if name else "", name.content_hash if name else "",
                                  "" if s.score is None else s.score, "" if s.rank is None else s.rank, s.failure_reason or "",
-                                 s.failure_detail])
+                                 s.failure_detail, "" if s.at_action is None else s.at_action, s.stderr_tail])
         text = buffer.getvalue()
     else:
         listed: list[dict[str, Any]] = []
@@ -77,14 +77,15 @@ def export(
                 "seats": [
                     {"seat": s.seat, "bot": names[s.bot_version_id].bot if s.bot_version_id in names else None,
                      "hash": names[s.bot_version_id].content_hash if s.bot_version_id in names else None,
-                     "score": s.score, "rank": s.rank, "failure_reason": s.failure_reason, "failure_detail": s.failure_detail}
+                     "score": s.score, "rank": s.rank, "failure_reason": s.failure_reason, "failure_detail": s.failure_detail,
+                     "at_action": s.at_action, "traceback": s.stderr_tail}
                     for s in seats.get(m[0], [])
                 ],
             }
             if actions:
                 item["actions"] = unpack_actions(m[11])
             listed.append(item)
-        text = json.dumps({"matches": listed, "ratings": rankings_json(rated, names, rated.pools())}, indent=1)
+        text = json.dumps({"matches": listed, "ratings": rankings_json(rated, names, rated.pools())}, indent=1) + "\n"
     if out == "-":
         sys.stdout.write(text)
         return

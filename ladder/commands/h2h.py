@@ -8,6 +8,7 @@ from typing import Annotated
 
 import typer
 from rich.console import Console
+from rich.markup import escape
 
 from ladder.commands.dbview import DbOption, compact_table, database, versions_of
 from ladder.errors import UserError
@@ -51,9 +52,9 @@ def h2h(
             if "a" not in sides or "b" not in sides:
                 continue
             (a_score, a_rank), (b_score, b_rank) = sides["a"], sides["b"]
+            diffs.append((a_score or 0) - (b_score or 0))
             if players == 1:
                 a_key, b_key = -(a_score or 0), -(b_score or 0)
-                diffs.append((a_score or 0) - (b_score or 0))
             else:
                 a_key, b_key = a_rank, b_rank
             a_ahead += a_key < b_key
@@ -68,9 +69,9 @@ def h2h(
         return
     if not summary:
         raise UserError(f"{first} and {second} never met" + (f" in {game}" if game else "") + " (nor played the same solitaire deal)")
-    table = compact_table(f"{first} vs {second}", "tables: who finished ahead in the same match; solitaires: who scored more on the same deal")
+    table = compact_table(escape(f"{first} vs {second}"), "tables: who finished ahead in the same match; solitaires: who scored more on the same deal")
     for column in ("game", "met", f"{first} ahead", f"{second} ahead", "tied", f"{first} share", "mean score diff"):
-        table.add_column(column, justify="left" if column == "game" else "right", no_wrap=column == "game")
+        table.add_column(escape(column), justify="left" if column == "game" else "right", no_wrap=column == "game")
     for item in summary:
         share = (item["first_ahead"] + item["tied"] / 2) / item["met"]
         diff = item["mean_score_difference"]

@@ -7,9 +7,18 @@ from typing import Annotated
 
 import typer
 from rich.console import Console
-from rich.markup import escape
+from rich.text import Text
 
-from ladder.commands.dbview import DbOption, compact_table, database, ordinal, tournament_names, version_names, versions_of
+from ladder.commands.dbview import (
+    DbOption,
+    compact_table,
+    database,
+    failure_blocks,
+    ordinal,
+    tournament_names,
+    version_names,
+    versions_of,
+)
 from ladder.text import clean_text
 
 
@@ -55,7 +64,8 @@ def matches(
             "seats": [
                 {"seat": s.seat, "bot": names[s.bot_version_id].bot if s.bot_version_id in names else None,
                  "version": names[s.bot_version_id].content_hash[:8] if s.bot_version_id in names else None,
-                 "score": s.score, "rank": s.rank, "failure": s.failure_reason}
+                 "score": s.score, "rank": s.rank, "failure": s.failure_reason, "detail": s.failure_detail or None,
+                 "traceback": s.stderr_tail or None, "at_action": s.at_action}
                 for s in seats.get(mid, [])
             ],
         })
@@ -79,7 +89,14 @@ def matches(
             + (f" [{s['failure']}]" if s["failure"] else "")
             for s in item["seats"]
         )
-        table.add_row(str(item["id"]), item["tournament"], f"{item['game']} {item['players']}p", seat_text,
-                      item["status"] + (f": {escape(clean_text(item['error'], one_line=True))}" if item["error"] else ""), f"{item['seconds']:.2f}",
+        # Text cells: bot names, failures in brackets and error messages are shown as written, never read as markup
+        table.add_row(str(item["id"]), Text(clean_text(item["tournament"], one_line=True)), f"{item['game']} {item['players']}p", Text(seat_text),
+                      Text(item["status"] + (f": {clean_text(item['error'], one_line=True)}" if item["error"] else "")), f"{item['seconds']:.2f}",
                       item["finished"][11:19])
-    Console().print(table)
+    console = Console()
+    console.print(table)
+    failed = [(item["id"], seat) for item in listed for seat in item["seats"] if seat["failure"]]
+    if failed:
+        console.print(Text(f"\nFailed seats ({len(failed)}; a benching is told once per bot):", style="bold"))
+        for block in failure_blocks(failed):
+            console.print(block)

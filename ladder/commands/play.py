@@ -2,20 +2,23 @@
 
 from __future__ import annotations
 
+import itertools
 import json
 import sys
-from typing import Annotated
+from typing import Annotated, Any
 
 import typer
 from rich.console import Console
 from rich.table import Table
+from rich.text import Text
 from tqdm import tqdm
 
 from engine import Game, get_game
+from ladder.commands.dbview import compact_table
 from ladder.errors import UserError
 from ladder.match import MatchOutcome, MatchSpec, play_match
 from ladder.players import PlayerPool, is_builtin
-from ladder.summary import BotTally, score_histogram, tally
+from ladder.summary import CONFIDENCE, BotTally, Difference, paired_differences, score_histogram, tally
 from ladder.sandbox import SandboxLimits, allowed_packages
 
 
@@ -33,35 +36,48 @@ def seat_labels(bots: list[str]) -> list[str]:
     return labels
 
 
-def schedule(game: Game, bots: list[str], games: int, seed: int, options: dict) -> list[tuple[MatchSpec, list[int]]]:
-    """The matches to play, each with the index into ``bots`` of the bot at each seat.
+MAX_PERMUTED_SEATS = 4  # up to 4 bots every order of the bots is a seating (24); above, the rotations
 
-    Match ``i`` uses seed ``seed + i``. In a solitaire every bot plays every
-    seed (the same deals, side by side); at a table the seating rotates by one
-    seat each match so no bot keeps the first seat.
+
+def seatings(count: int) -> list[tuple[int, ...]]:
+    """The seatings of a table of ``count`` bots, as the index of the bot in each seat: every order of
+    the bots up to MAX_PERMUTED_SEATS (each bot sits in every seat and follows every other bot equally
+    often), else the rotations (each bot sits once in each seat)."""
+    if count <= MAX_PERMUTED_SEATS:
+        return list(itertools.permutations(range(count)))
+    return [tuple((seat + shift) % count for seat in range(count)) for shift in range(count)]
+
+
+def schedule(game: Game, bots: list[str], games: int, seed: int, options: dict) -> list[list[tuple[MatchSpec, list[int]]]]:
+    """The matches to play, grouped by deal, each with the index into ``bots`` of the bot at each seat.
+
+    Deal ``i`` uses seed ``seed + i``. In a solitaire every bot plays every
+    deal (the same cards, side by side); at a table the deal is played in
+    every seating (see :func:`seatings`), so neither the cards nor the seat
+    favour a bot.
     """
-    plan: list[tuple[MatchSpec, list[int]]] = []
+    plan: list[list[tuple[MatchSpec, list[int]]]] = []
     for i in range(games):
         if game.max_players == 1:
-            for index, name in enumerate(bots):
-                plan.append((MatchSpec(game.id, (name,), seed + i, options), [index]))
+            plan.append([(MatchSpec(game.id, (name,), seed + i, options), [index]) for index, name in enumerate(bots)])
         else:
-            order = [(seat + i) % len(bots) for seat in range(len(bots))]
-            plan.append((MatchSpec(game.id, tuple(bots[j] for j in order), seed + i, options), order))
+            plan.append([(MatchSpec(game.id, tuple(bots[j] for j in order), seed + i, options), list(order))
+                         for order in seatings(len(bots))])
     return plan
 
 
 def play(
     game_id: Annotated[str, typer.Argument(metavar="GAME", help="Game id (see `ladder games`).")],
     bots: Annotated[list[str], typer.Argument(metavar="BOT...", help="One bot per seat (a solitaire: each bot plays the same deals).")],
-    games: Annotated[int, typer.Option("-n", "--games", min=1, help="How many matches (per bot, for a solitaire).")] = 100,
-    seed: Annotated[int, typer.Option("--seed", help="Match i uses seed SEED+i.")] = 0,
+    games: Annotated[int, typer.Option("-n", "--games", min=1, help="How many deals; at a table each deal is played in every seating (2 bots: 2 matches a deal, 3 bots: 6); in a solitaire each bot plays each deal.")] = 100,
+    seed: Annotated[int, typer.Option("--seed", help="Deal i uses seed SEED+i.")] = 0,
     option: Annotated[list[str] | None, typer.Option("--option", "-o", help="Game option key=value; repeatable.")] = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print the summary as JSON.")] = False,
     require_layer: Annotated[list[str] | None, typer.Option("--require-layer", metavar="LAYER", help="Refuse to run unless this sandbox layer (process, bubblewrap, seccomp) is available; repeatable.")] = None,
     allow_package: Annotated[list[str] | None, typer.Option("--allow-package", metavar="PACKAGE", help="An installed package sandboxed bots may import; repeatable.")] = None,
 ) -> None:
-    """Play N matches and summarise them per bot (built-in bots in this process, bot files sandboxed)."""
+    """Play N deals (every seating of each) and summarise them per bot, with each bot's difference from the first
+    and its confidence interval (built-in bots in this process, bot files sandboxed)."""
     game = get_game(game_id)
     options = game.parse_options(option or [])
     if game.max_players > 1:
@@ -69,29 +85,82 @@ def play(
         game.check_options_for_players(len(bots), options)
     labels = seat_labels(bots)
     plan = schedule(game, bots, games, seed, options)
-    outcomes: list[tuple[MatchOutcome, list[str]]] = []
+    deals: list[list[tuple[MatchOutcome, list[str]]]] = []
     sandboxed = any(not is_builtin(name) for name in bots)
     limits = SandboxLimits(packages=allowed_packages(allow_package or ()))
     with PlayerPool(limits=limits, require=require_layer or (), pin_cpu=sandboxed) as pool:
         for name in bots:
             pool.check(name, game.id)
-        with tqdm(total=len(plan), unit="match", delay=1.0, file=sys.stderr, disable=as_json or None) as progress:
-            for spec, order in plan:
-                players = [pool.player(name, game.id) for name in spec.seats]
-                outcomes.append((play_match(spec, players), [labels[j] for j in order]))
-                progress.update()
+        with tqdm(total=sum(len(deal) for deal in plan), unit="match", delay=1.0, file=sys.stderr, disable=as_json or None) as progress:
+            for deal in plan:
+                played = []
+                for spec, order in deal:
+                    players = [pool.player(name, game.id) for name in spec.seats]
+                    played.append((play_match(spec, players), [labels[j] for j in order]))
+                    progress.update()
+                deals.append(played)
+    outcomes = [match for deal in deals for match in deal]
     tallies = tally(outcomes)
+    differences = paired_differences(deals, labels) if len(labels) > 1 else []
+    failure = first_failure(outcomes)
     if as_json:
-        print(json.dumps({"game": game.id, "options": options, "games": games, "seed": seed, "bots": [t.to_json() for t in tallies]}, indent=2))
+        print(json.dumps({"game": game.id, "options": options, "games": games, "matches": len(outcomes), "seed": seed,
+                          "bots": [t.to_json() for t in tallies], "differences": [d.to_json() for d in differences],
+                          "first_failure": failure}, indent=2))
     else:
         print_summary(game, options, games, seed, tallies)
+        print_differences(game, differences, len(outcomes))
+        if failure is not None:
+            print_first_failure(failure)
+
+
+def first_failure(outcomes: list[tuple[MatchOutcome, list[str]]]) -> dict[str, Any] | None:
+    """The first failed seat of the batch: which bot, in which match, why, and its traceback."""
+    for outcome, labels in outcomes:
+        for seat, failure in sorted(outcome.failures.items()):
+            return {"bot": labels[seat], "seat": seat, "seed": outcome.spec.seed, "seats": labels} | failure.to_json()
+    return None
+
+
+def print_first_failure(failure: dict[str, Any]) -> None:
+    console = Console()
+    console.print(Text(f"first failure: {failure['bot']} in seat {failure['seat']} (seats {', '.join(failure['seats'])}; "
+                       f"seed {failure['seed']}), after {failure['at_action']} actions: {failure['reason']}: "
+                       f"{failure['detail']}", style="yellow"))
+    for line in failure["stderr_tail"].strip().splitlines():
+        console.print(Text(f"  | {line}", style="dim"))
+
+
+def print_differences(game: Game, differences: list[Difference], matches: int) -> None:
+    """Each bot against the first, paired by deal, with its interval and whether it is significant."""
+    if not differences:
+        return
+    console = Console()
+    seated = "" if game.max_players == 1 else f", each deal played in every seating ({matches} matches)"
+    table = compact_table(f"difference from {differences[0].baseline}, paired by deal{seated}",
+                          f"{CONFIDENCE:.0%} confidence interval (normal approximation over the deals)")
+    for column in ("bot", "measure", "deals", "difference", "interval", "verdict"):
+        table.add_column(column, justify="left" if column in ("bot", "measure", "verdict") else "right",
+                         no_wrap=column != "verdict")
+    for d in differences:
+        shown = (lambda x: f"{x:+.1%}") if d.measure == "win rate" else (lambda x: f"{x:+.2f}")  # noqa: E731
+        interval = "-" if d.deals < 2 else f"{shown(d.low)} to {shown(d.high)}"
+        if d.deals < 2:
+            verdict = "one deal: no interval"
+        elif d.significant:
+            verdict = f"{d.bot} " + {"score": ("scores higher", "scores lower"), "win rate": ("wins more", "wins less"),
+                                     "rank": ("ranks behind", "ranks ahead")}[d.measure][0 if d.mean > 0 else 1]
+        else:
+            verdict = "not significant (more deals: -n)"
+        table.add_row(Text(d.bot), d.measure, str(d.deals), shown(d.mean), interval, verdict)
+    console.print(table)
 
 
 def print_summary(game: Game, options: dict, games: int, seed: int, tallies: list[BotTally]) -> None:
     """A compact table per bot, then the game's own details side by side (one column per bot)."""
     console = Console()
     solitaire = game.max_players == 1
-    title = f"{game.id}: {games} {'deals' if solitaire else 'matches'}, seeds {seed}..{seed + games - 1}"
+    title = f"{game.id}: {games} deals, seeds {seed}..{seed + games - 1}"
     non_default = {k: v for k, v in options.items() if game.default_options().get(k) != v}
     if non_default:
         title += "  options " + " ".join(f"{k}={v}" for k, v in non_default.items())
@@ -136,7 +205,7 @@ def print_summary(game: Game, options: dict, games: int, seed: int, tallies: lis
         counts = {key: value for key, value in tally_.to_json().items() if key.endswith("_counts") and key not in listed}
         if not solitaire and not counts:
             continue
-        console.print(f"[bold]{tally_.label}[/bold]", highlight=False)
+        console.print(Text(tally_.label, style="bold"))
         if solitaire:
             histogram = score_histogram(tally_.scores)
             peak = max(count for _, count in histogram) or 1

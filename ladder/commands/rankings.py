@@ -15,8 +15,9 @@ import typer
 from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
+from rich.text import Text
 
-from ladder.commands.dbview import DbOption, VersionName, compact_table, database, version_names
+from ladder.commands.dbview import DbOption, VersionName, compact_table, database, latest_version_ids, version_names
 from ladder.errors import UserError
 
 if TYPE_CHECKING:
@@ -58,8 +59,8 @@ def pool_table(pool: str, rated: RatingSet, names: dict[int, VersionName], sure:
         pair = following.get(standing.bot_version_id)
         cells = [
             str(position),
-            name.bot if name else f"#{standing.bot_version_id}",
-            name.version_label if name else "?",
+            Text(name.bot if name else f"#{standing.bot_version_id}"),  # bot-provided text: never read as markup
+            Text(name.version_label if name else "?"),
             f"{standing.mu:.2f}",
             f"{standing.sigma:.2f}",
             f"{standing.conservative:.2f}",
@@ -100,8 +101,8 @@ def overall_table(rated: RatingSet, names: dict[int, VersionName], spread: dict[
         interval = spread[row.bot_version_id]
         table.add_row(
             str(position),
-            name.bot if name else f"#{row.bot_version_id}",
-            name.version_label if name else "?",
+            Text(name.bot if name else f"#{row.bot_version_id}"),
+            Text(name.version_label if name else "?"),
             f"{row.score:.3f}",
             f"{interval.low:.2f}-{interval.high:.2f}",
             f"{row.pools} of {len(rated.pools())}",
@@ -166,16 +167,50 @@ def rankings_json(rated: RatingSet, names: dict[int, VersionName], pools: Iterab
     }
 
 
+def tournament_id(session: Session, ref: str) -> int:
+    """A tournament by id (``3``) or by name (the latest of that name)."""
+    from sqlmodel import select
+
+    from ladder.storage import TournamentRow
+
+    rows = session.exec(select(TournamentRow).order_by(TournamentRow.id)).all()
+    found = [row.id for row in rows if str(row.id) == ref or row.name == ref]
+    if not found:
+        known = ", ".join(f"{row.name} #{row.id}" for row in rows) or "none yet"
+        raise UserError(f"no tournament {ref!r} in the database; tournaments: {known}")
+    return found[-1] or 0
+
+
+def filtered_ratings(session: Session, tournament: str | None, latest_versions: bool) -> RatingSet:
+    """Ratings computed now from the matches of one tournament and/or among the latest version of every bot
+    (a match with an older version of any of its bots is left out)."""
+    from ladder import ratings
+
+    facts = ratings.load_match_facts(session)
+    if tournament is not None:
+        wanted = tournament_id(session, tournament)
+        facts = [fact for fact in facts if fact.tournament_id == wanted]
+    if latest_versions:
+        current = latest_version_ids(session)
+        facts = [fact for fact in facts if all(seat.bot_version_id in current for seat in fact.seats)]
+    return ratings.compute(facts, ratings.solitaire_ids())
+
+
 def print_rankings(session: Session, games: list[str] | None = None, console: Console | None = None,
                    as_json: bool = False, overall: bool | None = None, confidence: float = 0.95,
-                   indifference: float | None = None) -> None:
+                   indifference: float | None = None, rated: RatingSet | None = None, scope: str = "") -> None:
     """Print the leaderboard of each pool of ``games`` (all when None), then the overall table
-    (by default only when every game is shown)."""
+    (by default only when every game is shown). ``rated``: ratings computed from a chosen set of matches
+    (``scope`` says which), instead of every match's."""
     from ladder import ratings
 
     console = console or Console()
-    rated, fresh = ratings.current(session)
+    fresh = True
+    if rated is None:
+        rated, fresh = ratings.current(session)
     if not rated.pools():
+        if scope:
+            raise UserError(f"no rated match {scope}")
         raise UserError("no rated match yet in this database; run a tournament first: `ladder run tournaments/quick.toml`")
     pools = [pool for pool in rated.pools() if games is None or pool.partition("/")[0] in games]
     if not pools:
@@ -197,8 +232,8 @@ def print_rankings(session: Session, games: list[str] | None = None, console: Co
         console.print(verdict_line(sure[pool]), highlight=False)
     if show_overall:
         console.print(overall_table(rated, names, spread))
-    note = f"{rated.match_count} matches rated"
-    if not fresh:
+    note = f"{rated.match_count} matches rated" + (f" ({scope})" if scope else "")
+    if not fresh and not scope:
         note += " (computed now: the stored ratings are older; a run stores them when it ends, `ladder rerate` any time)"
     if rated.unrated_events:
         note += f"; {rated.unrated_events} events could not be rated (numerical limits of TrueSkill)"
@@ -212,10 +247,20 @@ def rankings(
     confidence: Annotated[float, typer.Option(min=0.5, max=0.9999, help="How sure the whole order of a pool must be "
                                               "to call it settled.")] = 0.95,
     indifference: Annotated[float, typer.Option(min=0.0, help="Skills closer than this (in mu points) count as equal.")] = 1.0,
+    tournament: Annotated[str | None, typer.Option("--tournament", metavar="T", help="Only the matches of this tournament (id, or name: its latest run; see `ladder tournaments`).")] = None,
+    latest_versions: Annotated[bool, typer.Option("--latest-versions", help="Only the latest version of each bot (matches with an older version are left out).")] = False,
 ) -> None:
     """The leaderboard of each game (rank, bot, version, mu, sigma, mu - 3 sigma, 95% rank interval, the
     probability of being above the next bot, matches, win rate), its verdict (settled / not yet, and why),
     and the overall table with intervals."""
     with database(db) as session:
+        rated = None
+        scopes = []
+        if tournament is not None or latest_versions:
+            rated = filtered_ratings(session, tournament, latest_versions)
+            if tournament is not None:
+                scopes.append(f"in tournament {tournament}")
+            if latest_versions:
+                scopes.append("among the latest version of each bot")
         print_rankings(session, [game] if game else None, as_json=as_json, confidence=confidence,
-                       indifference=indifference)
+                       indifference=indifference, rated=rated, scope=" and ".join(scopes))

@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import json
-from typing import Annotated
+from functools import partial
+from typing import Annotated, Any
 
 import typer
 from rich.console import Console
@@ -47,26 +48,11 @@ def run(
             raise UserError(f"--scheduler names a Dask scheduler: it needs --backend dask, not --backend {backend}")
         scheduler = check_scheduler_address(scheduler)
     if dry_run:
-        plan = plan_tournament(file, db)
+        plan = plan_tournament(file, db, workers)
         if as_json:
             print(json.dumps(plan, indent=2))
             return
-        console = Console()
-        for note in plan["notes"]:
-            console.print(f"note: {note}", style="yellow", highlight=False)
-        for game, bots in plan["bots"].items():
-            console.print(f"{game}: {', '.join(bots) or 'no bot'}", highlight=False)
-        for table, count in plan["matches"].items():
-            console.print(f"  {table}: {count} matches per cycle", highlight=False)
-        if plan["adaptive"]:
-            budget = f", or until {plan['hours']:g} h are spent" if plan["hours"] else ""
-            console.print(f"{plan['name']}: adaptive: a warm-up round-robin of {plan['per_cycle']} matches, then deals where "
-                          f"the order is least sure until each pool is settled at {plan['adaptive']['confidence']:g} or has "
-                          f"played {plan['adaptive']['max_matches']} matches{budget}", highlight=False)
-        else:
-            budget = f", or cycles until {plan['hours']:g} h are spent" if plan["hours"] else ""
-            console.print(f"{plan['name']}: {plan['per_cycle']} matches per cycle, {plan['cycles']} cycle(s){budget}",
-                          highlight=False)
+        print_plan(plan)
         return
     report = run_tournament(file, RunOptions(hours=hours, workers=workers, db_url=db, progress=progress and not as_json,
                                              backend=backend, scheduler=scheduler, deal_secret=deal_secret,
@@ -78,14 +64,14 @@ def run(
         return
     console = Console()
     for note in report.notes:
-        console.print(f"note: {note}", style="yellow", highlight=False)
+        console.print(f"note: {note}", style="yellow", highlight=False, markup=False)
     for label, reason in report.benched.items():
         console.print(f"benched {label}: {clean_text(reason, one_line=True)}", style="yellow", highlight=False, markup=False)
     rate = report.played_now / report.seconds if report.seconds else 0.0
     console.print(
         f"tournament {report.name} #{report.tournament_id}: {report.state}, {report.recorded} of {report.scheduled} "
         f"matches recorded; this run played {report.played_now} in {report.seconds:.0f} s ({rate:.1f}/s, "
-        f"{report.workers} workers" + (f" on Dask at {report.scheduler}" if report.backend == "dask" else "") + ")"
+        f"{report.workers} worker{'s' if report.workers != 1 else ''}" + (f" on Dask at {report.scheduler}" if report.backend == "dask" else "") + ")"
         + (f", skipped {report.skipped_now}" if report.skipped_now else "")
         + (f", {report.errors_now} errors" if report.errors_now else "")
         + (f", {report.abandoned} abandoned" if report.abandoned else ""),
@@ -97,7 +83,7 @@ def run(
     elif report.deal_commitment:
         console.print(f"deals sealed: commitment {report.deal_commitment[:16]}...; the secret is revealed when the "
                       "tournament ends", style="dim", highlight=False)
-    console.print(f"log: {report.log_path}", style="dim", highlight=False)
+    console.print(f"log: {report.log_path}", style="dim", highlight=False, markup=False)
     if show_rankings and report.recorded:
         from tournaments.config import load_tournament
 
@@ -106,3 +92,43 @@ def run(
             print_rankings(session, games, console, overall=True)
     if report.state == "stopped":
         raise typer.Exit(130)  # stopped by Ctrl-C: what was played is kept; run again to resume
+
+
+def duration(seconds: float) -> str:
+    if seconds < 90:
+        return f"{seconds:.0f} s"
+    if seconds < 90 * 60:
+        return f"{seconds / 60:.0f} min"
+    return f"{seconds / 3600:.1f} h"
+
+
+def print_plan(plan: dict[str, Any]) -> None:
+    """What `run --dry-run` says: the schedule, whether the run resumes, what is left and how long it should take."""
+    console = Console()
+    say = partial(console.print, highlight=False, markup=False)
+    for note in plan["notes"]:
+        console.print(f"note: {note}", style="yellow", highlight=False, markup=False)
+    for game, bots in plan["bots"].items():
+        say(f"{game}: {', '.join(bots) or 'no bot'}")
+    for table, count in plan["matches"].items():
+        say(f"  {table}: {count} matches per cycle")
+    budget = f", or cycles until {plan['hours']:g} h are spent" if plan["hours"] else ""
+    say(f"{plan['name']}: {plan['per_cycle']} matches per cycle, {plan['cycles']} cycle(s){budget}")
+    resumes = plan["resumes"]
+    if resumes is None:
+        say(f"starts a new tournament: no tournament {plan['name']!r} with this seed and these games in the database")
+    else:
+        say(f"resumes tournament {plan['name']} #{resumes['tournament']} ({resumes['state']}): {resumes['recorded']} matches "
+            f"already recorded, {plan['to_play']} to play")
+    estimate = plan["estimate"]
+    if plan["to_play"] == 0:
+        say("nothing left to play" + (" (the time budget would start new cycles)" if plan["hours"] else ""))
+    elif estimate["from_matches"]:
+        workers = estimate["workers"]
+        line = (f"estimated time: about {duration(estimate['seconds'])} with {workers} worker{'s' if workers != 1 else ''}, "
+                f"from the mean time of {estimate['from_matches']} stored matches of the same games and table sizes")
+        if estimate["tables_never_played"]:
+            line += f" (no estimate for {', '.join(estimate['tables_never_played'])}: never played here)"
+        say(line)
+    else:
+        say("estimated time: unknown (no stored match of these games and table sizes yet to measure by)")

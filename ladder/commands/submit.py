@@ -61,7 +61,9 @@ def _show(report: CheckReport) -> None:
         for game_id, rows in per_game.items():
             think = max(row["think_seconds"] for row in rows)
             scores = ", ".join(f"{row['score']:g}" for row in rows)
-            console.print(f"[green]✓[/green] {game_id}: {len(rows)} matches played within the limits "
+            sizes = ", ".join(str(n) for n in sorted({row["players"] for row in rows}))
+            console.print(f"[green]✓[/green] {game_id}: {len(rows)} matches played within the limits at {sizes} "
+                          f"player{'s' if sizes != '1' else ''} "
                           f"(scores {scores}; longest thinking per match {think:.3f} s)", highlight=False)
     if not report.ok:
         console.print(f"[red]✗[/red] {_shown(report.problem)}", highlight=False)

@@ -17,8 +17,9 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 from rich.console import Console
+from rich.text import Text
 
-from ladder.commands.dbview import DbOption, compact_table, database
+from ladder.commands.dbview import DbOption, compact_table, database, latest_version_ids
 from ladder.errors import UserError
 
 if TYPE_CHECKING:
@@ -75,7 +76,7 @@ def tournaments(
     from sqlalchemy import func
     from sqlmodel import select
 
-    from ladder.storage import BenchRow, MatchRow, TournamentRow
+    from ladder.storage import BenchRow, MatchRow, SeatResultRow, TournamentRow
 
     with database(db) as session:
         if reveal is not None:
@@ -84,17 +85,20 @@ def tournaments(
                             f"(sha256 {revealed.deal_commitment})", highlight=False, markup=False)
             return
         rows = session.exec(select(TournamentRow).order_by(TournamentRow.id)).all()
+        latest = latest_version_ids(session)
+        outdated = {match_id for match_id, version in session.exec(
+            select(SeatResultRow.match_id, SeatResultRow.bot_version_id)).all() if version not in latest}
         counts: dict[int, Counter[str]] = {}
-        for tid, status, n in session.exec(
-            select(MatchRow.tournament_id, MatchRow.status, func.count(MatchRow.id)).group_by(MatchRow.tournament_id, MatchRow.status)
-        ).all():
-            counts.setdefault(tid, Counter())[status] = n
+        for match_id, tid, status in session.exec(select(MatchRow.id, MatchRow.tournament_id, MatchRow.status)).all():
+            # the matches of a bot's older versions stay recorded, but a new version has its own matches to play
+            counts.setdefault(tid, Counter())["older versions" if match_id in outdated else status] += 1
         benched = Counter(b.tournament_id for b in session.exec(select(BenchRow)).all())
     listed = [
         {
             "id": row.id, "name": row.name, "file": row.file, "seed": row.seed, "state": _state(row),
             "scheduled": row.scheduled, "cycles": row.cycles, "played": counts.get(row.id, Counter())["played"],
             "skipped": counts.get(row.id, Counter())["skipped"], "errors": counts.get(row.id, Counter())["error"],
+            "older_versions": counts.get(row.id, Counter())["older versions"],
             "benched": benched[row.id], "created": row.created_at.isoformat(timespec="seconds"),
             "updated": row.updated_at.isoformat(timespec="seconds"),
             "deals": _deals(row), "deal_commitment": row.deal_commitment or None, "deal_secret": row.shown_secret(),
@@ -109,13 +113,15 @@ def tournaments(
         Console().print("no tournament yet; run one: `ladder run tournaments/quick.toml`", highlight=False)
         return
     table = compact_table("Tournaments")
-    for column in ("id", "name", "state", "done", "cycles", "skipped", "errors", "benched", "deals", "last activity"):
+    for column in ("id", "name", "state", "done", "cycles", "skipped", "errors", "benched", "older versions", "deals",
+                   "last activity"):
         table.add_column(column, justify="left" if column in ("name", "state", "deals", "last activity") else "right")
     for item in listed:
         table.add_row(
-            str(item["id"]), item["name"], item["state"], f"{item['played'] + item['skipped']} of {item['scheduled']}",
+            str(item["id"]), Text(item["name"]), item["state"], f"{item['played'] + item['skipped']} of {item['scheduled']}",
             str(item["cycles"]), str(item["skipped"] or "-"), str(item["errors"] or "-"), str(item["benched"] or "-"),
-            item["deals"].split(" ")[0], item["updated"][:19].replace("T", " "),
+            str(item["older_versions"] or "-"), item["deals"].split(" ")[0],
+            item["updated"][:19].replace("T", " "),
         )
     console = Console()
     console.print(table)

@@ -129,14 +129,16 @@ def test_leaderboard_is_ordered_by_mu_minus_three_sigma() -> None:
     assert board[0].bot_version_id == 1
 
 
-def test_overall_score_is_the_mean_share_of_pools() -> None:
+def test_overall_score_is_the_mean_share_over_the_pools_played() -> None:
     matches = [table(i, seat(1, 1), seat(2, 2)) for i in range(1, 4)]
     matches += [MatchFact(10 + i, 1, "h", 2, "x", (seat(2, 1), seat(3, 2))) for i in range(3)]
     rated = compute(matches, solitaires=set())
     overall = {row.bot_version_id: row for row in ratings.overall(rated)}
-    assert overall[1].score == pytest.approx((1.0 + 0.0) / 2)  # above bot 2 in g, absent from h
-    assert overall[2].score == pytest.approx((0.0 + 1.0) / 2)
+    # above bot 2 in g, absent from h: a pool it does not play does not count against it (issue 17)
+    assert overall[1].score == pytest.approx(1.0) and overall[1].pools == 1
+    assert overall[2].score == pytest.approx((0.0 + 1.0) / 2) and overall[2].pools == 2
     assert overall[3].score == 0.0 and overall[3].pools == 1
+    assert [row.bot_version_id for row in ratings.overall(rated)] == [1, 2, 3]
 
 
 @pytest.mark.usefixtures("toy")

@@ -64,7 +64,7 @@ def test_submit_an_example_then_list_it_then_play_it_by_name(env: dict[str, str]
     played = ladder(env, "play", GAME, "example-elfer-raus", "random", "-n", "4", "--json")
     assert played.returncode == 0, played.stderr
     rows = json.loads(played.stdout)["bots"]
-    assert rows[0]["bot"] == "example-elfer-raus" and rows[0]["games"] == 4 and rows[0]["failures"] == {}
+    assert rows[0]["bot"] == "example-elfer-raus" and rows[0]["games"] == 8 and rows[0]["failures"] == {}  # 4 deals x 2 seatings
 
 
 def test_play_runs_a_bot_file_sandboxed(env: dict[str, str]) -> None:

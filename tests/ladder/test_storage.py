@@ -21,7 +21,7 @@ def test_a_new_database_gets_the_current_version_and_wal(tmp_path: Path) -> None
     with sqlite3.connect(tmp_path / "new.db") as connection:
         assert connection.execute("pragma journal_mode").fetchone()[0] == "wal"
         tables = {row[0] for row in connection.execute("select name from sqlite_master where type = 'table'")}
-    assert {"bot", "bot_version", "tournament", "match", "seat_result", "bench", "rating", "rating_history", "rating_state"} <= tables
+    assert {"bot", "bot_version", "tournament", "match", "seat_result", "bench_pool", "rating", "rating_history", "rating_state"} <= tables
 
 
 def test_another_schema_version_stops_with_one_clear_sentence(tmp_path: Path) -> None:
@@ -33,6 +33,21 @@ def test_another_schema_version_stops_with_one_clear_sentence(tmp_path: Path) ->
         open_database(url)
     message = str(caught.value)
     assert "schema version 99" in message and f"uses version {SCHEMA_VERSION}" in message and "\n" not in message
+
+
+def test_version_two_is_upgraded_by_adding_the_per_pool_bench_table(tmp_path: Path) -> None:
+    path = tmp_path / "v2.db"
+    open_database(f"sqlite:///{path}").dispose()
+    with sqlite3.connect(path) as connection:  # version 2 benched a bot everywhere, in a table of its own
+        connection.execute("drop table bench_pool")
+        connection.execute("update schemainfo set version = 2")
+    engine = open_database(f"sqlite:///{path}")
+    with Session(engine) as session:
+        assert session.exec(select(SchemaInfo.version)).one() == SCHEMA_VERSION == 3
+    engine.dispose()
+    with sqlite3.connect(path) as connection:
+        columns = [row[1] for row in connection.execute("pragma table_info(bench_pool)")]
+    assert "pool" in columns
 
 
 def test_version_one_is_upgraded_in_place(tmp_path: Path) -> None:

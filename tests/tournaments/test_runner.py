@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import io
 import os
 import signal
 import subprocess
@@ -103,8 +104,10 @@ def test_a_bot_that_keeps_failing_is_benched_with_the_reason(toy, db_url: str) -
     assert list(report.benched) and "crashy" in next(iter(report.benched))
     engine = open_database(db_url)
     with Session(engine) as session:
-        bench = session.exec(select(BenchRow)).one()
-        assert "failed 2 matches in a row" in bench.reason and "exception" in bench.reason
+        benches = session.exec(select(BenchRow)).all()
+        assert sorted(bench.pool for bench in benches) == ["toy-coins/o0/2p", "toy-solo/o0/1p"]  # benched per pool
+        for bench in benches:
+            assert "failed 2 matches in a row" in bench.reason and "exception" in bench.reason
         skipped = session.exec(select(MatchRow).where(MatchRow.status == "skipped")).all()
         assert skipped and report.skipped_now == len(skipped)
         for match in skipped:
@@ -149,6 +152,30 @@ def test_a_time_budget_plays_cycles_until_it_is_spent(toy, db_url: str, monkeypa
     keys = [key for key, _ in recorded(db_url)]
     assert len(keys) == len(set(keys))
     assert set(keys) <= scheduled_keys(db_url, cfg, tournament.cycles)
+
+
+class _Terminal(io.StringIO):
+    def isatty(self) -> bool:
+        return True
+
+
+def test_under_a_time_budget_the_bar_shows_the_budget_left_not_an_eta_that_restarts(toy, db_url: str,
+                                                                                    monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("TOY_SLOW_SECONDS", "0.002")
+    terminal = _Terminal()
+    monkeypatch.setattr(sys, "stderr", terminal)
+    report = run_tournament(config(bots=["random", "slow"], games_per_pairing=2), options(db_url, hours=1.5 / 3600, progress=True))
+    assert report.state == "budget spent"
+    drawn = terminal.getvalue()
+    assert "budget left" in drawn and " matches [" in drawn
+    assert "<" not in drawn and "%|" not in drawn  # tqdm's ETA ("elapsed<remaining") of a total that grows every cycle
+
+
+def test_without_a_terminal_no_progress_bar_is_drawn(toy, db_url: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    redirected = io.StringIO()
+    monkeypatch.setattr(sys, "stderr", redirected)
+    run_tournament(config(), options(db_url, progress=True))
+    assert redirected.getvalue() == ""
 
 
 def test_a_file_whose_bots_play_nothing_is_refused(toy, db_url: str) -> None:
