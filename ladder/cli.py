@@ -25,6 +25,7 @@ from ladder.commands.doctor import doctor
 from ladder.commands.submit import submit, validate
 from ladder.commands.bots import bots
 from ladder.commands.bench_sandbox import bench_sandbox
+from ladder.commands.report import report
 from ladder.errors import UserError
 
 app = typer.Typer(
@@ -50,6 +51,7 @@ app.command()(submit)
 app.command()(validate)
 app.command()(bots)
 app.command(name="bench-sandbox")(bench_sandbox)
+app.command()(report)
 
 USER_ERRORS: tuple[type[BaseException], ...] = (UserError, GameError, UnknownBotError)
 

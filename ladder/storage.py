@@ -19,6 +19,8 @@ stops with a clear sentence instead of a traceback deep in a query. Version 1
 from __future__ import annotations
 
 import json
+import os
+import socket
 import zlib
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -118,6 +120,22 @@ class TournamentRow(SQLModel, table=True):
     @property
     def config(self) -> dict[str, Any]:
         return json.loads(self.config_json)
+
+
+def live_state(row: TournamentRow) -> str:
+    """The tournament's state, with a "running" one checked: ``interrupted`` if its coordinator on this host is gone,
+    ``running?`` if it runs (or ran) on another host."""
+    if row.state != "running":
+        return row.state
+    if row.host == socket.gethostname() and row.pid:
+        try:
+            os.kill(row.pid, 0)
+            return "running"
+        except ProcessLookupError:
+            return "interrupted"
+        except PermissionError:
+            return "running"
+    return "running?"
 
 
 MATCH_STATUSES = ("played", "skipped", "error")

@@ -3,32 +3,13 @@
 from __future__ import annotations
 
 import json
-import os
-import socket
 from collections import Counter
-from typing import TYPE_CHECKING, Annotated
+from typing import Annotated
 
 import typer
 from rich.console import Console
 
 from ladder.commands.dbview import DbOption, compact_table, database
-
-if TYPE_CHECKING:
-    from ladder.storage import TournamentRow
-
-
-def _state(row: TournamentRow) -> str:
-    if row.state != "running":
-        return row.state
-    if row.host == socket.gethostname() and row.pid:
-        try:
-            os.kill(row.pid, 0)
-            return "running"
-        except ProcessLookupError:
-            return "interrupted"
-        except PermissionError:
-            return "running"
-    return "running?"
 
 
 def tournaments(
@@ -39,7 +20,7 @@ def tournaments(
     from sqlalchemy import func
     from sqlmodel import select
 
-    from ladder.storage import BenchRow, MatchRow, TournamentRow
+    from ladder.storage import BenchRow, MatchRow, TournamentRow, live_state
 
     with database(db) as session:
         rows = session.exec(select(TournamentRow).order_by(TournamentRow.id)).all()
@@ -51,7 +32,7 @@ def tournaments(
         benched = Counter(b.tournament_id for b in session.exec(select(BenchRow)).all())
     listed = [
         {
-            "id": row.id, "name": row.name, "file": row.file, "seed": row.seed, "state": _state(row),
+            "id": row.id, "name": row.name, "file": row.file, "seed": row.seed, "state": live_state(row),
             "scheduled": row.scheduled, "cycles": row.cycles, "played": counts.get(row.id, Counter())["played"],
             "skipped": counts.get(row.id, Counter())["skipped"], "errors": counts.get(row.id, Counter())["error"],
             "benched": benched[row.id], "created": row.created_at.isoformat(timespec="seconds"),
