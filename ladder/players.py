@@ -154,6 +154,8 @@ class SandboxedPlayer:
         self.remaining = pool.limits.match_seconds
         self.last_cpu_check = 0.0
         self.actions = 0
+        self.stderr_mark = 0
+        self.stderr_text = ""  # what the bot wrote to stderr during the match, once it has ended
 
     # -- helpers ---------------------------------------------------------------------------
     def _request(self, message: dict[str, Any], what: str) -> dict[str, Any]:
@@ -209,6 +211,7 @@ class SandboxedPlayer:
     # -- the Bot API ---------------------------------------------------------------------------
     def start(self, match: MatchStart) -> None:
         self.process = self.pool._checkout(self.ref, self.submission)
+        self.stderr_mark = self.process.stderr.total if self.process.stderr is not None else 0
         info = self.process.info
         assert info is not None
         if not info.plays(match.game):
@@ -240,6 +243,8 @@ class SandboxedPlayer:
         self._check_cpu()
         process, self.process = self.process, None
         if process is not None:
+            if process.stderr is not None:
+                self.stderr_text = process.stderr.since(self.stderr_mark, process.limits.stderr_lines)
             self.pool._release(process)
 
 

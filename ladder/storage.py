@@ -200,7 +200,7 @@ class SeatResultRow(SQLModel, table=True):
     rank: int | None = None
     failure_reason: str | None = None
     failure_detail: str = ""
-    stderr_tail: str = ""
+    stderr_tail: str = ""  # the end of what the bot wrote to stderr in this match (sandboxed bots; a failure's tail)
     at_action: int | None = None
 
 

@@ -1,7 +1,8 @@
 """A recorded match rebuilt with the engine, frame by frame, for the report's replay viewer.
 
 Frame 0 is the deal; frame k is the table after the k-th action. Each frame
-holds the whole table as the engine draws it (:meth:`engine.State.render`),
+holds the whole table as the engine draws it (:meth:`engine.State.render`;
+stored as the lines that changed since the previous frame),
 the events logged by that action (with which seats witnessed them), and
 every seat's own view: exactly :meth:`engine.State.observation` of that seat,
 what a bot in that seat was sent. The page's script only displays these.
@@ -44,6 +45,12 @@ def _events(state: State, since: int) -> tuple[list[dict[str, Any]], int]:
     return shown, len(log.entries)
 
 
+def board_change(before: list[str] | None, after: list[str]) -> dict[str, Any]:
+    """What turns the drawing ``before`` into ``after``: its length in lines and the lines that differ, by index."""
+    return {"length": len(after),
+            "lines": [[i, line] for i, line in enumerate(after) if before is None or i >= len(before) or before[i] != line]}
+
+
 def view_change(before: dict[str, Any] | None, after: dict[str, Any]) -> dict[str, Any]:
     """What turns the observation ``before`` into ``after`` (top-level keys set or dropped)."""
     if before is None:
@@ -62,19 +69,22 @@ def build_replay(match: MatchRecord, actions: list[dict[str, Any]]) -> Replay:
     stand_in_from = {s.seat: s.at_action for s in match.seats if s.failure_reason and s.at_action is not None}
     frames: list[dict[str, Any]] = []
     previous_views: list[dict[str, Any] | None] = [None] * match.num_players
+    previous_board: list[str] | None = None
     logged = 0
     problem = ""
 
     def frame(move: dict[str, Any] | None) -> None:
-        nonlocal logged
+        nonlocal logged, previous_board
         events, logged = _events(state, logged)
         views: list[dict[str, Any]] = []
         for seat in range(match.num_players):
             view = json.loads(json.dumps(state.observation(seat)))  # as the bot received it (tuples as lists)
             views.append(view_change(previous_views[seat], view))
             previous_views[seat] = view
-        frames.append({"move": move, "board": state.render(), "to_move": state.current_player, "events": events,
-                       "views": views})
+        board = state.render().split("\n")
+        frames.append({"move": move, "board": board_change(previous_board, board), "to_move": state.current_player,
+                       "events": events, "views": views})
+        previous_board = board
 
     frame(None)
     for number, action in enumerate(actions, start=1):

@@ -29,6 +29,17 @@
     }
     return cache[k];
   }
+  // The whole table in frame k: frame 0's drawing with the changed lines of frames 1..k applied in order.
+  var boardCache = [];
+  function boardText(k) {
+    for (var i = boardCache.length; i <= k; i++) {
+      var change = frames[i].board;
+      var lines = i === 0 ? [] : boardCache[i - 1].slice(0, change.length);
+      change.lines.forEach(function (pair) { lines[pair[0]] = pair[1]; });
+      boardCache.push(lines);
+    }
+    return boardCache[k].join("\n");
+  }
   function clear(node) { while (node.firstChild) { node.removeChild(node.firstChild); } }
 
   function show(k) {
@@ -38,7 +49,7 @@
     var chosen = view.value;
     if (chosen === "full") {
       $("board-title").textContent = "Table (everything)";
-      board.textContent = frame.board;
+      board.textContent = boardText(current);
     } else {
       var seat = parseInt(chosen, 10);
       $("board-title").textContent = "What seat " + seat + " (" + names[seat] + ") saw: its observation";
