@@ -35,6 +35,7 @@ from bots.registry import UnknownBotError, bot_names, get_bot_class
 from ladder.errors import UserError
 from ladder.match import BotFailure, Player
 from ladder.paths import results_dir
+from ladder.exec_bot import make_bot_process
 from ladder.sandbox import BotInfo, BotProcess, SandboxLimits, check_layers, default_layers, require_layers
 from ladder.submission import (
     Submission,
@@ -119,7 +120,7 @@ def submission_for(ref: str) -> Submission:
     raise UserError(
         f"no bot {ref!r}; built-in bots: {', '.join(bot_names())}"
         + (f"; registered bots: {', '.join(registered)}" if registered else "")
-        + "; or give the path of a .py file"
+        + "; or give the path of a bot (a .py file, or a folder with bot.py or bot.toml)"
     )
 
 
@@ -379,7 +380,7 @@ class PlayerPool:
             if process.alive() and (used is None or used < self.limits.cpu_seconds / 2):
                 return process
             self._discard(process)
-        process = BotProcess(submission, self.limits, self.layers, allow_root=self.allow_root, cpu=self.cpu)
+        process = make_bot_process(submission, self.limits, self.layers, allow_root=self.allow_root, cpu=self.cpu)
         self._all.add(process)
         self.started += 1
         self.tags.append(process.tag)

@@ -448,6 +448,14 @@ class BotProcess:
         self._poll_out = select.poll()
 
     # -- start-up -----------------------------------------------------------------------------
+    def program(self) -> list[str] | None:
+        """The command the host becomes once the sandbox is set up (an executable bot); ``None``: a Python bot."""
+        return None
+
+    def system_folders(self) -> tuple[str, ...]:
+        """Host folders shown read-only at the same place beyond the interpreter's (an executable bot's runtime)."""
+        return ()
+
     def _host_config(self, api_dir: str, bot_dir: str, drop: bool, parent_pid: int, orjson: str | None) -> str:
         limits = self.limits
         config = {
@@ -458,6 +466,7 @@ class BotProcess:
             "module": self.submission.module,
             "attribute": self.submission.attribute,
             "seccomp": "seccomp" in self.layers,
+            "exec": self.program(),
             "drop_to": [UNPRIVILEGED_UID, UNPRIVILEGED_GID] if drop else None,
             "parent_pid": parent_pid,
             "tag": self.tag,
@@ -519,6 +528,13 @@ class BotProcess:
         if codec is not None:  # one file, read-only: the host reads the ladder's requests with it
             codec_inside = f"{SANDBOX_CODEC}/{os.path.basename(codec)}"
             ro_bind(codec, codec_inside)
+        for folder in self.system_folders():
+            if os.path.islink(folder):
+                parents(folder)
+                args.extend(["--symlink", os.readlink(folder), folder])
+                made.add(folder)
+            elif os.path.isdir(folder) and folder not in made:
+                ro_bind(folder, folder)
         parents(f"{SANDBOX_BOT}/entry")
         for source, relative in self.submission.binds:
             dest = f"{SANDBOX_BOT}/{relative}" if relative else SANDBOX_BOT
