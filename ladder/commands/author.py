@@ -10,7 +10,8 @@ import typer
 from rich.console import Console
 from rich.markup import escape
 
-from ladder.commands.dbview import DbOption, compact_table, database
+from ladder.commands.dbview import DbOption, database
+from ladder.commands.tables import fitted_table, number_column, print_table
 from ladder.errors import UserError
 from ladder.paths import results_dir
 
@@ -91,14 +92,15 @@ def bot(
                       f"by failure" + (f", {record['skipped']} skipped (benched)" if record["skipped"] else "")
                       + (f", {record['errors']} could not be played" if record["errors"] else ""), highlight=False)
         if item["ratings"]:
-            table = compact_table("Ratings", "ordered by mu - 3 sigma within each pool; sigma is the uncertainty")
+            table = fitted_table("Ratings")
             for column in ("pool", "rank", "mu", "sigma", "mu-3σ", "matches", "win rate", "failed"):
-                table.add_column(column, justify="left" if column == "pool" else "right", no_wrap=True)
+                number_column(table, column, left=column == "pool")
             for row in item["ratings"]:
                 table.add_row(row["pool"], f"{row['rank']} of {row['of']}", f"{row['mu']:.2f}", f"{row['sigma']:.2f}",
                               f"{row['conservative']:.2f}", str(row["matches"]), f"{row['win_rate']:.0%}",
                               str(row["failures"] or "-"))
-            console.print(table)
+            print_table(console, table, "rank: by mu - 3 sigma in the pool; sigma: the rating's uncertainty "
+                                        "(the true skill is within mu ± 2 sigma with 95% belief)")
         else:
             console.print("not rated in any pool yet", style="dim")
         if item["failures"]:

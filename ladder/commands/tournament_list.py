@@ -8,8 +8,10 @@ from typing import Annotated
 
 import typer
 from rich.console import Console
+from rich.markup import escape
 
-from ladder.commands.dbview import DbOption, compact_table, database
+from ladder.commands.dbview import DbOption, database
+from ladder.commands.tables import fitted_table, label_column, number_column, print_table
 
 
 def tournaments(
@@ -46,13 +48,18 @@ def tournaments(
     if not listed:
         Console().print("no tournament yet; run one: `ladder run tournaments/quick.toml`", highlight=False)
         return
-    table = compact_table("Tournaments")
-    for column in ("id", "name", "state", "done", "cycles", "skipped", "errors", "benched", "last activity"):
-        table.add_column(column, justify="left" if column in ("name", "state", "last activity") else "right")
+    table = fitted_table("Tournaments")
+    number_column(table, "id")
+    label_column(table, "name")
+    for column in ("state", "done", "cycles", "updated"):
+        number_column(table, column, left=column in ("state", "updated"))
+    label_column(table, "problems")
     for item in listed:
+        problems = ", ".join(f"{item[key]} {key}" for key in ("skipped", "errors", "benched") if item[key]) or "-"
         table.add_row(
-            str(item["id"]), item["name"], item["state"], f"{item['played'] + item['skipped']} of {item['scheduled']}",
-            str(item["cycles"]), str(item["skipped"] or "-"), str(item["errors"] or "-"), str(item["benched"] or "-"),
-            item["updated"][:19].replace("T", " "),
+            str(item["id"]), escape(item["name"]), item["state"], f"{item['played'] + item['skipped']} of {item['scheduled']}",
+            str(item["cycles"]), item["updated"][5:16].replace("T", " "), problems,
         )
-    Console().print(table)
+    print_table(Console(), table, "done: matches played or skipped, of those scheduled; updated: the last activity, "
+                                  "month-day hour:minute (UTC); problems: matches skipped (a benched bot), matches "
+                                  "that could not be played (errors), bots benched; `--json` gives every field in full")

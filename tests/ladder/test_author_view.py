@@ -19,6 +19,7 @@ from ladder.sandbox import available_layers, is_root, process_layer_can_drop_roo
 
 HERE = Path(__file__).resolve().parent
 CROWD = HERE / "crowd_bot.py"
+NAME = "crowd-of-forty-characters-to-be-wrapped"  # about as long as a name may be: the tables must still fit
 CAN_RUN_SUBMITTED = not is_root() or "bubblewrap" in available_layers() or process_layer_can_drop_root()
 needs_sandbox = pytest.mark.skipif(not CAN_RUN_SUBMITTED, reason="submitted bots cannot run here as root without bubblewrap")
 needs_game = pytest.mark.skipif("elfer-raus" not in game_ids(), reason="elfer-raus is not registered")
@@ -37,9 +38,9 @@ def played(tmp_path_factory: pytest.TempPathFactory) -> Path:
     if "elfer-raus" not in game_ids():
         pytest.skip("elfer-raus is not registered")
     where = tmp_path_factory.mktemp("author")
-    submitted = ladder(where, "submit", str(CROWD))
+    submitted = ladder(where, "submit", str(CROWD), "--name", NAME)
     assert submitted.returncode == 0, submitted.stdout + submitted.stderr
-    (where / "t.toml").write_text('name = "crowd-test"\nseed = 3\ngames = ["elfer-raus"]\nbots = ["crowd", "random", "thumb"]\n'
+    (where / "t.toml").write_text(f'name = "crowd-test"\nseed = 3\ngames = ["elfer-raus"]\nbots = ["{NAME}", "random", "thumb"]\n'
                                   'players = [2, 3]\ngames_per_pairing = 1\nworkers = 2\n')
     run = ladder(where, "run", "t.toml", "--no-progress")
     assert run.returncode == 0, run.stderr
@@ -56,7 +57,7 @@ def assert_fits(text: str, width: int = 80) -> None:
 @needs_sandbox
 @needs_game
 def test_bot_shows_ratings_with_uncertainty_failures_with_stderr_and_replay_links(played: Path) -> None:
-    run = ladder(played, "bot", "crowd")
+    run = ladder(played, "bot", NAME)
     assert run.returncode == 0, run.stderr
     out = run.stdout
     assert "sigma" in out and "elfer-raus/2p" in out and "elfer-raus/3p" in out
@@ -65,7 +66,7 @@ def test_bot_shows_ratings_with_uncertainty_failures_with_stderr_and_replay_link
     replays = re.findall(r"ladder replay (\d+), or in the report:\s+(\S+matches/(\d+)\.html)", out)
     assert replays and all(a == b for a, _, b in replays)
     assert_fits(out)
-    data = json.loads(ladder(played, "bot", "crowd", "--json").stdout)
+    data = json.loads(ladder(played, "bot", NAME, "--json").stdout)
     (version,) = data["versions"]
     three = next(r for r in version["ratings"] if r["pool"] == "elfer-raus/3p")
     assert three["failures"] == three["matches"] > 0 and three["sigma"] > 0
@@ -76,13 +77,13 @@ def test_bot_shows_ratings_with_uncertainty_failures_with_stderr_and_replay_link
 @needs_sandbox
 @needs_game
 def test_logs_shows_the_bots_stderr_from_its_recent_matches(played: Path) -> None:
-    run = ladder(played, "logs", "crowd", "-n", "100", "--json")
+    run = ladder(played, "logs", NAME, "-n", "100", "--json")
     entries = json.loads(run.stdout)
     two = [e for e in entries if e["pool"] == "elfer-raus/2p"]
     three = [e for e in entries if e["pool"] == "elfer-raus/3p"]
     assert two and all(e["failure"] is None and f"crowd: seat {e['seat']} of 2" in e["stderr"] for e in two)
     assert three and all(e["failure"] == "exception" and "crowd gives up" in e["stderr"] for e in three)
-    shown = ladder(played, "logs", "crowd", "-n", "2")
+    shown = ladder(played, "logs", NAME, "-n", "2")
     assert shown.returncode == 0 and shown.stdout.count("match ") == 2
     assert_fits(shown.stdout)
 
@@ -102,12 +103,12 @@ def test_the_report_escapes_the_bots_text_and_replays_its_failed_matches(played:
     run = ladder(played, "report")
     assert run.returncode == 0, run.stderr
     site = played / "results" / "report"
-    page = next((site / "bots").glob("crowd-*.html")).read_text()
+    page = next((site / "bots").glob(f"{NAME}-*.html")).read_text()
     assert "&lt;script&gt;alert(&#39;author&#39;)&lt;/script&gt;" in page
     assert "&lt;b&gt;crowd gives up&lt;/b&gt; &lt;script&gt;alert(&#39;stderr&#39;)" in page
     for html in site.rglob("*.html"):
         assert "<script>alert" not in html.read_text(), html
-    failed = json.loads(ladder(played, "bot", "crowd", "--json").stdout)["versions"][0]["failures"][0]
+    failed = json.loads(ladder(played, "bot", NAME, "--json").stdout)["versions"][0]["failures"][0]
     replay_page = Path(failed["replay"]).read_text()
     assert "three is a crowd" in replay_page and 'id="replay-data"' in replay_page
     frames = json.loads(re.search(r'id="replay-data">(.*?)</script>', replay_page, re.S).group(1))["frames"]
@@ -130,3 +131,14 @@ def test_a_match_that_was_never_played_still_opens_on_its_deal() -> None:
     state = get_game(game).new_state(players, 42, {})
     assert replay.frames[0]["board"]["lines"] == [[i, line] for i, line in enumerate(state.render().split("\n"))]
     assert replay.frames[0]["views"][0]["set"] == json.loads(json.dumps(state.observation(0)))
+
+
+@needs_sandbox
+@needs_game
+@pytest.mark.parametrize("command", [("tournaments",), ("bots",), ("games",), ("doctor",), ("h2h", NAME, "thumb"),
+                                     ("bot", NAME), ("logs", NAME), ("bot", "thumb")])
+def test_every_table_fits_80_columns_with_the_numbers_whole(played: Path, command: tuple[str, ...]) -> None:
+    run = ladder(played, *command)
+    assert run.returncode == 0, run.stderr
+    assert_fits(run.stdout)
+    assert "…" not in run.stdout  # nothing was cut
