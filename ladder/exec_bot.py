@@ -19,7 +19,6 @@ The failure rules are a Python bot's: no answer in time (timeout), a line that i
 from __future__ import annotations
 
 import json
-import os
 import time
 from collections.abc import Iterable
 from typing import Any
@@ -93,16 +92,7 @@ class ExecutableBotProcess(BotProcess):
                 continue
             if len(buffer) > limit:
                 self._die("garbage", f"a reply line longer than {limit:,} bytes (while {what})")
-            remaining = deadline - time.monotonic()
-            if remaining <= 0 or not self._poll_in.poll(remaining * 1000):
-                self._timeout(what)
-            try:
-                chunk = os.read(self._in, 65536)
-            except OSError:
-                chunk = b""
-            if not chunk:
-                self._died(what)
-            buffer += chunk
+            buffer += self._next_chunk(deadline, what)
 
     def _choice(self, line: bytes, legal: list[dict[str, Any]]) -> dict[str, Any]:
         """The reply line as ``{"index": i}``, ``{"illegal": ...}``, or a garbage failure."""

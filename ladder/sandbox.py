@@ -707,18 +707,23 @@ class BotProcess:
                     body = bytes(buffer[4:4 + length])
                     del buffer[:4 + length]
                     return self._parse(body, what)
-            remaining = deadline - time.monotonic()
-            if remaining <= 0 or not self._poll_in.poll(remaining * 1000):
-                self._timeout(what)
-            try:
-                chunk = os.read(self._in, 65536)
-            except OSError:
-                chunk = b""
-            if not chunk:
-                self._died(what)
+            chunk = self._next_chunk(deadline, what)
             if not buffer and len(chunk) >= 4 and len(chunk) == 4 + self._length(chunk[:4], limit, what):
                 return self._parse(chunk[4:], what)  # the usual case: one read brought exactly one frame
             buffer += chunk
+
+    def _next_chunk(self, deadline: float, what: str) -> bytes:
+        """What the bot wrote next on its channel, waiting until ``deadline`` (a timeout, or a crash if it closed it)."""
+        remaining = deadline - time.monotonic()
+        if remaining <= 0 or not self._poll_in.poll(remaining * 1000):
+            self._timeout(what)
+        try:
+            chunk = os.read(self._in, 65536)
+        except OSError:
+            chunk = b""
+        if not chunk:
+            self._died(what)
+        return chunk
 
     def _length(self, header: bytes, limit: int, what: str) -> int:
         try:

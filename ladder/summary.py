@@ -90,3 +90,11 @@ def score_histogram(scores: list[float], buckets: int = 8) -> list[tuple[str, in
         end = start + width - 1
         rows.append((str(start) if width == 1 else f"{start}-{end}", counts.get(index, 0)))
     return rows
+
+
+def ordinal(rank: int | None) -> str:
+    """1st, 2nd, 3rd, 11th... (``-`` for no rank)."""
+    if rank is None:
+        return "-"
+    suffix = "th" if 10 <= rank % 100 <= 20 else {1: "st", 2: "nd", 3: "rd"}.get(rank % 10, "th")
+    return f"{rank}{suffix}"

@@ -12,6 +12,7 @@ from rich import box
 from rich.table import Table
 
 from ladder.errors import UserError
+from ladder.summary import ordinal
 
 if TYPE_CHECKING:  # the database modules are imported when a command runs: `ladder --help` stays fast
     from sqlmodel import Session
@@ -93,13 +94,6 @@ def tournament_names(session: Session) -> dict[int, str]:
     from ladder.storage import TournamentRow
 
     return {t.id: f"{t.name} #{t.id}" for t in session.exec(select(TournamentRow)).all() if t.id is not None}
-
-
-def ordinal(rank: int | None) -> str:
-    if rank is None:
-        return "-"
-    suffix = "th" if 10 <= rank % 100 <= 20 else {1: "st", 2: "nd", 3: "rd"}.get(rank % 10, "th")
-    return f"{rank}{suffix}"
 
 
 def compact_table(title: str, caption: str | None = None) -> Table:

@@ -26,7 +26,7 @@ from ladder import ratings
 from ladder.report import data as reportdata
 from ladder.report import plots
 from ladder.report.replay import build_replay
-from ladder.summary import score_histogram
+from ladder.summary import ordinal, score_histogram
 
 STATIC_FILES = ("report.css", "replay.js")
 
@@ -57,15 +57,8 @@ def _environment() -> Environment:
     env.filters["when"] = lambda value: "-" if value is None else value.strftime("%Y-%m-%d %H:%M:%S")
     env.filters["score"] = lambda value: "-" if value is None else f"{value:g}"
     env.filters["slug"] = reportdata.slug
-    env.globals["ordinal"] = _ordinal
+    env.globals["ordinal"] = ordinal
     return env
-
-
-def _ordinal(rank: int | None) -> str:
-    if rank is None:
-        return "-"
-    suffix = "th" if 10 <= rank % 100 <= 20 else {1: "st", 2: "nd", 3: "rd"}.get(rank % 10, "th")
-    return f"{rank}{suffix}"
 
 
 class _Writer:
