@@ -18,6 +18,7 @@ In this order it:
 4. when started as root, becomes the unprivileged uid the ladder leased for
    this process alone (losing every capability) and sets ``no_new_privs``;
 5. installs the seccomp filter (:mod:`ladder.seccomp`) when asked to;
+   an executable bot's host then becomes the bot's program (``exec``);
 6. only then imports the bot's code, finds its :class:`~bots.base.Bot`
    subclass, and serves requests until the ladder says ``bye`` or goes away.
 
@@ -280,7 +281,9 @@ def main() -> None:
     if config.get("seccomp"):
         from ladder import seccomp
 
-        seccomp.install()
+        seccomp.install(allow_exec=bool(config.get("exec")))
+    if config.get("exec"):
+        _become_program(config)
 
     load_error: dict[str, str] | None = None
     cls: type | None = None
@@ -294,6 +297,28 @@ def main() -> None:
 
     host = _Host(cls, load_error, MatchStart)
     _serve(host, protocol)
+
+
+def _become_program(config: dict[str, Any]) -> None:
+    """An executable bot (``bot.toml``): replace this host with the bot's program, the channel on its stdin/stdout.
+
+    The limits, the user and the filter set above stay with the process. The program speaks JSON lines
+    (see docs/writing-a-bot.md), not this host's frames; the ladder's side of it is :mod:`ladder.exec_bot`.
+    """
+    command = list(config["exec"])
+    bot_dir = config["bot_dir"]
+    if command[0].startswith("./"):
+        command[0] = os.path.join(bot_dir, command[0][2:])
+    os.dup2(_IN, 0)
+    os.dup2(_OUT, 1)
+    os.close(_IN)
+    os.close(_OUT)
+    os.chdir(bot_dir)
+    try:
+        os.execvp(command[0], command)
+    except OSError as error:
+        print(f"ladder: cannot run {command[0]!r}: {error.strerror or error}", file=sys.stderr, flush=True)
+        os._exit(127)
 
 
 def _serve(host: _Host, protocol: Any) -> None:

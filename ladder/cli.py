@@ -25,6 +25,8 @@ from ladder.commands.doctor import doctor
 from ladder.commands.submit import submit, validate
 from ladder.commands.bots import bots
 from ladder.commands.bench_sandbox import bench_sandbox
+from ladder.commands.report import report
+from ladder.commands.author import bot, logs
 from ladder.errors import UserError
 from ladder.text import clean_text
 
@@ -51,6 +53,9 @@ app.command()(submit)
 app.command()(validate)
 app.command()(bots)
 app.command(name="bench-sandbox")(bench_sandbox)
+app.command()(report)
+app.command()(bot)
+app.command()(logs)
 
 USER_ERRORS: tuple[type[BaseException], ...] = (UserError, GameError, UnknownBotError)
 

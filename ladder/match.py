@@ -89,6 +89,7 @@ class MatchOutcome:
     failures: Mapping[int, SeatFailure]
     seconds: float
     think_seconds: tuple[float, ...]
+    stderr: tuple[str, ...] = ()  # per seat: the end of what a sandboxed bot wrote to stderr in this match
 
     @property
     def scores(self) -> tuple[float, ...]:
@@ -185,4 +186,6 @@ def play_match(spec: MatchSpec, players: Sequence[Player]) -> MatchOutcome:
         except BotFailure as failure:
             failures[seat] = SeatFailure(failure.reason, failure.detail, failure.stderr_tail, len(actions))
     result = apply_failure_rule(state.result(), sorted(failures))
-    return MatchOutcome(spec, result, tuple(actions), failures, time.perf_counter() - started, tuple(think))
+    stderr = tuple(failures[seat].stderr_tail if seat in failures else str(getattr(players[seat], "stderr_text", ""))
+                   for seat in range(num_players))
+    return MatchOutcome(spec, result, tuple(actions), failures, time.perf_counter() - started, tuple(think), stderr)

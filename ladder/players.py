@@ -35,6 +35,7 @@ from bots.registry import UnknownBotError, bot_names, get_bot_class
 from ladder.errors import UserError
 from ladder.match import BotFailure, Player
 from ladder.paths import results_dir
+from ladder.exec_bot import make_bot_process
 from ladder.sandbox import (
     BotInfo,
     BotProcess,
@@ -130,7 +131,7 @@ def submission_for(ref: str) -> Submission:
     raise UserError(
         f"no bot {ref!r}; built-in bots: {', '.join(bot_names())}"
         + (f"; registered bots: {', '.join(registered)}" if registered else "")
-        + "; or give the path of a .py file"
+        + "; or give the path of a bot (a .py file, or a folder with bot.py or bot.toml)"
     )
 
 
@@ -180,6 +181,8 @@ class SandboxedPlayer:
         self.remaining = pool.limits.match_seconds
         self.last_cpu_check = 0.0
         self.actions = 0
+        self.stderr_mark = 0
+        self.stderr_text = ""  # what the bot wrote to stderr during the match, once it has ended
 
     # -- helpers ---------------------------------------------------------------------------
     def _request(self, message: dict[str, Any], what: str) -> dict[str, Any]:
@@ -237,6 +240,7 @@ class SandboxedPlayer:
     # -- the Bot API ---------------------------------------------------------------------------
     def start(self, match: MatchStart) -> None:
         self.process = self.pool._checkout(self.ref, self.submission, self.deal)
+        self.stderr_mark = self.process.stderr.total if self.process.stderr is not None else 0
         info = self.process.info
         assert info is not None
         if not info.plays(match.game):
@@ -268,6 +272,8 @@ class SandboxedPlayer:
         self._check_cpu()
         process, self.process = self.process, None
         if process is not None:
+            if process.stderr is not None:
+                self.stderr_text = process.stderr.since(self.stderr_mark, process.limits.stderr_lines)
             self.pool._release(process)
 
 
@@ -432,7 +438,7 @@ class PlayerPool:
             self._dealt.setdefault(process, set()).add(deal)
 
     def _start_process(self, submission: Submission) -> BotProcess:
-        process = BotProcess(submission, self.limits, self.layers, allow_root=self.allow_root, cpu=self.cpu)
+        process = make_bot_process(submission, self.limits, self.layers, allow_root=self.allow_root, cpu=self.cpu)
         self._all.add(process)
         self.started += 1
         self.tags.append(process.tag)

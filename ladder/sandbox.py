@@ -537,7 +537,7 @@ class StderrTail:
     def __init__(self, fd: int) -> None:
         self.fd = fd
         self.buffer = bytearray()
-        self.total = 0  # bytes drained so far
+        self.total = 0  # bytes drained over the process's life: a mark for :meth:`since`
         self.lock = threading.Lock()
         self.thread = threading.Thread(target=self._drain, name=f"bot-stderr-{fd}", daemon=True)
         self.thread.start()
@@ -558,18 +558,37 @@ class StderrTail:
         finally:
             os.close(self.fd)
 
+    def settle(self, timeout: float = 0.2) -> None:
+        """Wait (briefly) until what is already in the pipe is drained.
+
+        A bot's stderr arrives on its own pipe: what it wrote just before its
+        reply may still be unread when the reply is, and it belongs with it.
+        """
+        deadline = time.monotonic() + timeout
+        poller = select.poll()
+        poller.register(self.fd, select.POLLIN)
+        while self.thread.is_alive() and time.monotonic() < deadline:
+            events = poller.poll(0)
+            if not events or not events[0][1] & select.POLLIN:
+                return
+            time.sleep(0.002)
+
     def text(self, lines: int) -> str:
         """The last ``lines`` lines the bot wrote to stderr (what was drained so far)."""
+        self.settle()
         with self.lock:
             data = bytes(self.buffer[-self.KEEP:])
         shown = data.decode("utf-8", errors="replace").splitlines()
         return "\n".join(shown[-lines:])
 
-    def since(self, mark: int) -> str:
-        """What the bot wrote after ``total`` was ``mark`` (as much of it as is kept)."""
+    def since(self, mark: int, lines: int | None = None) -> str:
+        """What the bot wrote after :attr:`total` was ``mark`` (as much of it as is kept; its last ``lines`` lines
+        if given)."""
+        self.settle()
         with self.lock:
-            data = bytes(self.buffer[-min(self.total - mark, self.KEEP):]) if self.total > mark else b""
-        return data.decode("utf-8", errors="replace")
+            data = bytes(self.buffer[-min(self.total - mark, self.KEEP, len(self.buffer)):]) if self.total > mark else b""
+        text = data.decode("utf-8", errors="replace")
+        return text if lines is None else "\n".join(text.splitlines()[-lines:])
 
     def wait(self, timeout: float) -> None:
         self.thread.join(timeout)
@@ -617,6 +636,14 @@ class BotProcess:
         self._poll_out = select.poll()
 
     # -- start-up -----------------------------------------------------------------------------
+    def program(self) -> list[str] | None:
+        """The command the host becomes once the sandbox is set up (an executable bot); ``None``: a Python bot."""
+        return None
+
+    def system_folders(self) -> tuple[str, ...]:
+        """Host folders shown read-only at the same place beyond the interpreter's (an executable bot's runtime)."""
+        return ()
+
     def _host_config(self, api_dir: str, bot_dir: str, drop: bool, parent_pid: int, orjson: str | None,
                      package_dirs: list[str]) -> str:
         limits = self.limits
@@ -631,6 +658,7 @@ class BotProcess:
             "module": self.submission.module,
             "attribute": self.submission.attribute,
             "seccomp": "seccomp" in self.layers,
+            "exec": self.program(),
             "drop_to": [self.lease.uid, self.lease.gid] if drop and self.lease is not None else None,
             "parent_pid": parent_pid,
             "tag": self.tag,
@@ -701,6 +729,13 @@ class BotProcess:
         if codec is not None:  # one file, read-only: the host reads the ladder's requests with it
             codec_inside = f"{SANDBOX_CODEC}/{os.path.basename(codec)}"
             ro_bind(codec, codec_inside)
+        for folder in self.system_folders():
+            if os.path.islink(folder):
+                parents(folder)
+                args.extend(["--symlink", os.readlink(folder), folder])
+                made.add(folder)
+            elif os.path.isdir(folder) and folder not in made:
+                ro_bind(folder, folder)
         for name in self.limits.packages:
             for path in _package_paths(name) or ():
                 ro_bind(path, f"{SANDBOX_PACKAGES}/{os.path.basename(path)}")
@@ -993,18 +1028,23 @@ class BotProcess:
                     body = bytes(buffer[4:4 + length])
                     del buffer[:4 + length]
                     return self._parse(body, what)
-            remaining = deadline - time.monotonic()
-            if remaining <= 0 or not self._poll_in.poll(remaining * 1000):
-                self._timeout(what)
-            try:
-                chunk = os.read(self._in, 65536)
-            except OSError:
-                chunk = b""
-            if not chunk:
-                self._died(what)
+            chunk = self._next_chunk(deadline, what)
             if not buffer and len(chunk) >= 4 and len(chunk) == 4 + self._length(chunk[:4], limit, what):
                 return self._parse(chunk[4:], what)  # the usual case: one read brought exactly one frame
             buffer += chunk
+
+    def _next_chunk(self, deadline: float, what: str) -> bytes:
+        """What the bot wrote next on its channel, waiting until ``deadline`` (a timeout, or a crash if it closed it)."""
+        remaining = deadline - time.monotonic()
+        if remaining <= 0 or not self._poll_in.poll(remaining * 1000):
+            self._timeout(what)
+        try:
+            chunk = os.read(self._in, 65536)
+        except OSError:
+            chunk = b""
+        if not chunk:
+            self._died(what)
+        return chunk
 
     def _length(self, header: bytes, limit: int, what: str) -> int:
         try:
@@ -1030,10 +1070,7 @@ class BotProcess:
         if self.bot_pid is None or self.stderr is None or not self.alive():
             return ""
         mark = self.stderr.total
-        try:
-            os.kill(self.bot_pid, STACK_SIGNAL)
-        except (ProcessLookupError, PermissionError):
-            return ""
+        self._signal(STACK_SIGNAL)  # through the pidfd: never a reused pid
         deadline = time.monotonic() + STACK_WAIT_SECONDS
         seen = ""
         while time.monotonic() < deadline:

@@ -114,8 +114,12 @@ def _insn(code: int, jt: int, jf: int, k: int) -> bytes:
     return struct.pack("=HBBI", code, jt, jf, k)
 
 
-def build_filter(own_pid: int) -> bytes:
-    """The BPF program (as bytes of ``struct sock_filter``) for a process whose pid is ``own_pid``."""
+def build_filter(own_pid: int, allow_exec: bool = False) -> bytes:
+    """The BPF program (as bytes of ``struct sock_filter``) for a process whose pid is ``own_pid``.
+
+    ``allow_exec`` leaves ``execve`` allowed: the host of an executable bot (``bot.toml``) installs the filter and
+    then becomes the bot's program; every other refusal stays (without fork, the program can only replace itself).
+    """
     deny = SECCOMP_RET_ERRNO | errno.EPERM
     prog = [
         _insn(LD_W_ABS, 0, 0, ARCH),
@@ -125,7 +129,8 @@ def build_filter(own_pid: int) -> bytes:
         _insn(JGE_K, 0, 1, X32_SYSCALL_BIT),
         _insn(RET_K, 0, 0, deny),  # the x32 ABI
     ]
-    for number in sorted(set(DENIED_X86_64.values())):
+    denied = {name: number for name, number in DENIED_X86_64.items() if not (allow_exec and name in ("execve", "execveat"))}
+    for number in sorted(set(denied.values())):
         prog += [_insn(JEQ_K, 0, 1, number), _insn(RET_K, 0, 0, deny)]
     prog += [
         # clone3 hides its flags in memory: answer ENOSYS so the C library falls back to clone.
@@ -155,7 +160,7 @@ class SeccompError(OSError):
     """The filter could not be installed."""
 
 
-def install() -> None:
+def install(allow_exec: bool = False) -> None:
     """Install the filter on this process (and its future threads); irreversible.
 
     Sets ``no_new_privs`` first, as the kernel requires of an unprivileged process.
@@ -165,7 +170,7 @@ def install() -> None:
         raise SeccompError(why)
     libc = _libc()
     assert libc is not None
-    program = build_filter(os.getpid())
+    program = build_filter(os.getpid(), allow_exec)
     count = len(program) // 8
     buffer = ctypes.create_string_buffer(program, len(program))
 

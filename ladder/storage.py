@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import json
 import os
+import socket
 import zlib
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -149,6 +150,22 @@ class TournamentRow(SQLModel, table=True):
         return self.deal_secret if self.secret_revealed_at is not None else None
 
 
+def live_state(row: TournamentRow) -> str:
+    """The tournament's state, with a "running" one checked: ``interrupted`` if its coordinator on this host is gone,
+    ``running?`` if it runs (or ran) on another host."""
+    if row.state != "running":
+        return row.state
+    if row.host == socket.gethostname() and row.pid:
+        try:
+            os.kill(row.pid, 0)
+            return "running"
+        except ProcessLookupError:
+            return "interrupted"
+        except PermissionError:
+            return "running"
+    return "running?"
+
+
 MATCH_STATUSES = ("played", "skipped", "error")
 
 
@@ -211,7 +228,7 @@ class SeatResultRow(SQLModel, table=True):
     rank: int | None = None
     failure_reason: str | None = None
     failure_detail: str = ""
-    stderr_tail: str = ""
+    stderr_tail: str = ""  # the end of what the bot wrote to stderr in this match (sandboxed bots; a failure's tail)
     at_action: int | None = None
 
 

@@ -6,7 +6,10 @@ A submission is either
   renaming the file does not make a new version), or
 - a directory: its entry file is ``bot.py`` if there is one, else the only
   ``.py`` file at its top level; the other files (helper modules, data) come
-  along and the bot may import or open them.
+  along and the bot may import or open them;
+- a directory with a ``bot.toml`` manifest: a program in any language
+  (``command = [...]``) that speaks JSON lines on stdin/stdout
+  (docs/writing-a-bot.md; the ladder's side is :mod:`ladder.exec_bot`).
 
 The entry file must define exactly one subclass of :class:`ladder.bot.Bot`
 (or set ``BOT = TheClass`` when it defines several).
@@ -31,6 +34,7 @@ import os
 import shutil
 import stat
 import tempfile
+import tomllib
 from dataclasses import dataclass
 from importlib.metadata import entry_points
 from pathlib import Path
@@ -39,10 +43,54 @@ from ladder.errors import UserError
 
 ENTRY_POINT_GROUP = "ladder.bots"
 ENTRY_FILE = "bot.py"
+MANIFEST_FILE = "bot.toml"
+MANIFEST_KEYS = ("name", "author", "version", "games", "command")
 MAX_FILES = 500
 MAX_TOTAL_BYTES = 20 * 1024 * 1024
 SKIPPED_DIRS = {"__pycache__", ".git", ".hg", ".svn", ".mypy_cache", ".pytest_cache", ".ruff_cache", ".venv", "venv"}
 SKIPPED_SUFFIXES = (".pyc", ".pyo")
+
+
+@dataclass(frozen=True)
+class Manifest:
+    """An executable bot's ``bot.toml``: what it says about itself and the command that runs it."""
+
+    name: str
+    author: str
+    version: str
+    games: tuple[str, ...]
+    command: tuple[str, ...]
+
+
+def read_manifest(files: dict[str, bytes], shown: str) -> Manifest:
+    """The checked ``bot.toml`` of a submission; :class:`UserError` with one sentence on any mistake."""
+    where = f"{shown}/{MANIFEST_FILE}"
+    try:
+        data = tomllib.loads(files[MANIFEST_FILE].decode("utf-8"))
+    except (UnicodeDecodeError, tomllib.TOMLDecodeError) as error:
+        raise UserError(f"{where} is not valid TOML: {error}") from None
+    unknown = sorted(set(data) - set(MANIFEST_KEYS))
+    if "build" in unknown:
+        raise UserError(f"{where}: 'build' is not supported by this ladder; submit the files the command needs "
+                        "(a script, or a program built for this machine)")
+    if unknown:
+        raise UserError(f"{where}: unknown key {unknown[0]!r} (the keys: {', '.join(MANIFEST_KEYS)})")
+    for key in ("name", "author", "version"):
+        if not isinstance(data.get(key, ""), str):
+            raise UserError(f"{where}: {key} must be a string")
+    games = data.get("games")
+    if isinstance(games, str):
+        games = [games]
+    if not isinstance(games, list) or not games or not all(isinstance(g, str) for g in games):
+        raise UserError(f"{where}: games must be a list of game ids, e.g. games = [\"elfer-raus\"] (or [\"*\"] for every game)")
+    command = data.get("command")
+    if not isinstance(command, list) or not command or not all(isinstance(c, str) and c for c in command):
+        raise UserError(f"{where}: command must be a list of strings, e.g. command = [\"node\", \"bot.js\"] or [\"./bot\"]")
+    if command[0].startswith("./") and command[0][2:] not in files:
+        raise UserError(f"{where}: command runs {command[0]!r}, which is not one of the bot's files")
+    if "/" in command[0] and not command[0].startswith(("./", "/")):
+        raise UserError(f"{where}: write the program as ./{command[0]} (one of the bot's files) or a program name")
+    return Manifest(data.get("name", ""), data.get("author", ""), str(data.get("version", "1")), tuple(games), tuple(command))
 
 
 @dataclass(frozen=True)
@@ -61,6 +109,7 @@ class Submission:
     module: str = ""
     attribute: str = ""
     host_dir: str = ""  # the folder the bot's files live in on the host (what /bot shows)
+    manifest: Manifest | None = None  # an executable bot (bot.toml); None for a Python bot
 
 
 def _walk(root: Path) -> list[tuple[str, Path]]:
@@ -110,7 +159,10 @@ def read_files(path: str | Path) -> dict[str, bytes]:
     if not source.is_dir():
         raise UserError(f"{path} is neither a file nor a folder")
     files = {relative: absolute.read_bytes() for relative, absolute in _walk(source)}
-    find_entry(files, str(path))
+    if MANIFEST_FILE in files:
+        read_manifest(files, str(path))
+    else:
+        find_entry(files, str(path))
     return files
 
 
@@ -149,6 +201,10 @@ def write_tree(files: dict[str, bytes], target: Path) -> None:
             folder.chmod(0o755)
         path.write_bytes(data)
         path.chmod(0o644)
+    if MANIFEST_FILE in files:  # an executable bot's program must stay executable (modes are not in the hash)
+        program = read_manifest(files, str(target)).command[0]
+        if program.startswith("./"):
+            (target / program[2:]).chmod(0o755)
 
 
 def stored_submission(label: str, folder: Path, expected_hash: str | None = None) -> Submission:
@@ -159,6 +215,9 @@ def stored_submission(label: str, folder: Path, expected_hash: str | None = None
     found_hash = content_hash(files)
     if expected_hash is not None and found_hash != expected_hash:
         raise UserError(f"bot {label}: the files in {folder} do not match their hash {expected_hash[:12]} (changed after submission?)")
+    if MANIFEST_FILE in files:
+        return Submission(label, found_hash, ((str(folder), ""),), entry="", host_dir=str(folder),
+                          manifest=read_manifest(files, str(folder)))
     entry = find_entry(files, str(folder))
     return Submission(label, found_hash, ((str(folder), ""),), entry=entry, host_dir=str(folder))
 
@@ -187,6 +246,9 @@ def stage(path: str | Path) -> Submission:
         partial = staging_root() / f".{digest}.{os.getpid()}"
         write_tree(files, partial)
         os.replace(partial, target)
+    if MANIFEST_FILE in files:
+        return Submission(str(path), digest, ((str(target), ""),), entry="", host_dir=str(target),
+                          manifest=read_manifest(files, str(path)))
     return Submission(str(path), digest, ((str(target), ""),), entry=find_entry(files, str(path)), host_dir=str(target))
 
 

@@ -145,3 +145,11 @@ def paired_differences(deals: Iterable[tuple[MatchOutcome, list[str]]] | Iterabl
             half = z * statistics.stdev(samples) / len(samples) ** 0.5 if len(samples) >= 2 else float("inf")
             found.append(Difference(bot, labels[0], measure, len(samples), mean, mean - half, mean + half))
     return found
+
+
+def ordinal(rank: int | None) -> str:
+    """1st, 2nd, 3rd, 11th... (``-`` for no rank)."""
+    if rank is None:
+        return "-"
+    suffix = "th" if 10 <= rank % 100 <= 20 else {1: "st", 2: "nd", 3: "rd"}.get(rank % 10, "th")
+    return f"{rank}{suffix}"

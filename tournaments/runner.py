@@ -926,6 +926,8 @@ class TournamentRun:
             if item.record is not None:
                 values["score"] = float(item.record["scores"][seat])
                 values["rank"] = int(item.record["ranks"][seat])
+                stderr = item.record.get("stderr") or []
+                values["stderr_tail"] = str(stderr[seat])[-4000:] if seat < len(stderr) else ""
             failure = failures.get(seat)
             if failure is not None:
                 values.update(failure_reason=failure["reason"], failure_detail=clean_text(failure["detail"])[:2000],

@@ -420,6 +420,7 @@ def play_task(task: dict[str, Any]) -> dict[str, Any]:
         "seconds": time.perf_counter() - tick,
         "cpu_seconds": time.process_time() - cpu,  # this worker's CPU (sandboxed bots' processes not included)
         "think": list(outcome.think_seconds),
+        "stderr": list(outcome.stderr),
         "started_at": started.isoformat(),
         "worker": _worker_name(),
     }

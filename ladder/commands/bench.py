@@ -11,9 +11,9 @@ from typing import Annotated
 
 import typer
 from rich.console import Console
-from rich.table import Table
 
 from engine import Game, all_games, get_game
+from ladder.commands.tables import fitted_table, number_column, print_table
 
 
 @dataclass(frozen=True)
@@ -63,12 +63,12 @@ def bench(
     if as_json:
         print(json.dumps({"machine": machine(), "figures": [asdict(f) | {"actions_per_second": f.actions_per_second, "games_per_second": f.games_per_second} for f in figures]}, indent=2))
         return
-    table = Table(title=f"Random playouts, one process ({machine()})")
+    table = fitted_table(f"Random playouts, one process ({machine()})")
     for column in ("game", "players", "games", "actions", "actions/s", "games/s"):
-        table.add_column(column, justify="left" if column == "game" else "right")
+        number_column(table, column, left=column == "game")
     for f in figures:
         table.add_row(f.game, str(f.players), str(f.games), str(f.actions), f"{f.actions_per_second:,.0f}", f"{f.games_per_second:,.1f}")
-    Console().print(table)
+    print_table(Console(), table)
 
 
 def machine() -> str:

@@ -45,11 +45,11 @@ from typing import Annotated, Any
 
 import typer
 from rich.console import Console
-from rich.table import Table
 
 from bots.base import MatchStart
 from engine import Game, all_games, get_game
 from ladder.commands.bench import machine
+from ladder.commands.tables import fitted_table, number_column, print_table
 from ladder.match import MatchSpec, play_match
 from ladder.players import PlayerPool, builtin_player, current_cpu
 from ladder.sandbox import BotProcess, SandboxLimits, check_layers, default_layers
@@ -276,21 +276,21 @@ def bench_sandbox(
         print(json.dumps(data, indent=2))
         return
     console = Console()
-    trips = Table(title=f"Round trip of a trivial request ({data['machine']})")
+    trips = fitted_table(f"Round trip of a trivial request ({data['machine']})")
     for column in ("layers", "requests", "median µs", "p90 µs", "p99 µs", "process start ms"):
-        trips.add_column(column, justify="left" if column == "layers" else "right")
+        number_column(trips, column, left=column == "layers")
     for t in data["round_trips"]:
         trips.add_row(t["layers"], str(t["requests"]), f"{t['median_us']:.0f}", f"{t['p90_us']:.0f}", f"{t['p99_us']:.0f}", f"{t['start_ms']:.0f}")
-    console.print(trips)
-    games = Table(title=f"Random-bot matches, sandboxed ({'+'.join(data['layers'])}) vs in-process")
+    print_table(console, trips)
+    games = fitted_table(f"Random-bot matches, sandboxed ({'+'.join(data['layers'])}) vs in-process")
     for column in ("game", "seats", "pinned", "actions", "in-process s", "sandboxed s", "slowdown", "by blocks", "by CPU",
                    "µs/decision added"):
-        games.add_column(column, justify="left" if column == "game" else "right")
+        number_column(games, column, left=column == "game")
     for g in data["games"]:
         games.add_row(g["game"], str(g["players"]), "yes" if g["pinned"] else "no", str(g["actions"]),
                       f"{g['in_process_seconds']:.2f}", f"{g['sandboxed_seconds']:.2f}", f"{g['slowdown']:.2f}x",
                       f"{g['median_slowdown']:.2f}x", f"{g['cpu_slowdown']:.2f}x", f"{g['overhead_us']:.0f}")
-    console.print(games)
+    print_table(console, games)
     console.print(f"{matches} matches per game, in alternating blocks; slowdown: total wall time sandboxed / in-process; "
                   "by blocks: the median of the blocks' ratios; by CPU: CPU time of the ladder and the bots / "
                   "in-process (what the wall-clock ratio is on an idle machine). µs/decision added: median time of a "

@@ -8,10 +8,10 @@ from typing import Annotated
 import typer
 from rich.console import Console
 from rich.markup import escape
-from rich.table import Table
 
 from bots.registry import bot_classes, games_of
 from ladder.botstore import registered_bots
+from ladder.commands.tables import fitted_table, label_column, number_column, print_table
 from ladder.submission import entry_point_bots
 from ladder.text import clean_text
 
@@ -30,21 +30,22 @@ def bots(
     if as_json:
         print(json.dumps({"builtin": builtin, "registered": registered, "entry_points": packaged}, indent=2))
         return
-    table = Table(title="Bots")
-    table.add_column("name", no_wrap=True)
-    for column in ("source", "version", "hash", "games", "author"):
-        table.add_column(column)
+    table = fitted_table("Bots")
+    for column in ("name", "source", "version"):
+        label_column(table, column)
+    number_column(table, "hash", left=True)
+    number_column(table, "games", left=True)
+    label_column(table, "author")
     for row in builtin:
-        table.add_row(row["name"], "built-in", "", "", ", ".join(row["games"]), escape(clean_text(row["author"], one_line=True)))
+        table.add_row(row["name"], "built-in", "", "", "\n".join(row["games"]), escape(clean_text(row["author"], one_line=True)))
     for row in registered:
         latest = row["versions"][-1]
         versions = len(row["versions"])
         table.add_row(
-            escape(row["name"]), f"submitted, {versions} version{'s' if versions > 1 else ''}",
-            escape(clean_text(latest["version"], one_line=True)), latest["hash"][:8], ", ".join(latest["games"]),
-            escape(clean_text(row["author"], one_line=True)),
+            escape(row["name"]), f"submitted, {versions} version{'s' if versions > 1 else ''}", escape(clean_text(latest["version"], one_line=True)),
+            latest["hash"][:8], "\n".join(latest["games"]), escape(clean_text(row["author"], one_line=True)),
         )
     for row in packaged:
         table.add_row(escape(row["name"]), f"package {escape(row['distribution'])}", "", "", "(asks the bot)",
                       escape(row["entry_point"]))
-    Console().print(table)
+    print_table(Console(), table, "hash: the start of the latest version's content hash; `--json` lists every version")

@@ -15,6 +15,7 @@ from rich.text import Text
 
 from ladder.errors import UserError
 from ladder.text import clean_text
+from ladder.summary import ordinal
 
 if TYPE_CHECKING:  # the database modules are imported when a command runs: `ladder --help` stays fast
     from sqlmodel import Session
@@ -133,13 +134,6 @@ def tournament_names(session: Session) -> dict[int, str]:
     return {t.id: f"{t.name} #{t.id}" for t in session.exec(select(TournamentRow)).all() if t.id is not None}
 
 
-def ordinal(rank: int | None) -> str:
-    if rank is None:
-        return "-"
-    suffix = "th" if 10 <= rank % 100 <= 20 else {1: "st", 2: "nd", 3: "rd"}.get(rank % 10, "th")
-    return f"{rank}{suffix}"
-
-
 def failure_lines(match_id: int | None, seat: int, bot: str | None, reason: str, detail: str, traceback: str,
                   at_action: int | None = None) -> Text:
     """A failed seat told in full: who, why, after how many actions, then the bot's traceback (indented).
@@ -169,5 +163,9 @@ def failure_blocks(failed: list[tuple[int, dict[str, Any]]]) -> list[Text]:
 
 
 def compact_table(title: str, caption: str | None = None) -> Table:
-    """A table that fits 80 columns: a rule under the header, two spaces between columns."""
-    return Table(title=title, caption=caption, box=box.SIMPLE_HEAD, show_edge=False, pad_edge=False, padding=(0, 1, 0, 0))
+    """A table with a rule under the header, two spaces between columns, its caption broken between phrases
+    (so that it fits 80 columns). New tables use :mod:`ladder.commands.tables`, which also keeps numbers whole."""
+    from ladder.commands.tables import phrase_lines
+
+    shown = "\n".join(phrase_lines(caption, 78)) if caption else None
+    return Table(title=title, caption=shown, box=box.SIMPLE_HEAD, show_edge=False, pad_edge=False, padding=(0, 1, 0, 0))

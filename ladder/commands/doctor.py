@@ -8,8 +8,9 @@ from typing import Annotated
 
 import typer
 from rich.console import Console
-from rich.table import Table
+from rich.markup import escape
 
+from ladder.commands.tables import fitted_table, label_column, number_column, print_table
 from ladder.sandbox import (
     LAYERS,
     SandboxLimits,
@@ -48,17 +49,17 @@ def doctor(
         }, indent=2))
         return
     console = Console()
-    table = Table(title="Sandbox layers for submitted bots")
-    table.add_column("layer")
-    table.add_column("status")
-    table.add_column("details", overflow="fold")
+    table = fitted_table("Sandbox layers for submitted bots")
+    number_column(table, "layer", left=True)
+    number_column(table, "status", left=True)
+    label_column(table, "details")
     for status in statuses:
         mark = "[green]active[/green]" if status.available else "[red]missing[/red]"
         detail = status.detail
         if not status.available and status.name in INSTALL_HINTS and "install" not in detail:
             detail += f"\nto get it: {INSTALL_HINTS[status.name]}"
-        table.add_row(status.name, mark, detail)
-    console.print(table)
+        table.add_row(status.name, mark, escape(detail))
+    print_table(console, table)
     if is_root() and "bubblewrap" not in active and not process_layer_can_drop_root():
         console.print("[red]Submitted bots cannot run here:[/red] the ladder runs as root, and without bubblewrap it "
                       "cannot run a bot as an unprivileged user, so it refuses to (install bubblewrap).", highlight=False)

@@ -10,7 +10,8 @@ import typer
 from rich.console import Console
 from rich.markup import escape
 
-from ladder.commands.dbview import DbOption, compact_table, database, versions_of
+from ladder.commands.dbview import DbOption, database, versions_of
+from ladder.commands.tables import fitted_table, number_column, print_table
 from ladder.errors import UserError
 
 
@@ -69,13 +70,15 @@ def h2h(
         return
     if not summary:
         raise UserError(f"{first} and {second} never met" + (f" in {game}" if game else "") + " (nor played the same solitaire deal)")
-    table = compact_table(escape(f"{first} vs {second}"), "tables: who finished ahead in the same match; solitaires: who scored more on the same deal")
-    for column in ("game", "met", f"{first} ahead", f"{second} ahead", "tied", f"{first} share", "mean score diff"):
-        table.add_column(escape(column), justify="left" if column == "game" else "right", no_wrap=column == "game")
+    table = fitted_table(f"{escape(first)} (A) vs {escape(second)} (B)")
+    number_column(table, "game", left=True)
+    for column in ("met", "A ahead", "B ahead", "tied", "A share", "mean score A-B"):
+        number_column(table, column)
     for item in summary:
         share = (item["first_ahead"] + item["tied"] / 2) / item["met"]
         diff = item["mean_score_difference"]
         table.add_row(f"{item['game']} {'deals' if item['players'] == 1 else str(item['players']) + 'p'}",
                       str(item["met"]), str(item["first_ahead"]), str(item["second_ahead"]), str(item["tied"]),
                       f"{share:.1%}", "" if diff is None else f"{diff:+.2f}")
-    Console().print(table)
+    print_table(Console(), table, "tables: who finished ahead in the same match; solitaires: who scored more on the same "
+                                  "deal; A share: A's share of the meetings, ties counting half")

@@ -10,36 +10,22 @@ tournament on purpose: its secret is shown and no match of it is played again
 from __future__ import annotations
 
 import json
-import os
-import socket
 from collections import Counter
 from typing import TYPE_CHECKING, Annotated
 
 import typer
 from rich.console import Console
-from rich.text import Text
+from rich.markup import escape
 
-from ladder.commands.dbview import DbOption, compact_table, database, latest_version_ids
+from ladder.commands.dbview import DbOption, database, latest_version_ids
+from ladder.commands.tables import fitted_table, label_column, number_column, print_table
 from ladder.errors import UserError
+from ladder.text import clean_text
 
 if TYPE_CHECKING:
     from sqlmodel import Session
 
     from ladder.storage import TournamentRow
-
-
-def _state(row: TournamentRow) -> str:
-    if row.state != "running":
-        return row.state
-    if row.host == socket.gethostname() and row.pid:
-        try:
-            os.kill(row.pid, 0)
-            return "running"
-        except ProcessLookupError:
-            return "interrupted"
-        except PermissionError:
-            return "running"
-    return "running?"
 
 
 def _deals(row: TournamentRow) -> str:
@@ -50,14 +36,14 @@ def _deals(row: TournamentRow) -> str:
 
 def reveal_secret(session: Session, tournament_id: int) -> TournamentRow:
     """End tournament ``tournament_id`` on purpose and reveal its secret (refused while it is running)."""
-    from ladder.storage import TournamentRow, utcnow
+    from ladder.storage import TournamentRow, live_state, utcnow
 
     row = session.get(TournamentRow, tournament_id)
     if row is None:
         raise UserError(f"no tournament #{tournament_id}; `ladder tournaments` lists them")
     if row.deal_secret is None:
         raise UserError(f"tournament #{tournament_id} was made before sealed deals: it has no secret to reveal")
-    if _state(row) in ("running", "running?"):
+    if live_state(row) in ("running", "running?"):
         raise UserError(f"tournament #{tournament_id} is running (process {row.pid} on {row.host}): stop it first; "
                         "its secret stays sealed while matches can still be played")
     if row.secret_revealed_at is None:
@@ -76,7 +62,7 @@ def tournaments(
     from sqlalchemy import func
     from sqlmodel import select
 
-    from ladder.storage import BenchRow, MatchRow, SeatResultRow, TournamentRow
+    from ladder.storage import BenchRow, MatchRow, SeatResultRow, TournamentRow, live_state
 
     with database(db) as session:
         if reveal is not None:
@@ -95,7 +81,7 @@ def tournaments(
         benched = Counter(b.tournament_id for b in session.exec(select(BenchRow)).all())
     listed = [
         {
-            "id": row.id, "name": row.name, "file": row.file, "seed": row.seed, "state": _state(row),
+            "id": row.id, "name": row.name, "file": row.file, "seed": row.seed, "state": live_state(row),
             "scheduled": row.scheduled, "cycles": row.cycles, "played": counts.get(row.id, Counter())["played"],
             "skipped": counts.get(row.id, Counter())["skipped"], "errors": counts.get(row.id, Counter())["error"],
             "older_versions": counts.get(row.id, Counter())["older versions"],
@@ -112,21 +98,28 @@ def tournaments(
     if not listed:
         Console().print("no tournament yet; run one: `ladder run tournaments/quick.toml`", highlight=False)
         return
-    table = compact_table("Tournaments")
-    for column in ("id", "name", "state", "done", "cycles", "skipped", "errors", "benched", "older versions", "deals",
-                   "last activity"):
-        table.add_column(column, justify="left" if column in ("name", "state", "deals", "last activity") else "right")
+    table = fitted_table("Tournaments")
+    number_column(table, "id")
+    label_column(table, "name")
+    for column in ("state", "done", "cycles", "updated"):
+        number_column(table, column, left=column in ("state", "updated"))
+    label_column(table, "problems")
     for item in listed:
+        problems = ", ".join(f"{item[key]} {key}" for key in ("skipped", "errors", "benched") if item[key])
+        if item["older_versions"]:
+            problems += (", " if problems else "") + f"{item['older_versions']} of older versions"
+        problems = problems or "-"
         table.add_row(
-            str(item["id"]), Text(item["name"]), item["state"], f"{item['played'] + item['skipped']} of {item['scheduled']}",
-            str(item["cycles"]), str(item["skipped"] or "-"), str(item["errors"] or "-"), str(item["benched"] or "-"),
-            str(item["older_versions"] or "-"), item["deals"].split(" ")[0],
-            item["updated"][:19].replace("T", " "),
+            str(item["id"]), escape(clean_text(item["name"], one_line=True)), item["state"], f"{item['played'] + item['skipped']} of {item['scheduled']}",
+            str(item["cycles"]), item["updated"][5:16].replace("T", " "), problems,
         )
+    print_table(Console(), table, "done: matches played or skipped, of those scheduled; updated: the last activity, "
+                                  "month-day hour:minute (UTC); problems: matches skipped (a benched bot), matches "
+                                  "that could not be played (errors), bots benched, matches of older bot versions; "
+                                  "`--json` gives every field in full")
     console = Console()
-    console.print(table)
     for item in listed:
         if item["deal_commitment"]:
             secret = f"secret {item['deal_secret']}" if item["deal_secret"] else "secret sealed until it ends"
-            console.print(f"#{item['id']} {item['name']}: commitment {item['deal_commitment']}; {secret}",
-                          highlight=False, markup=False, soft_wrap=True)
+            console.print(f"#{item['id']} {clean_text(item['name'], one_line=True)}: deal commitment "
+                          f"{item['deal_commitment']}; {secret}", highlight=False, markup=False, soft_wrap=True)

@@ -1,0 +1,127 @@
+"""The ladder's side of an executable bot: a program in any language described by a ``bot.toml``.
+
+The process is started exactly like a Python bot's (:class:`~ladder.sandbox.BotProcess`: the same
+sandbox layers, limits, user, deadlines and kill), except that once the sandbox is set up its host
+becomes the bot's program (``exec``), which then speaks JSON lines on stdin/stdout instead of the
+host's frames:
+
+- the ladder writes one JSON object per line: ``{"type": "start", "game", "seat", "num_players",
+  "options", "seed"}``, then ``{"type": "act", "observation", "legal"}`` for every decision, and
+  ``{"type": "end", "result"}``; the next match starts again with ``start``;
+- the program answers each ``act`` (and only ``act``) with one line: the index of its choice in
+  ``legal`` (``3``), ``{"index": 3}``, ``{"action": {...}}``, or the action itself.
+
+The failure rules are a Python bot's: no answer in time (timeout), a line that is not one of those
+(garbage), an action that is not legal (illegal), an exit (crash). What the bot says about itself
+(name, games...) comes from its manifest, read by the ladder.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from collections.abc import Iterable
+from typing import Any
+
+from ladder import protocol
+from ladder.match import BotFailure
+from ladder.sandbox import BotProcess, SandboxLimits
+from ladder.submission import Manifest, Submission
+
+RUNTIME_FOLDERS = ("/usr/bin", "/bin", "/usr/local/bin", "/usr/share", "/etc/alternatives")
+"""What an executable bot sees of the host beyond the C library: the programs (an interpreter such as node) and
+their data; read-only."""
+
+
+def _not_json(name: str) -> Any:
+    raise ValueError(f"{name} is not JSON")
+
+
+class ExecutableBotProcess(BotProcess):
+    """A sandboxed process running a ``bot.toml`` program (see the module docstring)."""
+
+    @property
+    def manifest(self) -> Manifest:
+        assert self.submission.manifest is not None
+        return self.submission.manifest
+
+    def program(self) -> list[str] | None:
+        return list(self.manifest.command)
+
+    def system_folders(self) -> tuple[str, ...]:
+        return RUNTIME_FOLDERS
+
+    def request(self, message: dict[str, Any], timeout: float, what: str) -> dict[str, Any]:
+        """The same contract as a Python bot's process: a reply the players understand, or :class:`BotFailure`."""
+        if self.dead or self.popen is None:
+            raise BotFailure("crash", "the bot process is not running", self.stderr_tail())
+        op = message["op"]
+        deadline = time.monotonic() + max(0.0, timeout)
+        if op == "hello":
+            manifest = self.manifest
+            return {"bot": {"name": manifest.name, "author": manifest.author, "version": manifest.version,
+                            "games": list(manifest.games), "class": manifest.command[0]}}
+        if op == "ping":
+            return {"ok": True}
+        if op == "start":
+            self._write_line({"type": "start", **message["match"]}, deadline, what)
+            return {"ok": True}
+        if op == "end":
+            self._write_line({"type": "end", "result": message["result"]}, deadline, what)
+            return {"ok": True}
+        if op == "act":
+            legal = message["legal"]
+            self._write_line({"type": "act", "observation": message["observation"], "legal": legal}, deadline, what)
+            return self._choice(self._read_line(deadline, what), legal)
+        raise RuntimeError(f"an executable bot has no request {op!r}")
+
+    def _write_line(self, message: dict[str, Any], deadline: float, what: str) -> None:
+        data = json.dumps(message, separators=(",", ":"), ensure_ascii=False, allow_nan=False).encode("utf-8") + b"\n"
+        self._send(memoryview(data), deadline, what)
+
+    def _read_line(self, deadline: float, what: str) -> bytes:
+        limit = self.limits.reply_bytes
+        buffer = self.buffer
+        while True:
+            end = buffer.find(b"\n")
+            if end >= 0:
+                line = bytes(buffer[:end])
+                del buffer[:end + 1]
+                if line.strip():
+                    return line
+                continue
+            if len(buffer) > limit:
+                self._die("garbage", f"a reply line longer than {limit:,} bytes (while {what})")
+            buffer += self._next_chunk(deadline, what)
+
+    def _choice(self, line: bytes, legal: list[dict[str, Any]]) -> dict[str, Any]:
+        """The reply line as ``{"index": i}``, ``{"illegal": ...}``, or a garbage failure."""
+        try:
+            value = json.loads(line.decode("utf-8"), parse_constant=_not_json)
+            protocol.check_depth(value)
+        except (UnicodeDecodeError, ValueError, RecursionError):
+            self._die("garbage", f"a reply line that is not JSON: {line[:200]!r}")
+        if isinstance(value, dict) and set(value) == {"index"}:
+            value = value["index"]
+        if isinstance(value, int) and not isinstance(value, bool):
+            if 0 <= value < len(legal):
+                return {"index": value}
+            return {"illegal": f"index {value} (there are {len(legal)} legal actions)"}
+        if isinstance(value, dict):
+            action = value["action"] if set(value) == {"action"} else value
+            for index, candidate in enumerate(legal):
+                if candidate == action:
+                    return {"index": index}
+            return {"illegal": json.dumps(action)[:300]}
+        self._die("garbage", f"a reply that is neither an index nor an action: {line[:200]!r}")
+
+    def close(self) -> None:
+        """The program is not told anything more: its stdin closes when it is killed."""
+        self.kill()
+
+
+def make_bot_process(submission: Submission, limits: SandboxLimits, layers: Iterable[str], allow_root: bool = False,
+                     cpu: int | None = None) -> BotProcess:
+    """The process for ``submission``: an executable bot's when it has a manifest, else a Python bot's."""
+    kind = ExecutableBotProcess if submission.manifest is not None else BotProcess
+    return kind(submission, limits, layers, allow_root=allow_root, cpu=cpu)

@@ -1,0 +1,385 @@
+"""Everything the report shows, read from the database in one place.
+
+The report's pages and ``ladder bot``/``ladder logs`` read the database only
+through this module: bot versions, tournaments, matches with their seats,
+and the ratings (the stored ones when they are fresh, else computed now
+from the matches, with their history). What is derived from those records
+(head-to-head counts, a bot's best wins and worst losses, the chance that a
+row of a leaderboard is really above the next one) is computed here too, so
+a new rating figure is added in one module.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import re
+from collections import defaultdict
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Any
+
+from sqlmodel import Session, select
+
+from ladder import ratings
+from ladder.ratings import HistoryPoint, RatingSet, Standing, pool_key
+from ladder.storage import (
+    BenchRow,
+    BotRow,
+    BotVersionRow,
+    MatchRow,
+    RatingHistoryRow,
+    SeatResultRow,
+    TournamentRow,
+    live_state,
+    unpack_actions,
+)
+
+SOLITAIRE_SUFFIX = "/1p"
+
+
+def is_solitaire(pool: str) -> bool:
+    return pool.endswith(SOLITAIRE_SUFFIX)
+
+
+def pool_title(pool: str) -> str:
+    """``elevenses: 3 players`` or ``bowling-solitaire: solitaire, duplicate deals``."""
+    game, _, players = pool.partition("/")
+    count = int(players.rstrip("p"))
+    return f"{game}: solitaire, duplicate deals" if count == 1 else f"{game}: {count} players"
+
+
+def slug(text: str) -> str:
+    """A file-name-safe form of ``text`` (bot names and pools are in file names)."""
+    return re.sub(r"[^A-Za-z0-9_.-]+", "-", text).strip("-.") or "x"
+
+
+@dataclass(frozen=True)
+class VersionInfo:
+    """A bot version as the report names it."""
+
+    version_id: int
+    bot: str
+    author: str
+    version: str
+    content_hash: str
+    source: str
+    games: tuple[str, ...]
+    created_at: datetime | None
+
+    @property
+    def label(self) -> str:
+        return f"{self.bot}@{self.content_hash[:8]}"
+
+    @property
+    def short(self) -> str:
+        return f"{self.version} {self.content_hash[:6]}"
+
+    @property
+    def page(self) -> str:
+        """The bot page's path inside the site."""
+        return f"bots/{slug(self.bot)}-{self.content_hash[:8]}.html"
+
+
+@dataclass(frozen=True)
+class SeatRecord:
+    seat: int
+    version_id: int
+    score: float | None
+    rank: int | None
+    failure_reason: str | None
+    failure_detail: str
+    stderr_tail: str
+    at_action: int | None
+
+
+@dataclass(frozen=True)
+class MatchRecord:
+    """A recorded match without its action log (see :func:`match_actions`)."""
+
+    match_id: int
+    tournament_id: int
+    key: str
+    deal: str
+    game: str
+    options: dict[str, Any]
+    num_players: int
+    seed: int
+    status: str
+    error: str
+    seconds: float
+    think: tuple[float, ...]
+    action_count: int
+    finished_at: datetime
+    seats: tuple[SeatRecord, ...]
+
+    @property
+    def pool(self) -> str:
+        return pool_key(self.game, self.num_players)
+
+    @property
+    def page(self) -> str:
+        return f"matches/{self.match_id}.html"
+
+    def seat_of(self, version_id: int) -> SeatRecord | None:
+        return next((s for s in self.seats if s.version_id == version_id), None)
+
+
+@dataclass(frozen=True)
+class TournamentRecord:
+    tournament_id: int
+    name: str
+    file: str
+    seed: int
+    fingerprint: str
+    state: str
+    scheduled: int
+    cycles: int
+    created_at: datetime
+    updated_at: datetime
+    finished_at: datetime | None
+    config: dict[str, Any]
+    benched: tuple[tuple[int, str], ...]  # (bot version id, reason)
+
+    @property
+    def page(self) -> str:
+        return f"tournaments/{self.tournament_id}.html"
+
+
+@dataclass
+class ReportData:
+    """The whole database as the report needs it."""
+
+    versions: dict[int, VersionInfo]
+    tournaments: dict[int, TournamentRecord]
+    matches: list[MatchRecord]
+    rated: RatingSet
+    ratings_fresh: bool  # False: the stored ratings missed matches and were computed now
+    history: list[HistoryPoint] = field(default_factory=list)
+
+    def name(self, version_id: int) -> str:
+        info = self.versions.get(version_id)
+        return info.bot if info else f"#{version_id}"
+
+    def matches_of(self, version_id: int) -> list[MatchRecord]:
+        return [m for m in self.matches if any(s.version_id == version_id for s in m.seats)]
+
+    def versions_named(self, ref: str) -> list[VersionInfo]:
+        """The versions meant by ``ref``: a bot name (every version) or ``name@hashprefix``."""
+        name, _, prefix = ref.partition("@")
+        return [v for v in self.versions.values() if v.bot == name and v.content_hash.startswith(prefix)]
+
+
+def load(session: Session) -> ReportData:
+    """Read everything the report shows from ``session``'s database."""
+    versions = {
+        v.id: VersionInfo(v.id, b.name, b.author, v.version, v.content_hash, v.source, tuple(v.games), v.created_at)
+        for v, b in session.exec(select(BotVersionRow, BotRow).join(BotRow, BotRow.id == BotVersionRow.bot_id)).all()
+        if v.id is not None
+    }
+    benched: dict[int, list[tuple[int, str]]] = defaultdict(list)
+    for bench in session.exec(select(BenchRow).order_by(BenchRow.id)).all():  # type: ignore[arg-type]
+        benched[bench.tournament_id].append((bench.bot_version_id, bench.reason))
+    tournaments = {
+        t.id: TournamentRecord(t.id, t.name, t.file, t.seed, t.fingerprint, live_state(t), t.scheduled, t.cycles,
+                               t.created_at, t.updated_at, t.finished_at, t.config, tuple(benched[t.id]))
+        for t in session.exec(select(TournamentRow).order_by(TournamentRow.id)).all()  # type: ignore[arg-type]
+        if t.id is not None
+    }
+    seats: dict[int, list[SeatRecord]] = defaultdict(list)
+    for s in session.exec(select(SeatResultRow).order_by(SeatResultRow.match_id, SeatResultRow.seat)).all():  # type: ignore[arg-type]
+        seats[s.match_id].append(SeatRecord(s.seat, s.bot_version_id, s.score, s.rank, s.failure_reason, s.failure_detail,
+                                            s.stderr_tail, s.at_action))
+    columns = (MatchRow.id, MatchRow.tournament_id, MatchRow.key, MatchRow.deal, MatchRow.game, MatchRow.options_json,
+               MatchRow.num_players, MatchRow.seed, MatchRow.status, MatchRow.error, MatchRow.seconds, MatchRow.think_json,
+               MatchRow.action_count, MatchRow.finished_at)
+    matches = [
+        MatchRecord(mid, tid, key, deal, game, json.loads(options or "{}"), players, seed, status, error, seconds,
+                    tuple(json.loads(think or "[]")), count, finished, tuple(seats.get(mid, ())))
+        for mid, tid, key, deal, game, options, players, seed, status, error, seconds, think, count, finished
+        in session.exec(select(*columns).order_by(MatchRow.id)).all()  # type: ignore[call-overload]
+    ]
+    rated, fresh = ratings.current(session)
+    history = rated.history if not fresh else [
+        HistoryPoint(h.pool, h.event, h.match_id, h.bot_version_id, h.mu, h.sigma)
+        for h in session.exec(select(RatingHistoryRow).order_by(RatingHistoryRow.id)).all()  # type: ignore[arg-type]
+    ]
+    return ReportData(versions, tournaments, matches, rated, fresh, history)
+
+
+def match_actions(session: Session, match_ids: Iterable[int]) -> Iterator[tuple[int, list[dict[str, Any]]]]:
+    """The action logs of ``match_ids``, one match at a time (they are the bulk of the database)."""
+    for match_id in match_ids:
+        blob = session.exec(select(MatchRow.actions_z).where(MatchRow.id == match_id)).first()
+        yield match_id, unpack_actions(blob or b"")
+
+
+# ---- derived figures -------------------------------------------------------------------------------
+
+
+def above_probability(upper: Standing, lower: Standing) -> float:
+    """The chance that ``upper``'s true skill is above ``lower``'s, with both ratings taken as normal beliefs."""
+    spread = math.sqrt(upper.sigma ** 2 + lower.sigma ** 2)
+    if spread == 0:
+        return 0.5 if upper.mu == lower.mu else float(upper.mu > lower.mu)
+    return 0.5 * (1 + math.erf((upper.mu - lower.mu) / (spread * math.sqrt(2))))
+
+
+@dataclass(frozen=True)
+class LeaderboardRow:
+    position: int
+    standing: Standing
+    above_next: float | None  # P(this row's skill > the next row's); None on the last row
+
+
+def leaderboard(data: ReportData, pool: str) -> list[LeaderboardRow]:
+    table = data.rated.table(pool)
+    return [
+        LeaderboardRow(i, s, above_probability(s, table[i]) if i < len(table) else None)
+        for i, s in enumerate(table, start=1)
+    ]
+
+
+@dataclass
+class PairCount:
+    """How ``first`` did against ``second`` where they met: ahead, behind, tied."""
+
+    ahead: int = 0
+    behind: int = 0
+    tied: int = 0
+
+    @property
+    def met(self) -> int:
+        return self.ahead + self.behind + self.tied
+
+    @property
+    def share(self) -> float:
+        return (self.ahead + self.tied / 2) / self.met if self.met else 0.0
+
+
+def head_to_head(data: ReportData, pool: str) -> dict[tuple[int, int], PairCount]:
+    """For every ordered pair of versions of ``pool``: at the same table, who finished ahead (ranks);
+    in a solitaire, who scored more on the same deal."""
+    counts: dict[tuple[int, int], PairCount] = defaultdict(PairCount)
+    groups: dict[Any, list[tuple[int, float]]] = defaultdict(list)  # group -> (version, key: lower is better)
+    for match in data.matches:
+        if match.status != "played" or match.pool != pool:
+            continue
+        for seat in match.seats:
+            if is_solitaire(pool):
+                key = math.inf if seat.failure_reason else -(seat.score or 0.0)
+                groups[(match.tournament_id, match.deal)].append((seat.version_id, key))
+            else:
+                groups[match.match_id].append((seat.version_id, float(seat.rank or 0)))
+    for entries in groups.values():
+        for a, a_key in entries:
+            for b, b_key in entries:
+                if a == b:
+                    continue
+                pair = counts[(a, b)]
+                if a_key < b_key:
+                    pair.ahead += 1
+                elif a_key > b_key:
+                    pair.behind += 1
+                else:
+                    pair.tied += 1
+    return dict(counts)
+
+
+def pool_versions(data: ReportData, pool: str) -> list[int]:
+    """The versions of ``pool`` in leaderboard order (unrated ones last)."""
+    ordered = [s.bot_version_id for s in data.rated.table(pool)]
+    extra = sorted({s.version_id for m in data.matches if m.pool == pool for s in m.seats} - set(ordered))
+    return ordered + extra
+
+
+@dataclass(frozen=True)
+class NotableMatch:
+    match: MatchRecord
+    seat: SeatRecord
+    margin: float  # score minus the best other score (tables), or the score (solitaires)
+
+
+def margin(match: MatchRecord, seat: SeatRecord) -> float:
+    if match.num_players == 1:
+        return seat.score or 0.0
+    others = [s.score or 0.0 for s in match.seats if s.seat != seat.seat]
+    return (seat.score or 0.0) - max(others)
+
+
+def notable_matches(data: ReportData, version_id: int, count: int = 5) -> tuple[list[NotableMatch], list[NotableMatch]]:
+    """(best wins, worst losses) of a version. Tables: won (ranked 1st) by the widest margin, lost (ranked
+    last, failures first) by the widest; solitaires: the highest and the lowest scores."""
+    played = []
+    for match in data.matches_of(version_id):
+        seat = match.seat_of(version_id)
+        if match.status == "played" and seat is not None:
+            played.append(NotableMatch(match, seat, margin(match, seat)))
+    tables = [n for n in played if n.match.num_players > 1]
+    solos = [n for n in played if n.match.num_players == 1]
+    wins = [n for n in tables if n.seat.rank == 1 and not n.seat.failure_reason]
+    losses = [n for n in tables if (n.seat.rank or 0) > 1 or n.seat.failure_reason]
+    best = sorted(wins, key=lambda n: (-n.margin, n.match.match_id))[:count]
+    worst = sorted(losses, key=lambda n: (not n.seat.failure_reason, -(n.seat.rank or 0), n.margin, n.match.match_id))[:count]
+    best += sorted(solos, key=lambda n: (-n.margin, n.match.match_id))[:count]
+    worst += sorted(solos, key=lambda n: (not n.seat.failure_reason, n.margin, n.match.match_id))[:count]
+    return best, worst
+
+
+@dataclass(frozen=True)
+class FailureRecord:
+    match: MatchRecord
+    seat: SeatRecord
+
+
+def failures(data: ReportData, version_ids: Iterable[int], newest_first: bool = True) -> list[FailureRecord]:
+    wanted = set(version_ids)
+    found = [FailureRecord(m, s) for m in data.matches for s in m.seats if s.version_id in wanted and s.failure_reason]
+    return sorted(found, key=lambda f: f.match.match_id, reverse=newest_first)
+
+
+@dataclass
+class Record:
+    """A version's results over every match it sat in."""
+
+    matches: int = 0
+    firsts: int = 0
+    failures: int = 0
+    skipped: int = 0
+    errors: int = 0
+
+
+def record(data: ReportData, version_id: int) -> Record:
+    found = Record()
+    for match in data.matches_of(version_id):
+        seat = match.seat_of(version_id)
+        assert seat is not None
+        if match.status == "skipped":
+            found.skipped += 1
+        elif match.status == "error":
+            found.errors += 1
+        else:
+            found.matches += 1
+            found.firsts += seat.rank == 1 and not seat.failure_reason and match.num_players > 1
+            found.failures += bool(seat.failure_reason)
+    return found
+
+
+def solitaire_scores(data: ReportData, version_id: int) -> dict[str, list[float]]:
+    """A version's scores in each solitaire pool it played, in match order."""
+    scores: dict[str, list[float]] = defaultdict(list)
+    for match in data.matches_of(version_id):
+        seat = match.seat_of(version_id)
+        if match.num_players == 1 and match.status == "played" and seat is not None and seat.score is not None:
+            scores[match.pool].append(seat.score)
+    return dict(scores)
+
+
+def history_of(data: ReportData, version_id: int) -> dict[str, list[HistoryPoint]]:
+    """A version's rating after each rated event of each pool it played."""
+    found: dict[str, list[HistoryPoint]] = defaultdict(list)
+    for point in data.history:
+        if point.bot_version_id == version_id:
+            found[point.pool].append(point)
+    return dict(found)

@@ -1,0 +1,109 @@
+"""Bots in any language: a folder with a `bot.toml` and a program speaking JSON lines, through the real CLI."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from engine import game_ids
+from ladder.errors import UserError
+from ladder.sandbox import available_layers, is_root, process_layer_can_drop_root
+from ladder.submission import read_files
+
+ROOT = Path(__file__).resolve().parents[2]
+EXAMPLE = ROOT / "docs" / "examples" / "javascript_bot"
+CAN_RUN_SUBMITTED = not is_root() or "bubblewrap" in available_layers() or process_layer_can_drop_root()
+needs_sandbox = pytest.mark.skipif(not CAN_RUN_SUBMITTED, reason="submitted bots cannot run here as root without bubblewrap")
+needs_node = pytest.mark.skipif(shutil.which("node") is None, reason="needs Node.js for the example (apt-get install nodejs)")
+needs_game = pytest.mark.skipif("elfer-raus" not in game_ids(), reason="elfer-raus is not registered")
+
+
+def ladder(where: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, "-m", "ladder.cli", *args], capture_output=True, text=True, timeout=600, cwd=where,
+                          env={**os.environ, "COLUMNS": "200", "LADDER_RESULTS": str(where / "results"),
+                               "LADDER_DB": f"sqlite:///{where / 'l.db'}"})
+
+
+def shell_bot(where: Path, script: str, games: str = '["elfer-raus"]') -> Path:
+    folder = where / "shbot"
+    folder.mkdir()
+    (folder / "bot.toml").write_text(f'name = "sh-bot"\ngames = {games}\ncommand = ["sh", "bot.sh"]\n')
+    (folder / "bot.sh").write_text(script)
+    return folder
+
+
+@needs_sandbox
+@needs_node
+@needs_game
+def test_the_javascript_example_is_validated_submitted_and_rated_in_a_tournament(tmp_path: Path) -> None:
+    checked = ladder(tmp_path, "validate", str(EXAMPLE), "--json")
+    assert checked.returncode == 0, checked.stdout + checked.stderr
+    report = json.loads(checked.stdout)
+    assert report["ok"] and report["bot"]["name"] == "example-js" and set(report["games"]) == set(game_ids())
+    submitted = ladder(tmp_path, "submit", str(EXAMPLE))
+    assert submitted.returncode == 0, submitted.stderr
+    (tmp_path / "t.toml").write_text('name = "js"\nseed = 5\ngames = ["elfer-raus"]\nbots = ["example-js", "random", "thumb"]\n'
+                                     'players = [2]\ngames_per_pairing = 2\nworkers = 2\n')
+    run = ladder(tmp_path, "run", "t.toml", "--no-progress")
+    assert run.returncode == 0, run.stderr
+    rankings = json.loads(ladder(tmp_path, "rankings", "elfer-raus", "--json").stdout)
+    row = next(r for r in rankings["pools"]["elfer-raus/2p"]["table"] if r["bot"] == "example-js")
+    assert row["matches"] == 8 and row["failures"] == 0  # 2 opponents x 2 deals x 2 seatings, none lost by failure
+    logs = json.loads(ladder(tmp_path, "logs", "example-js", "--json").stdout)
+    assert logs and all("example-js: elfer-raus, seat" in entry["stderr"] for entry in logs)
+
+
+@needs_sandbox
+@needs_game
+@pytest.mark.parametrize(("script", "reason", "said"), [
+    ('while read line; do case "$line" in *\'"act"\'*) echo "hello there";; esac; done\n', "garbage", "not JSON"),
+    ('while read line; do case "$line" in *\'"act"\'*) echo 999;; esac; done\n', "illegal", "index 999"),
+    ('while read line; do case "$line" in *\'"act"\'*) echo \'{"type": "no-such-move"}\';; esac; done\n', "illegal",
+     "no-such-move"),
+    ('read line; echo "giving up" >&2; exit 3\n', "crash", "exited with status 3"),
+    ('while read line; do :; done\n', "timeout", "no answer within"),
+])
+def test_a_program_that_breaks_the_protocol_fails_the_check(tmp_path: Path, script: str, reason: str, said: str) -> None:
+    folder = shell_bot(tmp_path, script)
+    run = ladder(tmp_path, "validate", str(folder), "--json", "--move-seconds", "1")
+    assert run.returncode == 1, run.stdout + run.stderr
+    report = json.loads(run.stdout)
+    failure = report["matches"][-1]["failure"]
+    assert failure["reason"] == reason and said in failure["detail"], failure
+    if reason == "crash":
+        assert "giving up" in failure["stderr_tail"]
+
+
+@needs_sandbox
+@needs_game
+@pytest.mark.skipif("seccomp" not in available_layers(), reason="needs the seccomp layer, not available here")
+def test_an_executable_bot_cannot_start_another_program(tmp_path: Path) -> None:
+    # The shell must fork to run /usr/bin/true; had it run, the bot would answer "ran" (garbage).
+    folder = shell_bot(tmp_path, 'while read line; do case "$line" in *\'"act"\'*)\n'
+                                 '  if /usr/bin/true; then echo ran; else echo 0; fi;; esac; done\n')
+    run = ladder(tmp_path, "validate", str(folder), "--json", "--matches", "1")
+    failure = json.loads(run.stdout)["matches"][-1]["failure"]
+    assert failure["reason"] == "crash" and "fork" in failure["stderr_tail"].lower(), failure
+
+
+def test_manifest_mistakes_are_one_clear_sentence(tmp_path: Path) -> None:
+    cases = {
+        'games = ["elfer-raus"]\ncommand = "node bot.js"\n': "command must be a list of strings",
+        'command = ["node", "bot.js"]\n': "games must be a list of game ids",
+        'games = ["elfer-raus"]\ncommand = ["./missing"]\n': "which is not one of the bot's files",
+        'games = ["elfer-raus"]\ncommand = ["node"]\nbuild = ["make"]\n': "'build' is not supported",
+        'games = ["elfer-raus"]\ncommand = ["node"]\ncolour = 1\n': "unknown key 'colour'",
+        'games = [\n': "is not valid TOML",
+    }
+    for number, (text, said) in enumerate(cases.items()):
+        folder = tmp_path / f"b{number}"
+        folder.mkdir()
+        (folder / "bot.toml").write_text(text)
+        with pytest.raises(UserError, match=said.replace("(", r"\(")):
+            read_files(folder)
