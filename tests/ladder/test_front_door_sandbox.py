@@ -59,10 +59,18 @@ class _Base(Bot):
     author = "the front-door tests"
     games = ("{GAME}",)
     matches = 0
+    sizes = []  # the table size of each match this process played
 
     def start(self, match):
         super().start(match)
         type(self).matches += 1  # per process: the ladder reuses a process for many matches
+        type(self).sizes.append(match.num_players)
+
+    @classmethod
+    def awake(cls):
+        # the check plays one match at each table size with one process; a two-player tournament gives a process
+        # two-player matches in a row (a process never plays a deal twice, so it plays few: count on this, not on many)
+        return cls.matches >= WAKE_AT or cls.sizes[-2:] == [2, 2]
 
     def act(self, observation, legal_actions):
         return legal_actions[0]
@@ -109,7 +117,7 @@ BOT = ThreadHog
 '''
 
 SLEEPER = HEADER + '''
-WAKE_AT = 0  # the first match of a process that misbehaves (the check plays fewer with one process)
+WAKE_AT = 0  # the first match of a process that misbehaves, however it was reached
 '''
 
 BUSY_SLEEPER = SLEEPER + '''
@@ -124,7 +132,7 @@ class BusySleeper(_Base):
 
     def start(self, match):
         super().start(match)
-        if type(self).matches >= WAKE_AT and not _burning:
+        if type(self).awake() and not _burning:
             _burning.append(threading.Thread(target=_burn, daemon=True))
             _burning[0].start()
 
@@ -138,7 +146,7 @@ class MemfdSleeper(_Base):
 
     def start(self, match):
         super().start(match)
-        if type(self).matches >= WAKE_AT and not type(self).hoard:
+        if type(self).awake() and not type(self).hoard:
             chunk = b"x" * (1 << 20)
             hoard = type(self).hoard
             for _ in range(43):  # 43 x 15 MB: each memfd under the file-size limit, 645 MB in all
@@ -298,12 +306,13 @@ def write(home: Path, name: str, source: str) -> Path:
     return path
 
 
-def check_matches(home: Path, path: Path) -> int:
-    """How many matches the submission check plays with one process for a bot like ``path`` (`ladder validate --json`)."""
+def check_matches(home: Path, path: Path) -> list[int]:
+    """The table size of each match the submission check plays with one process for a bot like ``path``
+    (`ladder validate --json`)."""
     run = ladder(home, "validate", str(path), "--matches", "1", "--json")
     report = json.loads(run.stdout)
     assert report["ok"], report
-    return len(report["matches"])
+    return [match["players"] for match in report["matches"]]
 
 
 def tree_digest(*folders: Path) -> str:
@@ -412,7 +421,9 @@ def stored(home: Path) -> tuple[dict[int, tuple[str, str]], list[dict[str, objec
 def test_hostile_bots_in_a_real_tournament_hurt_only_themselves(home: Path) -> None:
     """Thread hog, busy and memfd sleepers next to honest bots: every match recorded, the honest ones untouched."""
     counting = write(home, "counting", SLEEPER + "\nclass Counting(_Base):\n    name = 'counting'\n\nBOT = Counting\n")
-    wake_at = check_matches(home, counting) + 1
+    sizes = check_matches(home, counting)
+    assert sorted(sizes) == sizes and len(set(sizes)) == len(sizes), sizes  # one match a table size: no [2, 2] in the check
+    wake_at = 10**9  # woken by two two-player matches in a row only
     bots = {
         "honest_threads": HONEST_THREADS,
         "thread_hog": THREAD_HOG,
