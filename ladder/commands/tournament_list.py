@@ -118,8 +118,9 @@ def tournaments(
                                   "that could not be played (errors), bots benched, matches of older bot versions; "
                                   "`--json` gives every field in full")
     console = Console()
-    for item in listed:
+    for item in listed:  # a hash a line: each fits 80 columns
         if item["deal_commitment"]:
-            secret = f"secret {item['deal_secret']}" if item["deal_secret"] else "secret sealed until it ends"
-            console.print(f"#{item['id']} {clean_text(item['name'], one_line=True)}: deal commitment "
-                          f"{item['deal_commitment']}; {secret}", highlight=False, markup=False, soft_wrap=True)
+            secret = item["deal_secret"] or "sealed until the tournament ends"
+            console.print(f"#{item['id']} {clean_text(item['name'], one_line=True)}: deals\n"
+                          f"  commitment {item['deal_commitment']}\n  secret     {secret}",
+                          highlight=False, markup=False)

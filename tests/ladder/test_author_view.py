@@ -41,7 +41,8 @@ def played(tmp_path_factory: pytest.TempPathFactory) -> Path:
     submitted = ladder(where, "submit", str(CROWD), "--name", NAME)
     assert submitted.returncode == 0, submitted.stdout + submitted.stderr
     (where / "t.toml").write_text(f'name = "crowd-test"\nseed = 3\ngames = ["elfer-raus"]\nbots = ["{NAME}", "random", "thumb"]\n'
-                                  'players = [2, 3]\ngames_per_pairing = 1\nworkers = 2\n')
+                                  'players = [2, 3]\ngames_per_pairing = 1\nworkers = 2\n'
+                                  '[game.elfer-raus]\noptions = [{ number_swap = true }]\n')
     run = ladder(where, "run", "t.toml", "--no-progress")
     assert run.returncode == 0, run.stderr
     return where

@@ -150,7 +150,7 @@ def test_the_same_deal_secret_deals_the_same_matches_and_a_fresh_one_does_not(tm
             assert tournament["deal_commitment"] == hashlib.sha256(bytes.fromhex(given)).hexdigest()
         check_revealed_deals(home, tournament)
         shown = " ".join(home.ladder_ok("tournaments").stdout.split())
-        assert f"commitment {tournament['deal_commitment']}; secret {tournament['deal_secret']}" in shown
+        assert f"commitment {tournament['deal_commitment']} secret {tournament['deal_secret']}" in shown
         seeds.append({m["key"]: m["seed"] for m in home.matches()})
     assert seeds[0] == seeds[1]
     assert seeds[2].keys() == seeds[0].keys() and set(seeds[2].values()).isdisjoint(seeds[0].values())
