@@ -52,6 +52,7 @@ def submit(path: Path, name: str | None = None):
     return register(report)
 
 
+@pytest.mark.needs_bot_sandbox
 def test_a_checked_bot_is_stored_by_hash_and_recorded(tmp_path: Path, home: Path) -> None:
     registration = submit(bot_file(tmp_path))
     assert registration.created and registration.name == "counter" and registration.version_count == 1
@@ -67,6 +68,7 @@ def test_a_checked_bot_is_stored_by_hash_and_recorded(tmp_path: Path, home: Path
     assert latest_hash("counter") == registration.content_hash
 
 
+@pytest.mark.needs_bot_sandbox
 def test_the_same_files_again_are_recognised_and_nothing_is_added(tmp_path: Path) -> None:
     first = submit(bot_file(tmp_path))
     again = submit(bot_file(tmp_path, name="renamed.py"))
@@ -74,6 +76,7 @@ def test_the_same_files_again_are_recognised_and_nothing_is_added(tmp_path: Path
     assert again.content_hash == first.content_hash and again.version_count == 1
 
 
+@pytest.mark.needs_bot_sandbox
 def test_a_changed_file_is_a_new_version_and_the_latest_is_played(tmp_path: Path) -> None:
     first = submit(bot_file(tmp_path, version="1", index=0))
     second = submit(bot_file(tmp_path, version="2", index=2))
@@ -88,6 +91,7 @@ def test_a_changed_file_is_a_new_version_and_the_latest_is_played(tmp_path: Path
             assert outcome.actions[0] == {"type": "add", "n": expected}
 
 
+@pytest.mark.needs_bot_sandbox
 def test_the_same_code_under_another_name_is_refused(tmp_path: Path) -> None:
     submit(bot_file(tmp_path))
     report = check_bot(str(bot_file(tmp_path)), name="copycat", limits=LIMITS, matches_per_table=1)
@@ -95,6 +99,7 @@ def test_the_same_code_under_another_name_is_refused(tmp_path: Path) -> None:
         register(report)
 
 
+@pytest.mark.needs_bot_sandbox
 def test_a_stored_bot_whose_files_changed_is_refused(tmp_path: Path, home: Path) -> None:
     registration = submit(bot_file(tmp_path))
     stored = home / "bots" / registration.content_hash / "bot.py"
@@ -117,6 +122,7 @@ def test_a_stored_bot_whose_files_changed_is_refused(tmp_path: Path, home: Path)
         ("class B(Bot):\n    name = 'b'\n    games = ('toy-count',)\n    def __init__(self, x):\n        pass\n", "TypeError"),
     ],
 )
+@pytest.mark.needs_bot_sandbox
 def test_a_bad_bot_fails_the_check_saying_why(tmp_path: Path, source: str, words: str) -> None:
     path = tmp_path / "bot.py"
     path.write_text("from ladder.bot import Bot\n" + source)
@@ -125,6 +131,7 @@ def test_a_bad_bot_fails_the_check_saying_why(tmp_path: Path, source: str, words
     assert words in report.problem + report.explanation, (report.problem, report.explanation)
 
 
+@pytest.mark.needs_bot_sandbox
 def test_a_failing_match_is_explained_with_game_seed_and_the_bots_traceback(tmp_path: Path) -> None:
     path = tmp_path / "bot.py"
     path.write_text(
@@ -141,6 +148,7 @@ def test_a_failing_match_is_explained_with_game_seed_and_the_bots_traceback(tmp_
     assert "return helper(legal_actions)" in report.explanation
 
 
+@pytest.mark.needs_bot_sandbox
 def test_the_check_plays_every_claimed_game_at_the_smallest_and_largest_table(tmp_path: Path) -> None:
     report = check_bot(str(bot_file(tmp_path)), limits=LIMITS, matches_per_table=2)
     assert report.ok
@@ -148,6 +156,7 @@ def test_the_check_plays_every_claimed_game_at_the_smallest_and_largest_table(tm
     assert len(report.matches) == 4
 
 
+@pytest.mark.needs_bot_sandbox
 def test_a_folder_bot_brings_its_modules_and_data(tmp_path: Path, home: Path) -> None:
     folder = tmp_path / "folder_bot"
     (folder / "data").mkdir(parents=True)

@@ -91,6 +91,7 @@ def check_revealed_deals(home: LadderHome, tournament: dict) -> DealSecret:
 # ---- sealed deals ----------------------------------------------------------------------------------------
 
 
+@pytest.mark.needs_bot_sandbox
 def test_a_bot_that_imports_the_engine_cannot_reconstruct_any_deal(home: LadderHome) -> None:
     public_seed, gpp = 424242, 3
     bots = ["deal-cracker", "steady", "random"]
@@ -159,6 +160,7 @@ def test_the_same_deal_secret_deals_the_same_matches_and_a_fresh_one_does_not(tm
     assert_one_clear_line(bad.ladder("run", str(file), "--deal-secret", "not-hex"), "--deal-secret", "64 hex digits")
 
 
+@pytest.mark.needs_bot_sandbox
 def test_the_check_deals_fresh_secret_seeds_every_time(home: LadderHome) -> None:
     path = str(good_bot(home))
     seen = []
@@ -169,6 +171,7 @@ def test_the_check_deals_fresh_secret_seeds_every_time(home: LadderHome) -> None
     assert not set(seen[0]) & {1000 * players + index for players in range(1, 7) for index in range(50)}
 
 
+@pytest.mark.needs_bot_sandbox
 def test_a_sleeper_cannot_recognise_the_check_by_its_seeds(home: LadderHome) -> None:
     sys.path.insert(0, str(TRUST_BOTS.parent.parent.parent))
     from tests.ladder.trust_bots.seed_sleeper import looks_like_the_check
@@ -186,6 +189,7 @@ def test_a_sleeper_cannot_recognise_the_check_by_its_seeds(home: LadderHome) -> 
 # ---- nothing a bot sends corrupts anything ---------------------------------------------------------------
 
 
+@pytest.mark.needs_bot_sandbox
 def test_a_lone_surrogate_reply_is_a_protocol_error_and_the_tournament_completes(home: LadderHome) -> None:
     sleeper = home.bot("surrogate_reply")
     home.ladder_ok("submit", str(sleeper), "--matches", "1")  # it sleeps through the check
@@ -222,6 +226,7 @@ def test_a_lone_surrogate_reply_is_a_protocol_error_and_the_tournament_completes
     assert "not valid Unicode" in replay.stdout
 
 
+@pytest.mark.needs_bot_sandbox
 def test_a_lone_surrogate_in_the_author_is_one_clear_line_and_leaves_nothing_behind(home: LadderHome) -> None:
     bot = str(home.bot("surrogate_author"))
     for command, said in (("validate", "failed the check"), ("submit", "was not registered")):
@@ -232,6 +237,7 @@ def test_a_lone_surrogate_in_the_author_is_one_clear_line_and_leaves_nothing_beh
     assert json.loads(home.ladder_ok("bots", "--json").stdout)["registered"] == []
 
 
+@pytest.mark.needs_bot_sandbox
 def test_terminal_escapes_from_a_bot_never_reach_the_terminal(home: LadderHome) -> None:
     failing = home.bot("terminal_escapes")
     run = home.ladder("validate", str(failing))
@@ -264,6 +270,7 @@ def test_run_requires_the_layers_it_is_asked_for(home: LadderHome) -> None:
         home.ladder_ok("run", str(file), "--no-progress", "--require-layer", layer)
 
 
+@pytest.mark.needs_bot_sandbox
 def test_run_refuses_to_start_when_submitted_bots_cannot_be_sandboxed(home: LadderHome, monkeypatch: pytest.MonkeyPatch) -> None:
     """As root without bubblewrap (simulated): one line before anything is played, instead of a tournament of errors."""
     from typer.testing import CliRunner

@@ -211,6 +211,7 @@ def assert_expected(outcome: MatchOutcome, expect: Expect) -> None:
     assert SECRET not in (failure.stderr_tail + failure.detail if failure else "")
 
 
+@pytest.mark.needs_bot_sandbox
 @pytest.mark.parametrize(("name", "pool"), [(name, name) for name in sorted(EXPECTED)], indirect=["pool"])
 def test_hostile_bot_loses_and_leaves_nothing(name: str, pool: PlayerPool, ladder_home: Path, tmp_path: Path) -> None:
     expect = EXPECTED[name]
@@ -257,6 +258,7 @@ def test_hostile_bot_loses_and_leaves_nothing(name: str, pool: PlayerPool, ladde
     assert tree_digest(store, database) == before, "the bot store or the database changed"
 
 
+@pytest.mark.needs_bot_sandbox
 def test_the_ladder_never_imports_a_bot(pool: PlayerPool, tmp_path: Path) -> None:
     """Import-time code runs only in the sandbox: the ladder's own Bot class is untouched."""
     import sys
@@ -273,6 +275,7 @@ def test_the_ladder_never_imports_a_bot(pool: PlayerPool, tmp_path: Path) -> Non
         assert not marker.exists()
 
 
+@pytest.mark.needs_bot_sandbox
 def test_stale_replies_are_ignored_and_the_real_answer_used(pool: PlayerPool, tmp_path: Path) -> None:
     outcome = play(pool, str(HOSTILE / "stale_reply.py"))
     assert outcome.failures == {}
@@ -280,6 +283,7 @@ def test_stale_replies_are_ignored_and_the_real_answer_used(pool: PlayerPool, tm
     assert outcome.actions[0] == {"type": "add", "n": 3}
 
 
+@pytest.mark.needs_bot_sandbox
 def test_printing_to_stdout_ends_up_in_stderr(pool: PlayerPool) -> None:
     outcome = play(pool, str(HOSTILE / "print_stdout.py"))
     assert outcome.failures == {}
@@ -288,6 +292,7 @@ def test_printing_to_stdout_ends_up_in_stderr(pool: PlayerPool) -> None:
     assert any("PRINTED-AT-IMPORT" in tail for tail in tails)
 
 
+@pytest.mark.needs_bot_sandbox
 def test_a_replaced_process_serves_the_next_match(pool: PlayerPool) -> None:
     """After a failure the process is replaced: the bot's next match starts from a fresh process."""
     hostile = str(HOSTILE / "illegal_action.py")
@@ -329,6 +334,7 @@ def test_process_layer_alone_still_enforces_deadlines_and_memory(tmp_path: Path)
 VALIDATE_REASON = {"bad_metadata": "built-in bot's", "cpu_thread": "kept working while it was not its turn"}
 
 
+@pytest.mark.needs_bot_sandbox
 @pytest.mark.parametrize("name", sorted(EXPECTED))
 def test_validate_refuses_or_contains_every_hostile_bot(name: str) -> None:
     """`ladder validate`/`submit` run this check: each hostile bot is refused with its reason, or contained."""
@@ -349,6 +355,7 @@ def test_validate_refuses_or_contains_every_hostile_bot(name: str) -> None:
     assert "\n" not in report.problem
 
 
+@pytest.mark.needs_bot_sandbox
 def test_hostile_files_are_copied_not_run_in_place(tmp_path: Path) -> None:
     """A bot run from a path is a private copy: changing the file mid-run changes nothing."""
     path = tmp_path / "bot.py"

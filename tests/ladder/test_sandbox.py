@@ -94,6 +94,7 @@ def test_inside_bubblewrap_a_bot_sees_only_the_interpreter_the_api_and_its_files
         assert BOT_UID_FIRST <= facts["uid"] < BOT_UID_FIRST + BOT_UID_COUNT and facts["gid"] == facts["uid"]
 
 
+@pytest.mark.needs_bot_sandbox
 @pytest.mark.skipif("seccomp" not in AVAILABLE, reason="needs the seccomp layer, not available here")
 def test_the_seccomp_filter_is_on_inside(tmp_path: Path) -> None:
     with PlayerPool(limits=LIMITS) as pool:
@@ -132,6 +133,7 @@ def test_a_missing_layer_that_is_required_is_refused(monkeypatch: pytest.MonkeyP
     assert require_layers(["seccomp"]) == ("process", "seccomp")
 
 
+@pytest.mark.needs_bot_sandbox
 def test_one_process_serves_many_matches_with_a_fresh_bot_each_time(tmp_path: Path) -> None:
     path = write_bot(tmp_path, '''
 MATCHES = []
@@ -159,6 +161,7 @@ class Fresh(Bot):
         assert outcomes[1].actions[0] == {"type": "add", "n": 3}
 
 
+@pytest.mark.needs_bot_sandbox
 def test_the_match_budget_is_shared_by_all_moves(tmp_path: Path) -> None:
     path = write_bot(tmp_path, '''
 import time
@@ -176,6 +179,7 @@ class Slow(Bot):
     assert 2 <= failure.at_action <= 4
 
 
+@pytest.mark.needs_bot_sandbox
 def test_an_exception_is_reported_with_the_bots_own_traceback(tmp_path: Path) -> None:
     path = write_bot(tmp_path, '''
 class Buggy(Bot):
@@ -193,6 +197,7 @@ class Buggy(Bot):
     assert "bot_host" not in failure.stderr_tail  # the ladder's own frames are left out
 
 
+@pytest.mark.needs_bot_sandbox
 def test_a_bot_that_does_not_load_is_one_clear_line_for_play(tmp_path: Path) -> None:
     path = write_bot(tmp_path, "x = 1 / 0\n")
     with pytest.raises(UserError) as caught:
@@ -211,12 +216,14 @@ def test_unknown_references_are_one_clear_line(tmp_path: Path) -> None:
         check_bot_reference(str(tmp_path / "missing.py"), GAME_ID)
 
 
+@pytest.mark.needs_bot_sandbox
 def test_a_bot_that_does_not_play_the_game_is_refused(tmp_path: Path) -> None:
     path = write_bot(tmp_path, "class Other(Bot):\n    name = 'other'\n    games = ('elfer-raus',)\n")
     with pytest.raises(UserError, match="does not play toy-count; it plays: elfer-raus"):
         check_bot_reference(path, GAME_ID)
 
 
+@pytest.mark.needs_bot_sandbox
 def test_an_installed_packages_bot_runs_sandboxed_from_its_entry_point(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     site = tmp_path / "site"
     package = site / "toybots"
@@ -348,6 +355,7 @@ class Who(Bot):
 """
 
 
+@pytest.mark.needs_bot_sandbox
 @pytest.mark.skipif(not __import__("os").geteuid() == 0, reason="uids of their own are for a ladder running as root")
 def test_as_root_every_bot_process_runs_as_a_uid_of_its_own(tmp_path: Path) -> None:
     """The thread limit counts per uid: two processes of one bot, alive at once, never share one."""
@@ -362,6 +370,7 @@ def test_as_root_every_bot_process_runs_as_a_uid_of_its_own(tmp_path: Path) -> N
     assert all(process.lease is None for process in processes), "a dead process's uid is handed back"
 
 
+@pytest.mark.needs_bot_sandbox
 def test_a_bot_is_stopped_while_the_ladder_does_not_wait_for_it(tmp_path: Path) -> None:
     """Between requests the process is stopped (state T); the next request lets it go on."""
     path = write_bot(tmp_path, WHO)
@@ -383,6 +392,7 @@ def test_a_bot_is_stopped_while_the_ladder_does_not_wait_for_it(tmp_path: Path) 
         assert process.paused
 
 
+@pytest.mark.needs_bot_sandbox
 def test_killing_goes_through_a_pidfd_and_leaves_nothing(tmp_path: Path) -> None:
     import os
 
@@ -397,6 +407,7 @@ def test_killing_goes_through_a_pidfd_and_leaves_nothing(tmp_path: Path) -> None
         assert not os.path.exists(f"/proc/{pid}") or b"bot_host" not in open(f"/proc/{pid}/cmdline", "rb").read()
 
 
+@pytest.mark.needs_bot_sandbox
 def test_a_worker_stops_the_idle_processes_of_a_bot_with_no_match_left(tmp_path: Path) -> None:
     """The runner lists bots whose every match is handed out (``retire``); the worker then ends their idle processes."""
     from dataclasses import asdict

@@ -40,6 +40,7 @@ def assert_one_clear_line(run: subprocess.CompletedProcess[str], *fragments: str
         assert fragment in flat, flat
 
 
+@pytest.mark.needs_bot_sandbox
 def test_doctor_reports_every_layer(env: dict[str, str]) -> None:
     run = ladder(env, "doctor", "--json")
     assert run.returncode == 0, run.stderr
@@ -50,6 +51,7 @@ def test_doctor_reports_every_layer(env: dict[str, str]) -> None:
     assert "Submitted bots run with" in human.stdout
 
 
+@pytest.mark.needs_bot_sandbox
 def test_submit_an_example_then_list_it_then_play_it_by_name(env: dict[str, str]) -> None:
     example = str(EXAMPLES / "elfer_raus_bot.py")
     first = ladder(env, "submit", example)
@@ -67,12 +69,14 @@ def test_submit_an_example_then_list_it_then_play_it_by_name(env: dict[str, str]
     assert rows[0]["bot"] == "example-elfer-raus" and rows[0]["games"] == 8 and rows[0]["failures"] == {}  # 4 deals x 2 seatings
 
 
+@pytest.mark.needs_bot_sandbox
 def test_play_runs_a_bot_file_sandboxed(env: dict[str, str]) -> None:
     run = ladder(env, "play", GAME, str(EXAMPLES / "random_bot.py"), "random", "-n", "3", "--json")
     assert run.returncode == 0, run.stderr
     assert json.loads(run.stdout)["bots"][0]["failures"] == {}
 
 
+@pytest.mark.needs_bot_sandbox
 def test_validate_explains_a_failure_with_the_bots_traceback(env: dict[str, str], tmp_path: Path) -> None:
     bot = tmp_path / "buggy.py"
     bot.write_text(
@@ -97,6 +101,7 @@ def test_user_mistakes_are_one_clear_line(env: dict[str, str], args: tuple[str, 
     assert_one_clear_line(ladder(env, *args), *fragments)
 
 
+@pytest.mark.needs_bot_sandbox
 def test_play_with_a_bot_that_does_not_load_is_one_clear_line(env: dict[str, str], tmp_path: Path) -> None:
     bot = tmp_path / "broken.py"
     bot.write_text("import definitely_not_installed\n")

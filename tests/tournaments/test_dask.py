@@ -111,6 +111,7 @@ def sandbox_or_skip() -> None:
 # ---- the long-lived threads that keep bots alive ---------------------------------------------------------
 
 
+@pytest.mark.needs_bot_sandbox
 def test_bots_started_on_a_host_thread_outlive_the_thread_that_asked() -> None:
     """A sandboxed bot dies with the *thread* that started it (parent-death signal): Dask runs tasks on a
     thread pool, so the ladder starts bots on long-lived host threads instead. Shown both ways here."""
@@ -251,6 +252,7 @@ def test_a_scheduler_needs_the_dask_backend(toys, tmp_path: Path, monkeypatch) -
 # ---- on a cluster ------------------------------------------------------------------------------------------
 
 
+@pytest.mark.needs_bot_sandbox
 def test_dask_stores_exactly_what_the_local_pool_stores_even_when_a_worker_dies(toys, tmp_path: Path, monkeypatch) -> None:
     """The same file and seed on a local cluster the run starts itself: the same scores, ranks and action
     logs, a sandboxed bot included, while one worker is killed in the middle of a match (the suicidal bot)."""
@@ -298,6 +300,7 @@ def cluster(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Any, Pat
     local.close()
 
 
+@pytest.mark.needs_bot_sandbox
 def test_on_a_running_cluster_bots_are_shipped_and_a_killed_worker_costs_nothing(toys, cluster, tmp_path: Path, monkeypatch) -> None:
     """``--scheduler``: the run joins a cluster; the submitted bot's files reach the workers' own bot store,
     one worker is SIGKILLed mid-tournament, and the stored results are still exactly the local pool's."""

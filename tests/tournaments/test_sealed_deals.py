@@ -188,6 +188,7 @@ def test_a_database_of_the_previous_schema_is_upgraded_and_its_public_tournament
     assert DealSecret.from_hex(second.deal_secret or "").commitment == second.deal_commitment
 
 
+@pytest.mark.needs_bot_sandbox
 def test_a_bot_process_never_plays_the_same_deal_twice(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """The seatings of a table share a deal: a process that played it from one seat could remember the cards."""
     from bots.base import MatchStart
