@@ -46,6 +46,7 @@ ADDED_COLUMNS: tuple[tuple[str, str, str], ...] = (  # (table, column, SQL type 
     ("tournament", "deal_secret", "VARCHAR"),
     ("tournament", "deal_commitment", "VARCHAR NOT NULL DEFAULT ''"),
     ("tournament", "secret_revealed_at", "DATETIME"),
+    ("tournament", "previous_deals", "VARCHAR NOT NULL DEFAULT '[]'"),
 )
 
 
@@ -115,6 +116,9 @@ class TournamentRow(SQLModel, table=True):
     match; ``deal_commitment`` (its SHA-256) is public from the start; the
     secret is revealed (``secret_revealed_at``) when the tournament ends.
     ``deal_secret`` is ``None`` for a tournament made before sealed deals.
+    A revealed secret never deals again: matches added later (a new bot
+    version, more cycles) come from a new secret, and the revealed ones stay
+    published in ``previous_deals``.
     """
 
     __tablename__ = "tournament"
@@ -135,6 +139,9 @@ class TournamentRow(SQLModel, table=True):
     deal_secret: str | None = None
     deal_commitment: str = ""
     secret_revealed_at: datetime | None = None
+    # secrets revealed before this one, as JSON [{"secret", "commitment", "revealed_at"}]: a tournament whose secret
+    # was revealed and that gets more matches (a new bot version, more cycles) deals them from a new secret
+    previous_deals: str = "[]"
 
     @property
     def config(self) -> dict[str, Any]:

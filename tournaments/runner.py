@@ -492,12 +492,14 @@ class TournamentRun:
             return None
         if found.deals_public:
             if self._more_to_play(found):
-                why = "its deal secret was revealed" if found.deal_secret else "it was made before sealed deals"
-                note = (f"tournament {found.name} #{found.id} is over and its deals are public ({why}): "
-                        "this run starts a new tournament with a new secret")
-                self.notes.append(note)
-                self.stats.notes.append(note)
-                return None
+                if found.deal_secret is None:
+                    note = (f"tournament {found.name} #{found.id} was made before sealed deals (its deals are public): "
+                            "this run starts a new tournament with a secret")
+                    self.notes.append(note)
+                    self.stats.notes.append(note)
+                    return None
+                self._reseal(found)
+                return found
             if found.deal_secret:
                 self.secret = DealSecret.from_hex(found.deal_secret)
             return found  # nothing to play: the run reports it as it is
@@ -508,6 +510,27 @@ class TournamentRun:
                             "--deal-secret: finish it first (run it without --deal-secret), or give this run another name")
         self.secret = secret
         return found
+
+    def _reseal(self, row: TournamentRow) -> None:
+        """Give ``row``, whose secret is revealed and which has more to play, a new secret: a revealed secret never
+        deals again. The revealed one stays published in ``previous_deals``, so every stored deal can still be
+        checked; the matches already played stay as they are."""
+        assert row.deal_secret is not None and row.secret_revealed_at is not None
+        if self.given_secret is not None and self.given_secret.hex == row.deal_secret:
+            raise UserError(f"--deal-secret: that secret was revealed when tournament {row.name} #{row.id} ended; "
+                            "a public secret never deals again: give another one, or none")
+        previous = json.loads(row.previous_deals)
+        previous.append({"secret": row.deal_secret, "commitment": row.deal_commitment,
+                         "revealed_at": row.secret_revealed_at.isoformat()})
+        self.secret = self.given_secret or DealSecret.fresh()
+        row.previous_deals = json.dumps(previous)
+        row.deal_secret, row.deal_commitment, row.secret_revealed_at = self.secret.hex, self.secret.commitment, None
+        self.session.add(row)
+        self.session.commit()
+        note = (f"tournament {row.name} #{row.id}: its deal secret was revealed when it ended, so the matches it "
+                f"plays now are dealt from a new secret (commitment {self.secret.commitment[:16]}...)")
+        self.notes.append(note)
+        self.stats.notes.append(note)
 
     def missing_keys(self, cycles: int) -> list[str]:
         """The keys of the first ``cycles`` cycles that are not recorded (or only as errors)."""

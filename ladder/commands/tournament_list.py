@@ -88,6 +88,7 @@ def tournaments(
             "benched": benched[row.id], "created": row.created_at.isoformat(timespec="seconds"),
             "updated": row.updated_at.isoformat(timespec="seconds"),
             "deals": _deals(row), "deal_commitment": row.deal_commitment or None, "deal_secret": row.shown_secret(),
+            "previous_deals": json.loads(row.previous_deals),
             "secret_revealed": row.secret_revealed_at.isoformat(timespec="seconds") if row.secret_revealed_at else None,
         }
         for row in rows

@@ -7,6 +7,7 @@ Toy games in worker processes, a temporary database. The front-door tests
 from __future__ import annotations
 
 import hashlib
+import json
 import re
 import sqlite3
 from pathlib import Path
@@ -85,17 +86,27 @@ def test_the_secret_stays_sealed_while_stopped_is_reused_on_resume_and_revealed_
     assert_dealt_from(row.deal_secret, stored(db_url, row.id))  # both runs dealt from the one secret
 
 
-def test_a_revealed_tournament_is_never_dealt_again(toy, db_url: str) -> None:
+def test_a_revealed_secret_never_deals_again(toy, db_url: str) -> None:
+    """More to play after the reveal (more cycles here; a new bot version alike): the same tournament goes on,
+    dealt from a new secret, and the revealed secret stays published beside it."""
     cfg = config()
     first = run_tournament(cfg, options(db_url))
     again = run_tournament(cfg, options(db_url))  # nothing to play: the same tournament, as it was
     assert again.tournament_id == first.tournament_id and again.played_now == 0 and again.deal_secret == first.deal_secret
-    more = run_tournament(config(cycles=2), options(db_url))  # more cycles: a new tournament, a new secret
-    assert more.tournament_id != first.tournament_id and more.played_now == more.scheduled
-    assert any("its deals are public" in note for note in more.notes)
-    old, new = tournaments(db_url)
-    assert new.deal_secret != old.deal_secret and new.deal_commitment != old.deal_commitment
-    assert_dealt_from(new.deal_secret, stored(db_url, new.id))
+    old_matches = {match.key for match, _ in stored(db_url, first.tournament_id)}
+    more = run_tournament(config(cycles=2), options(db_url))  # more cycles: the same tournament, a new secret
+    assert more.tournament_id == first.tournament_id and 0 < more.played_now == more.scheduled - len(old_matches)
+    assert any("dealt from a new secret" in note for note in more.notes)
+    (row,) = tournaments(db_url)
+    assert row.deal_secret != first.deal_secret and row.secret_revealed_at is not None  # the new one, revealed at its end
+    previous = json.loads(row.previous_deals)
+    assert [entry["secret"] for entry in previous] == [first.deal_secret]
+    assert previous[0]["commitment"] == first.deal_commitment
+    matches = stored(db_url, row.id)
+    assert_dealt_from(first.deal_secret, [m for m in matches if m[0].key in old_matches])
+    assert_dealt_from(row.deal_secret, [m for m in matches if m[0].key not in old_matches])
+    with pytest.raises(UserError, match="was revealed"):  # an operator cannot deal again from a public secret
+        run_tournament(config(cycles=3), options(db_url, deal_secret=row.deal_secret))
 
 
 def test_an_operator_reveals_a_stopped_tournament_and_its_file_then_starts_a_new_one(
@@ -110,8 +121,9 @@ def test_an_operator_reveals_a_stopped_tournament_and_its_file_then_starts_a_new
         with pytest.raises(UserError, match="no tournament #99"):
             reveal_secret(session, 99)
     engine.dispose()
-    second = run_tournament(config(), options(db_url))
-    assert second.tournament_id != first.tournament_id and second.played_now == second.scheduled
+    second = run_tournament(config(), options(db_url))  # the rest, dealt from a new secret
+    assert second.tournament_id == first.tournament_id and second.played_now == second.scheduled - first.played_now
+    assert second.deal_secret and second.deal_secret != revealed.deal_secret
 
 
 def test_a_given_secret_deals_a_new_tournament_and_may_not_hijack_an_unfinished_one(
@@ -177,7 +189,7 @@ def test_a_database_of_the_previous_schema_is_upgraded_and_its_public_tournament
         stop_after_first_batch(patch)
         first = run_tournament(config(), options(db_url))
     with sqlite3.connect(tmp_path / "ladder.db") as connection:  # as schema version 2 left it
-        for column in ("deal_secret", "deal_commitment", "secret_revealed_at"):
+        for column in ("deal_secret", "deal_commitment", "secret_revealed_at", "previous_deals"):
             connection.execute(f"alter table tournament drop column {column}")
         connection.execute("update schemainfo set version = 2")
     [legacy] = tournaments(db_url)  # opening upgrades it
