@@ -50,9 +50,11 @@ workers are sent each match's deal seed and bot seeds, never the secret. A
 resumed tournament deals from the same secret. When the tournament ends
 (``complete`` or ``budget spent``) the secret is revealed. A ``stopped``,
 interrupted or ``incomplete`` tournament (matches a new run would still play)
-keeps it secret. A tournament whose deals are public (revealed, or made
-before sealed deals) is never dealt another match: when a run of its file
-has something to play, it starts a new tournament with a new secret.
+keeps it secret. A revealed secret never deals another match: when a run
+of a revealed tournament's file has something to play (a new bot version,
+more cycles), the tournament goes on dealt from a new secret, and the
+revealed one is kept in ``previous_deals``. A tournament made before sealed
+deals is not continued: a new tournament with a secret starts instead.
 
 Storing is atomic: the matches that completed together are written in one
 transaction with all their seat rows, or not at all. If a batch cannot be
@@ -975,7 +977,7 @@ class TournamentRun:
         if state in ("complete", "budget spent"):
             self.tournament.finished_at = utcnow()
             if self.tournament.deal_secret and self.tournament.secret_revealed_at is None:
-                self.tournament.secret_revealed_at = utcnow()  # over: no match of it is played again
+                self.tournament.secret_revealed_at = utcnow()  # over: this secret never deals again
                 log.info("deal secret revealed: %s (sha256 = %s, the commitment published at the start)",
                          self.tournament.deal_secret, self.tournament.deal_commitment)
         self.session.add(self.tournament)

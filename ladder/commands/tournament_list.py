@@ -3,8 +3,8 @@
 Each tournament's deals come from a secret (:mod:`ladder.deals`): its
 commitment (the secret's SHA-256) is shown from the start, the secret itself
 once the tournament ended. ``--reveal ID`` ends a stopped or incomplete
-tournament on purpose: its secret is shown and no match of it is played again
-(a later run of its file starts a new tournament).
+tournament on purpose: its secret is shown and never deals again (a later
+run of its file plays the missing matches from a new secret).
 """
 
 from __future__ import annotations
@@ -56,7 +56,7 @@ def reveal_secret(session: Session, tournament_id: int) -> TournamentRow:
 def tournaments(
     db: DbOption = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print the list as JSON.")] = False,
-    reveal: Annotated[int | None, typer.Option("--reveal", metavar="ID", help="End this stopped or incomplete tournament and reveal its deal secret (no match of it is played again; running its file again starts a new tournament).")] = None,
+    reveal: Annotated[int | None, typer.Option("--reveal", metavar="ID", help="End this stopped or incomplete tournament and reveal its deal secret (that secret never deals again; running its file again plays the missing matches from a new secret).")] = None,
 ) -> None:
     """List tournament runs: state (running, stopped, interrupted, complete, budget spent), progress and sealed deals."""
     from sqlalchemy import func
