@@ -166,6 +166,29 @@ class ElferRausState(State):
     )
 
     game: ElferRausGame
+    num_players: int
+    options: dict[str, Any]
+    seed: int
+    number_swap: bool
+    colours: tuple[int, ...]
+    opening_numbers: frozenset[int]
+    rounds: int
+    may_draw_instead: bool
+    round: int
+    first_dealer: int
+    dealer: int
+    starter: int
+    redeals: int
+    played_this_turn: int
+    drawn_this_turn: int
+    totals: list[int]
+    cards_drawn: list[int]
+    turns_taken: list[int]
+    round_points: list[list[int]]
+    round_winners: list[int | None]
+    over: bool
+    log: EventLog
+    _legal_cache: list[Action] | None
     hands: list[set[int]]
     pack: list[int]  # face down; the top card is the last one
     low: list[int]  # per colour index: the lowest number of the row, 0 if the row is not open

@@ -156,12 +156,12 @@ def state_from_observation(
             raise ValueError(
                 f"observation of seat {seat} is inconsistent: set {card_set} has {len(unknown)} unseen cards for {len(slots)} places"
             )
-        for place, card in _draw_set(card_set, slots, unknown, state, one_card_participants, rng, pinned):
-            kind = place[0]
+        for dealt_place, card in _draw_set(card_set, slots, unknown, state, one_card_participants, rng, pinned):
+            kind = dealt_place[0]
             if kind == "kitchen":
-                state.kitchen[place[1]].append(card)
+                state.kitchen[dealt_place[1]].append(card)
             elif kind == "spread":
-                state.card_at[place[1]][place[2]] = card
+                state.card_at[dealt_place[1]][dealt_place[2]] = card
             else:
                 state.transit = card
     for s in range(n):
