@@ -141,9 +141,9 @@ def thumb_choice(observation: dict[str, Any], legal_actions: list[dict[str, Any]
         return min(legal_actions, key=lambda action: sum(flip_cost(card) for card in action["cards"]))
 
     if step == "swap":
-        ahead = _face_up_ahead(observation)
-        if ahead:
-            first_card = ahead[0][1]
+        ahead_with_places = _face_up_ahead(observation)
+        if ahead_with_places:
+            first_card = ahead_with_places[0][1]
             for action in legal_actions:
                 if set(action["cards"]) == {first_card, needed}:
                     return action
