@@ -3,8 +3,11 @@
 ``ladder validate PATH`` runs :func:`check_bot`; ``ladder submit PATH`` runs
 it and then :func:`register`:
 
-1. the files are read (one ``.py`` file, or a folder with ``bot.py``) and
-   hashed (:mod:`ladder.submission`);
+1. the files are read (one ``.py`` file, or a folder with ``bot.py`` or
+   ``bot.toml``) and hashed (:mod:`ladder.submission`); a ``bot.toml`` with a
+   ``build`` is built in the build sandbox (:mod:`ladder.build`), and the
+   folder the build leaves is the bot from here on (a failed build fails the
+   check with the end of its output);
 2. the bot is loaded *in the sandbox* and describes itself (name, author,
    version, games); the ladder never imports it;
 3. the description is checked: a usable name that is not a built-in bot's,
@@ -16,7 +19,7 @@ it and then :func:`register`:
    (timeout, crash, garbage, illegal move, exception, memory) fails the
    check, with the bot's own traceback or stderr; so does CPU use while it
    waits between matches (a background thread);
-5. on submit, its files are copied to ``results/bots/<sha256>/`` and it is
+5. on submit, its files (as built) are copied to ``results/bots/<sha256>/`` and it is
    recorded (:class:`~ladder.storage.BotRow`,
    :class:`~ladder.storage.BotVersionRow`). Changed files make a new version
    of the same name; unchanged files are recognised and nothing is added.
@@ -69,6 +72,7 @@ class CheckReport:
     process_tags: list[str] = field(default_factory=list)  # the sandboxed processes the check started (all stopped)
     source_hash: str = ""  # the hash of the submitted files (content_hash is that of what runs: after a build)
     built_dir: str = ""  # where the files the build left are, when the bot has a build
+    build_failed: bool = False  # the explanation is the end of what the build printed, not the bot's stderr
 
     @property
     def ok(self) -> bool:
@@ -132,6 +136,7 @@ def check_bot(
         try:
             submission = _build(pool, path, files, build_limits, say)
         except BuildFailure as failure:
+            report.build_failed = True
             return report.fail(str(failure), failure.stderr_tail)
         report.content_hash = submission.content_hash
         if report.content_hash != report.source_hash:

@@ -242,7 +242,7 @@ def _kill(popen: subprocess.Popen[bytes]) -> None:
         pass
 
 
-def _tail(messages: bytes, lines: int) -> str:
+def _tail(messages: bytes | bytearray, lines: int) -> str:
     text = clean_text(messages.decode("utf-8", errors="replace"))
     return "\n".join(text.strip("\n").splitlines()[-lines:])
 

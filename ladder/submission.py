@@ -9,7 +9,10 @@ A submission is either
   along and the bot may import or open them;
 - a directory with a ``bot.toml`` manifest: a program in any language
   (``command = [...]``) that speaks JSON lines on stdin/stdout
-  (docs/writing-a-bot.md; the ladder's side is :mod:`ladder.exec_bot`).
+  (docs/writing-a-bot.md; the ladder's side is :mod:`ladder.exec_bot`),
+  optionally built once at submission (``build = [...]``, run by
+  :mod:`ladder.build`): then the folder the build leaves is the bot, and its
+  hash the version's.
 
 The entry file must define exactly one subclass of :class:`ladder.bot.Bot`
 (or set ``BOT = TheClass`` when it defines several).

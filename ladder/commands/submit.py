@@ -73,7 +73,9 @@ def _show(report: CheckReport) -> None:
     if not report.ok:
         console.print(f"[red]✗[/red] {_shown(report.problem)}", highlight=False)
         if report.explanation.strip():
-            console.print("  What the bot said (its traceback / the end of its stderr):", highlight=False)
+            said = ("What the build printed (the end of it):" if report.build_failed
+                    else "What the bot said (its traceback / the end of its stderr):")
+            console.print(f"  {said}", highlight=False)
             for line in clean_text(report.explanation).strip().splitlines():
                 console.print(f"  [dim]|[/dim] {_shown(line)}", highlight=False)
 
