@@ -189,3 +189,17 @@ def test_without_bubblewrap_a_build_is_refused_in_one_sentence(tmp_path: Path) -
     run = home.ladder("submit", str(folder), "--json")
     assert run.returncode == 1 and "a build runs only inside bubblewrap" in json.loads(run.stdout)["problem"]
     assert stored_versions(home) == 0 and store_entries(home) == []
+
+
+@pytest.mark.needs_bot_sandbox
+@needs_game
+def test_a_program_of_the_bots_own_runs_from_its_folder_without_a_build(tmp_path: Path) -> None:
+    # command = ["./bot"]: the program is one of the submitted files, made executable in the copy the sandbox shows.
+    folder = tmp_path / "own"
+    folder.mkdir()
+    (folder / "bot.toml").write_text('name = "own-program"\ngames = ["elfer-raus"]\ncommand = ["./bot"]\n')
+    (folder / "bot").write_text("#!/bin/sh\nwhile read line; do case \"$line\" in *'\"act\"'*) echo 0;; esac; done\n")
+    run = LadderHome(tmp_path).ladder("validate", str(folder), "--json", "--matches", "1")
+    report = json.loads(run.stdout)
+    assert run.returncode == 0 and report["ok"], report["problem"]
+    assert len(report["matches"]) == 5 and not any("failure" in match for match in report["matches"])
