@@ -71,13 +71,18 @@ def _show(report: CheckReport) -> None:
                           f"player{'s' if sizes != '1' else ''} "
                           f"(scores {scores}; longest thinking per match {think:.3f} s)", highlight=False)
     if not report.ok:
-        console.print(f"[red]✗[/red] {_shown(report.problem)}", highlight=False)
-        if report.explanation.strip():
-            said = ("What the build printed (the end of it):" if report.build_failed
-                    else "What the bot said (its traceback / the end of its stderr):")
-            console.print(f"  {said}", highlight=False)
-            for line in clean_text(report.explanation).strip().splitlines():
-                console.print(f"  [dim]|[/dim] {_shown(line)}", highlight=False)
+        _show_problem(console, report)
+
+
+def _show_problem(console: Console, report: CheckReport) -> None:
+    """The one sentence of a failed check, then what the bot (or its build) printed."""
+    console.print(f"[red]✗[/red] {_shown(report.problem)}", highlight=False)
+    if report.explanation.strip():
+        said = ("What the build printed (the end of it):" if report.build_failed
+                else "What the bot said (its traceback / the end of its stderr):")
+        console.print(f"  {said}", highlight=False)
+        for line in clean_text(report.explanation).strip().splitlines():
+            console.print(f"  [dim]|[/dim] {_shown(line)}", highlight=False)
 
 
 def _json(report: CheckReport, extra: dict | None = None) -> None:
