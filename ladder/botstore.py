@@ -3,8 +3,11 @@
 ``ladder validate PATH`` runs :func:`check_bot`; ``ladder submit PATH`` runs
 it and then :func:`register`:
 
-1. the files are read (one ``.py`` file, or a folder with ``bot.py``) and
-   hashed (:mod:`ladder.submission`);
+1. the files are read (one ``.py`` file, or a folder with ``bot.py`` or
+   ``bot.toml``) and hashed (:mod:`ladder.submission`); a ``bot.toml`` with a
+   ``build`` is built in the build sandbox (:mod:`ladder.build`), and the
+   folder the build leaves is the bot from here on (a failed build fails the
+   check with the end of its output);
 2. the bot is loaded *in the sandbox* and describes itself (name, author,
    version, games); the ladder never imports it;
 3. the description is checked: a usable name that is not a built-in bot's,
@@ -16,7 +19,7 @@ it and then :func:`register`:
    (timeout, crash, garbage, illegal move, exception, memory) fails the
    check, with the bot's own traceback or stderr; so does CPU use while it
    waits between matches (a background thread);
-5. on submit, its files are copied to ``results/bots/<sha256>/`` and it is
+5. on submit, its files (as built) are copied to ``results/bots/<sha256>/`` and it is
    recorded (:class:`~ladder.storage.BotRow`,
    :class:`~ladder.storage.BotVersionRow`). Changed files make a new version
    of the same name; unchanged files are recognised and nothing is added.
@@ -38,6 +41,7 @@ from sqlmodel import Session, select
 
 from bots.registry import bot_names, bots_for_game
 from engine import game_ids, get_game
+from ladder.build import BuildFailure, BuildLimits, stage_bot
 from ladder.deals import fresh_seed
 from ladder.errors import UserError
 from ladder.match import BotFailure, MatchSpec, play_match
@@ -45,8 +49,8 @@ from ladder.paths import default_db_url, results_dir
 from ladder.players import PlayerPool, builtin_player, failure_line, store_folder
 from ladder.sandbox import BotInfo, SandboxLimits
 from ladder.storage import BotRow, BotVersionRow, session_for
+from ladder.submission import MANIFEST_FILE, Submission, content_hash, read_files, read_manifest, write_tree
 from ladder.text import clean_text
-from ladder.submission import content_hash, read_files, write_tree
 
 NAME_PATTERN = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,39}$")
 RESERVED_PREFIXES = ("store", "ep")
@@ -66,6 +70,9 @@ class CheckReport:
     problem: str = ""  # one sentence, empty when the check passed
     explanation: str = ""  # the bot's own traceback or stderr tail, when it has one
     process_tags: list[str] = field(default_factory=list)  # the sandboxed processes the check started (all stopped)
+    source_hash: str = ""  # the hash of the submitted files (content_hash is that of what runs: after a build)
+    built_dir: str = ""  # where the files the build left are, when the bot has a build
+    build_failed: bool = False  # the explanation is the end of what the build printed, not the bot's stderr
 
     @property
     def ok(self) -> bool:
@@ -112,64 +119,35 @@ def check_bot(
     matches_per_table: int = 2,
     progress: Callable[[str], None] | None = None,
     allow_root: bool = False,
+    build_limits: BuildLimits | None = None,
 ) -> CheckReport:
     """Load the bot at ``path`` in the sandbox and play a few matches of every game it claims.
 
-    Raises :class:`UserError` only for a path that is not a bot at all (missing,
-    not Python, no entry file); anything the bot does wrong is in the report.
+    A bot whose ``bot.toml`` has a ``build`` is built first, in the build sandbox (:mod:`ladder.build`);
+    a failed build fails the check with the end of what it printed. Raises :class:`UserError` only for
+    a path that is not a bot at all (missing, not Python, no entry file); anything the bot does wrong is
+    in the report.
     """
     files = read_files(path)
-    report = CheckReport(path, content_hash(files))
+    report = CheckReport(path, content_hash(files), source_hash=content_hash(files))
     say = progress or (lambda _message: None)
     with PlayerPool(limits=limits or SandboxLimits(), layers=layers, allow_root=allow_root, keep_idle=4) as pool:
         report.process_tags = pool.tags  # the same list: filled in as processes start
-        submission = pool.submission(path)
-        report.content_hash = submission.content_hash
-        say(f"loading {path} in the sandbox ({'+'.join(pool.layers)})")
         try:
-            info = pool.describe(path)
-        except BotFailure as failure:
-            return report.fail(f"the bot does not load: {failure_line(failure)}", failure.stderr_tail)
-        report.info = info
-        report.name = name or info.name
-        why = check_name(report.name)
-        if why:
-            return report.fail(why)
-        games, why = claimed_games(info)
-        if why:
-            return report.fail(why)
-        report.games = games
-        for game_id in games:
-            game = get_game(game_id)
-            counts = list(game.player_counts())  # every table size: a bug at 3 players only must show here
-            opponents = [b for b in bots_for_game(game_id)] or ["random"]
-            for count in counts:
+            submission = _build(pool, path, files, build_limits, say)
+        except BuildFailure as failure:
+            report.build_failed = True
+            return report.fail(str(failure), failure.stderr_tail)
+        report.content_hash = submission.content_hash
+        if report.content_hash != report.source_hash:
+            report.built_dir = submission.host_dir
+        if not _describe(pool, path, name, report, say):
+            return report
+        for game_id in report.games:
+            for count in get_game(game_id).player_counts():  # every table size: a bug at 3 players only must show here
                 for index in range(matches_per_table):
-                    seat = index % count
-                    seats = [opponents[(index + s) % len(opponents)] for s in range(count)]
-                    seats[seat] = path
-                    seed = fresh_seed()  # shown in the report once the match is over: nothing left to guess
-                    say(f"{game_id}: {count} player{'s' if count > 1 else ''}, match {index + 1}, seat {seat}")
-                    spec = MatchSpec(game_id, tuple(seats), seed, {}, key=f"check-{game_id}-{count}-{index}",
-                                     bot_seeds=tuple(fresh_seed() for _ in range(count)))
-                    players = [pool.player(ref, game_id) if s == seat else builtin_player(ref, game_id)
-                               for s, ref in enumerate(seats)]
-                    outcome = play_match(spec, players)
-                    record = {
-                        "game": game_id, "players": count, "seat": seat, "seed": seed,
-                        "score": outcome.result.scores[seat], "rank": outcome.result.ranks[seat],
-                        "actions": len(outcome.actions), "think_seconds": round(outcome.think_seconds[seat], 4),
-                    }
-                    report.matches.append(record)
-                    failure = outcome.failures.get(seat)
-                    if failure is not None:
-                        record["failure"] = failure.to_json()
-                        said = failure_line(BotFailure(failure.reason, failure.detail, failure.stderr_tail))
-                        return report.fail(
-                            f"in {game_id} at {count} player{'s' if count > 1 else ''} (seed {seed}, seat {seat}, "
-                            f"after {failure.at_action} actions) the bot lost by {said}",
-                            failure.stderr_tail,
-                        )
+                    if not _check_match(pool, path, game_id, count, index, report, say):
+                        return report
         say("checking that the bot rests between turns")
         busy = pool.idle_cpu(path, IDLE_WINDOW)
         if busy > IDLE_WINDOW / 3:
@@ -178,6 +156,67 @@ def check_bot(
                 "e.g. a background thread): that is not allowed and loses matches by timeout"
             )
     return report
+
+
+def _build(pool: PlayerPool, path: str, files: dict[str, bytes], limits: BuildLimits | None,
+           say: Callable[[str], None]) -> Submission:
+    """The submission the check plays: built first (once, with ``limits``) when its ``bot.toml`` has a build."""
+    manifest = read_manifest(files, path) if MANIFEST_FILE in files else None
+    if manifest is not None and manifest.build:
+        say(f"building {path} in the build sandbox: {' '.join(manifest.build)}")
+        stage_bot(path, pool.layers, limits)  # kept for this process: the pool's matches play this build
+    return pool.submission(path)
+
+
+def _describe(pool: PlayerPool, path: str, name: str | None, report: CheckReport, say: Callable[[str], None]) -> bool:
+    """Load the bot and check what it says about itself (name, games) into ``report``; False when it failed."""
+    say(f"loading {path} in the sandbox ({'+'.join(pool.layers)})")
+    try:
+        info = pool.describe(path)
+    except BotFailure as failure:
+        report.fail(f"the bot does not load: {failure_line(failure)}", failure.stderr_tail)
+        return False
+    report.info = info
+    report.name = name or info.name
+    why = check_name(report.name)
+    if why:
+        report.fail(why)
+        return False
+    games, why = claimed_games(info)
+    if why:
+        report.fail(why)
+        return False
+    report.games = games
+    return True
+
+
+def _check_match(pool: PlayerPool, path: str, game_id: str, count: int, index: int, report: CheckReport,
+                 say: Callable[[str], None]) -> bool:
+    """Play one match of the check (the bot in seat ``index % count``), recorded in ``report``; False if it failed."""
+    opponents = list(bots_for_game(game_id)) or ["random"]
+    seat = index % count
+    seats = [opponents[(index + s) % len(opponents)] for s in range(count)]
+    seats[seat] = path
+    seed = fresh_seed()  # shown in the report once the match is over: nothing left to guess
+    say(f"{game_id}: {count} player{'s' if count > 1 else ''}, match {index + 1}, seat {seat}")
+    spec = MatchSpec(game_id, tuple(seats), seed, {}, key=f"check-{game_id}-{count}-{index}",
+                     bot_seeds=tuple(fresh_seed() for _ in range(count)))
+    players = [pool.player(ref, game_id) if s == seat else builtin_player(ref, game_id) for s, ref in enumerate(seats)]
+    outcome = play_match(spec, players)
+    record = {
+        "game": game_id, "players": count, "seat": seat, "seed": seed,
+        "score": outcome.result.scores[seat], "rank": outcome.result.ranks[seat],
+        "actions": len(outcome.actions), "think_seconds": round(outcome.think_seconds[seat], 4),
+    }
+    report.matches.append(record)
+    failure = outcome.failures.get(seat)
+    if failure is None:
+        return True
+    record["failure"] = failure.to_json()
+    said = failure_line(BotFailure(failure.reason, failure.detail, failure.stderr_tail))
+    report.fail(f"in {game_id} at {count} player{'s' if count > 1 else ''} (seed {seed}, seat {seat}, "
+                f"after {failure.at_action} actions) the bot lost by {said}", failure.stderr_tail)
+    return False
 
 
 # ---------------------------------------------------------------- registration
@@ -218,10 +257,8 @@ def register(report: CheckReport, db_url: str | None = None) -> Registration:
     """Record a bot that passed :func:`check_bot` and copy its files into the bot store."""
     if not report.ok or report.info is None:
         raise ValueError("only a bot that passed the check can be registered")
-    files = read_files(report.path)
-    digest = content_hash(files)
-    if digest != report.content_hash:
-        raise UserError(f"{report.path} changed while it was being checked; submit it again")
+    files = _files_to_store(report)
+    digest = report.content_hash
     info = report.info
     author, version_label = clean_text(info.author, one_line=True), clean_text(info.version, one_line=True)
     with session_for(db_url) as session:
@@ -258,6 +295,18 @@ def register(report: CheckReport, db_url: str | None = None) -> Registration:
                 raise UserError(f"{report.path} could not be registered: {type(error).__name__}: {said}") from None
             raise
         return Registration(report.name, version_label, digest, version.store_path, True, _version_count(session, bot.id))
+
+
+def _files_to_store(report: CheckReport) -> dict[str, bytes]:
+    """The files of the version the check played: as submitted, or as its build left them."""
+    files = read_files(report.path)
+    if content_hash(files) != (report.source_hash or report.content_hash):
+        raise UserError(f"{report.path} changed while it was being checked; submit it again")
+    if report.built_dir:
+        files = read_files(report.built_dir)
+        if content_hash(files) != report.content_hash:
+            raise UserError(f"the build of {report.path} changed after the check ({report.built_dir}); submit it again")
+    return files
 
 
 def _version_row(bot_id: int, version: str, digest: str, games: tuple[str, ...], store: Path) -> BotVersionRow:

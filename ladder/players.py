@@ -32,6 +32,7 @@ from typing import Any
 
 from bots.base import Bot, MatchStart
 from bots.registry import UnknownBotError, bot_names, get_bot_class
+from ladder.build import stage_bot
 from ladder.errors import UserError
 from ladder.match import BotFailure, Player
 from ladder.paths import results_dir
@@ -51,7 +52,6 @@ from ladder.submission import (
     Submission,
     entry_point_bots,
     entry_point_submission,
-    stage,
     stored_submission,
 )
 from ladder.text import clean_text
@@ -118,7 +118,7 @@ def submission_for(ref: str) -> Submission:
                 return entry_point_submission(bot)
         raise UserError(f"no installed package offers a bot {name!r} (entry point group ladder.bots)")
     if is_path_reference(ref):
-        return stage(ref)
+        return stage_bot(ref)  # built first when its bot.toml has a build (once per process)
     from ladder import botstore
 
     content_hash = botstore.latest_hash(ref)

@@ -781,7 +781,9 @@ class BotProcess:
             except OSError as error:
                 raise BotFailure("crash", f"cannot copy the bot's file {path} into the sandbox: {error.strerror}") from None
             self._file_fds.append(fd)
-            args += ["--perms", "0444", "--file", str(fd), inside]
+            # an executable bot's program (made executable in the store, e.g. built at submission) stays executable
+            mode = "0555" if os.fstat(fd).st_mode & 0o100 else "0444"
+            args += ["--perms", mode, "--file", str(fd), inside]
         return [*args, "--remount-ro", SANDBOX_BOT]
 
     def _process_command(self) -> tuple[list[str], dict[str, str], str]:

@@ -9,7 +9,10 @@ A submission is either
   along and the bot may import or open them;
 - a directory with a ``bot.toml`` manifest: a program in any language
   (``command = [...]``) that speaks JSON lines on stdin/stdout
-  (docs/writing-a-bot.md; the ladder's side is :mod:`ladder.exec_bot`).
+  (docs/writing-a-bot.md; the ladder's side is :mod:`ladder.exec_bot`),
+  optionally built once at submission (``build = [...]``, run by
+  :mod:`ladder.build`): then the folder the build leaves is the bot, and its
+  hash the version's.
 
 The entry file must define exactly one subclass of :class:`ladder.bot.Bot`
 (or set ``BOT = TheClass`` when it defines several).
@@ -44,7 +47,7 @@ from ladder.errors import UserError
 ENTRY_POINT_GROUP = "ladder.bots"
 ENTRY_FILE = "bot.py"
 MANIFEST_FILE = "bot.toml"
-MANIFEST_KEYS = ("name", "author", "version", "games", "command")
+MANIFEST_KEYS = ("name", "author", "version", "games", "command", "build")
 MAX_FILES = 500
 MAX_TOTAL_BYTES = 20 * 1024 * 1024
 SKIPPED_DIRS = {"__pycache__", ".git", ".hg", ".svn", ".mypy_cache", ".pytest_cache", ".ruff_cache", ".venv", "venv"}
@@ -53,44 +56,73 @@ SKIPPED_SUFFIXES = (".pyc", ".pyo")
 
 @dataclass(frozen=True)
 class Manifest:
-    """An executable bot's ``bot.toml``: what it says about itself and the command that runs it."""
+    """An executable bot's ``bot.toml``: what it says about itself, the command that runs it, and its build.
+
+    ``build`` (may be empty) runs once at submission in the build sandbox (:mod:`ladder.build`); the
+    folder it leaves (the bot's files and what the build made) is what is stored and run.
+    """
 
     name: str
     author: str
     version: str
     games: tuple[str, ...]
     command: tuple[str, ...]
+    build: tuple[str, ...] = ()
 
 
-def read_manifest(files: dict[str, bytes], shown: str) -> Manifest:
-    """The checked ``bot.toml`` of a submission; :class:`UserError` with one sentence on any mistake."""
-    where = f"{shown}/{MANIFEST_FILE}"
+def _load_manifest(files: dict[str, bytes], where: str) -> dict[str, object]:
+    """The ``bot.toml`` as a table, refusing invalid TOML and keys the ladder does not know."""
     try:
         data = tomllib.loads(files[MANIFEST_FILE].decode("utf-8"))
     except (UnicodeDecodeError, tomllib.TOMLDecodeError) as error:
         raise UserError(f"{where} is not valid TOML: {error}") from None
     unknown = sorted(set(data) - set(MANIFEST_KEYS))
-    if "build" in unknown:
-        raise UserError(f"{where}: 'build' is not supported by this ladder; submit the files the command needs "
-                        "(a script, or a program built for this machine)")
     if unknown:
         raise UserError(f"{where}: unknown key {unknown[0]!r} (the keys: {', '.join(MANIFEST_KEYS)})")
     for key in ("name", "author", "version"):
         if not isinstance(data.get(key, ""), str):
             raise UserError(f"{where}: {key} must be a string")
-    games = data.get("games")
-    if isinstance(games, str):
-        games = [games]
+    return data
+
+
+def _manifest_games(value: object, where: str) -> tuple[str, ...]:
+    games = [value] if isinstance(value, str) else value
     if not isinstance(games, list) or not games or not all(isinstance(g, str) for g in games):
         raise UserError(f"{where}: games must be a list of game ids, e.g. games = [\"elfer-raus\"] (or [\"*\"] for every game)")
-    command = data.get("command")
-    if not isinstance(command, list) or not command or not all(isinstance(c, str) and c for c in command):
-        raise UserError(f"{where}: command must be a list of strings, e.g. command = [\"node\", \"bot.js\"] or [\"./bot\"]")
-    if command[0].startswith("./") and command[0][2:] not in files:
-        raise UserError(f"{where}: command runs {command[0]!r}, which is not one of the bot's files")
-    if "/" in command[0] and not command[0].startswith(("./", "/")):
-        raise UserError(f"{where}: write the program as ./{command[0]} (one of the bot's files) or a program name")
-    return Manifest(data.get("name", ""), data.get("author", ""), str(data.get("version", "1")), tuple(games), tuple(command))
+    return tuple(games)
+
+
+def _manifest_program(value: object, key: str, example: str, where: str) -> tuple[str, ...]:
+    """A ``command`` or ``build``: a non-empty list of non-empty strings whose program is a name or ``./file``."""
+    if not isinstance(value, list) or not value or not all(isinstance(c, str) and c for c in value):
+        raise UserError(f"{where}: {key} must be a list of strings, e.g. {key} = {example}")
+    if "/" in value[0] and not value[0].startswith(("./", "/")):
+        raise UserError(f"{where}: write the program as ./{value[0]} (one of the bot's files) or a program name")
+    return tuple(value)
+
+
+def _check_own_program(program: str, key: str, files: dict[str, bytes], where: str) -> None:
+    if program.startswith("./") and program[2:] not in files:
+        raise UserError(f"{where}: {key} runs {program!r}, which is not one of the bot's files")
+
+
+def read_manifest(files: dict[str, bytes], shown: str) -> Manifest:
+    """The checked ``bot.toml`` of a submission; :class:`UserError` with one sentence on any mistake.
+
+    With a ``build``, the command's program may be one the build makes: it is looked for after the build.
+    """
+    where = f"{shown}/{MANIFEST_FILE}"
+    data = _load_manifest(files, where)
+    games = _manifest_games(data.get("games"), where)
+    command = _manifest_program(data.get("command"), "command", '["node", "bot.js"] or ["./bot"]', where)
+    build: tuple[str, ...] = ()
+    if "build" in data:
+        build = _manifest_program(data["build"], "build", '["cc", "-O2", "-o", "bot", "bot.c"]', where)
+        _check_own_program(build[0], "build", files, where)
+    else:
+        _check_own_program(command[0], "command", files, where)
+    return Manifest(str(data.get("name", "")), str(data.get("author", "")), str(data.get("version", "1")), games,
+                    command, build)
 
 
 @dataclass(frozen=True)
@@ -110,6 +142,12 @@ class Submission:
     attribute: str = ""
     host_dir: str = ""  # the folder the bot's files live in on the host (what /bot shows)
     manifest: Manifest | None = None  # an executable bot (bot.toml); None for a Python bot
+
+
+def is_skipped(relative: str) -> bool:
+    """Whether a file at ``relative`` (a posix path in a bot's folder) is left out, as :func:`_walk` leaves it out."""
+    *folders, name = relative.split("/")
+    return name.endswith(SKIPPED_SUFFIXES) or any(folder in SKIPPED_DIRS for folder in folders)
 
 
 def _walk(root: Path) -> list[tuple[str, Path]]:
@@ -238,8 +276,15 @@ def staging_root() -> Path:
 
 
 def stage(path: str | Path) -> Submission:
-    """Copy a bot from ``path`` to a private folder and describe it (the copy cannot change under the match)."""
-    files = read_files(path)
+    """Copy a bot from ``path`` to a private folder and describe it (the copy cannot change under the match).
+
+    A bot with a ``build`` is staged by :func:`ladder.build.stage_bot`, which builds it first.
+    """
+    return stage_files(str(path), read_files(path))
+
+
+def stage_files(label: str, files: dict[str, bytes]) -> Submission:
+    """Write ``files`` (a submission's, or what its build left) to a private folder named by their hash."""
     digest = content_hash(files)
     target = staging_root() / digest
     if not target.exists():
@@ -247,9 +292,9 @@ def stage(path: str | Path) -> Submission:
         write_tree(files, partial)
         os.replace(partial, target)
     if MANIFEST_FILE in files:
-        return Submission(str(path), digest, ((str(target), ""),), entry="", host_dir=str(target),
-                          manifest=read_manifest(files, str(path)))
-    return Submission(str(path), digest, ((str(target), ""),), entry=find_entry(files, str(path)), host_dir=str(target))
+        return Submission(label, digest, ((str(target), ""),), entry="", host_dir=str(target),
+                          manifest=read_manifest(files, label))
+    return Submission(label, digest, ((str(target), ""),), entry=find_entry(files, label), host_dir=str(target))
 
 
 @dataclass(frozen=True)

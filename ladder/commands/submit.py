@@ -11,11 +11,12 @@ from rich.console import Console
 from rich.markup import escape
 
 from ladder.botstore import CheckReport, check_bot, register
+from ladder.build import BuildLimits
 from ladder.errors import UserError
 from ladder.sandbox import SandboxLimits, allowed_packages, require_layers
 from ladder.text import clean_text
 
-PathArgument = Annotated[str, typer.Argument(metavar="PATH", help="The bot: a .py file, or a folder with bot.py.")]
+PathArgument = Annotated[str, typer.Argument(metavar="PATH", help="The bot: a .py file, or a folder with bot.py or bot.toml.")]
 NameOption = Annotated[str | None, typer.Option("--name", help="Register under this name instead of the class's `name`.")]
 MoveOption = Annotated[float, typer.Option("--move-seconds", min=0.01, help="Time limit per move during the check.")]
 MatchOption = Annotated[float, typer.Option("--match-seconds", min=0.01, help="Time limit per match during the check.")]
@@ -23,20 +24,24 @@ MemoryOption = Annotated[int, typer.Option("--memory-mb", min=64, help="Memory l
 MatchesOption = Annotated[int, typer.Option("--matches", min=1, max=50, help="Matches per game and table size.")]
 LayerOption = Annotated[list[str] | None, typer.Option("--require-layer", metavar="LAYER", help="Refuse to run unless this sandbox layer is available; repeatable.")]
 JsonOption = Annotated[bool, typer.Option("--json", help="Print the report as JSON.")]
+BuildOption = Annotated[float, typer.Option("--build-seconds", min=1, help="Time limit of the bot's build (bot.toml's build), which runs once in the build sandbox.")]
 AllowOption = Annotated[list[str] | None, typer.Option("--allow-package", metavar="PACKAGE", help="An installed package the bot may import (as a tournament's limits.packages); repeatable.")]
 
 DEFAULTS = SandboxLimits()
+BUILD_DEFAULTS = BuildLimits()
 
 
 def _run_check(path: str, name: str | None, move_seconds: float, match_seconds: float, memory_mb: int,
-               matches: int, require_layer: list[str] | None, as_json: bool, packages: list[str] | None = None) -> CheckReport:
+               matches: int, require_layer: list[str] | None, as_json: bool, packages: list[str] | None = None,
+               build_seconds: float = BUILD_DEFAULTS.seconds) -> CheckReport:
     if require_layer:
         require_layers(require_layer)
     limits = SandboxLimits(move_seconds=move_seconds, match_seconds=match_seconds, memory_mb=memory_mb,
                            packages=allowed_packages(packages or ()))
     out = Console()
     progress = None if as_json else (lambda message: out.print(f"[dim]  {escape(message)}[/dim]", highlight=False))
-    return check_bot(path, name=name, limits=limits, matches_per_table=matches, progress=progress)
+    return check_bot(path, name=name, limits=limits, matches_per_table=matches, progress=progress,
+                     build_limits=BuildLimits(seconds=build_seconds))
 
 
 def _shown(text: str) -> str:
@@ -66,11 +71,18 @@ def _show(report: CheckReport) -> None:
                           f"player{'s' if sizes != '1' else ''} "
                           f"(scores {scores}; longest thinking per match {think:.3f} s)", highlight=False)
     if not report.ok:
-        console.print(f"[red]✗[/red] {_shown(report.problem)}", highlight=False)
-        if report.explanation.strip():
-            console.print("  What the bot said (its traceback / the end of its stderr):", highlight=False)
-            for line in clean_text(report.explanation).strip().splitlines():
-                console.print(f"  [dim]|[/dim] {_shown(line)}", highlight=False)
+        _show_problem(console, report)
+
+
+def _show_problem(console: Console, report: CheckReport) -> None:
+    """The one sentence of a failed check, then what the bot (or its build) printed."""
+    console.print(f"[red]✗[/red] {_shown(report.problem)}", highlight=False)
+    if report.explanation.strip():
+        said = ("What the build printed (the end of it):" if report.build_failed
+                else "What the bot said (its traceback / the end of its stderr):")
+        console.print(f"  {said}", highlight=False)
+        for line in clean_text(report.explanation).strip().splitlines():
+            console.print(f"  [dim]|[/dim] {_shown(line)}", highlight=False)
 
 
 def _json(report: CheckReport, extra: dict | None = None) -> None:
@@ -92,9 +104,11 @@ def validate(
     require_layer: LayerOption = None,
     as_json: JsonOption = False,
     allow_package: AllowOption = None,
+    build_seconds: BuildOption = BUILD_DEFAULTS.seconds,
 ) -> None:
     """Check a bot in the sandbox (it loads, claims real games, plays a few matches of each within the limits); register nothing."""
-    report = _run_check(path, name, move_seconds, match_seconds, memory_mb, matches, require_layer, as_json, allow_package)
+    report = _run_check(path, name, move_seconds, match_seconds, memory_mb, matches, require_layer, as_json, allow_package,
+                        build_seconds)
     if as_json:
         _json(report)
         if not report.ok:
@@ -117,9 +131,11 @@ def submit(
     require_layer: LayerOption = None,
     as_json: JsonOption = False,
     allow_package: AllowOption = None,
+    build_seconds: BuildOption = BUILD_DEFAULTS.seconds,
 ) -> None:
     """Check a bot in the sandbox, copy it into the bot store and register it (a changed file is a new version)."""
-    report = _run_check(path, name, move_seconds, match_seconds, memory_mb, matches, require_layer, as_json, allow_package)
+    report = _run_check(path, name, move_seconds, match_seconds, memory_mb, matches, require_layer, as_json, allow_package,
+                        build_seconds)
     if not report.ok:
         if as_json:
             _json(report)

@@ -97,7 +97,9 @@ def test_manifest_mistakes_are_one_clear_sentence(tmp_path: Path) -> None:
         'games = ["elfer-raus"]\ncommand = "node bot.js"\n': "command must be a list of strings",
         'command = ["node", "bot.js"]\n': "games must be a list of game ids",
         'games = ["elfer-raus"]\ncommand = ["./missing"]\n': "which is not one of the bot's files",
-        'games = ["elfer-raus"]\ncommand = ["node"]\nbuild = ["make"]\n': "'build' is not supported",
+        'games = ["elfer-raus"]\ncommand = ["./bot"]\nbuild = "make"\n': "build must be a list of strings",
+        'games = ["elfer-raus"]\ncommand = ["./bot"]\nbuild = ["./make.sh"]\n': "build runs './make.sh', which is not one",
+        'games = ["elfer-raus"]\ncommand = ["./bot"]\n': "command runs './bot', which is not one of the bot's files",
         'games = ["elfer-raus"]\ncommand = ["node"]\ncolour = 1\n': "unknown key 'colour'",
         'games = [\n': "is not valid TOML",
     }
