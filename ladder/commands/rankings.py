@@ -193,7 +193,7 @@ def filtered_ratings(session: Session, tournament: str | None, latest_versions: 
     if latest_versions:
         current = latest_version_ids(session)
         facts = [fact for fact in facts if all(seat.bot_version_id in current for seat in fact.seats)]
-    return ratings.compute(facts, ratings.solitaire_ids())
+    return ratings.compute(facts)
 
 
 def print_rankings(session: Session, games: list[str] | None = None, console: Console | None = None,

@@ -8,6 +8,10 @@ actions of positions from random playouts: the very object ``legal_actions()`` r
 searches, random playouts and ``ladder bench`` play) and an equal copy (what a bot's answer is
 after a JSON round trip, or when a bot builds its own dict). Timings are the best of five
 repeats, in microseconds per check, so they hold up fairly well on a busy machine.
+
+It also times what handing a bot independent copies costs per decision (issue 15): copying the
+legal actions (``State.offer`` hands a bot ``copy_json`` copies, never the state's own), and a
+whole observation built with copies of its events against one that shared them.
 """
 
 from __future__ import annotations
@@ -24,7 +28,7 @@ if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
 from engine import all_games, find_legal  # noqa: E402
-from engine.core import Action  # noqa: E402
+from engine.core import Action, EventLog, copy_json  # noqa: E402
 from ladder.commands.bench import machine  # noqa: E402
 
 
@@ -55,6 +59,44 @@ def per_check(check, cases: list[tuple[list[Action], Action, Action]], which: in
     return min(timeit.repeat(run, number=5, repeat=5)) / 5 / len(cases) * 1e6
 
 
+def per_copy(cases: list[tuple[list[Action], Action, Action]]) -> float:
+    """Microseconds to copy the legal actions of a position, as :meth:`State.offer` does."""
+    def run() -> None:
+        for case in cases:
+            copy_json(case[0])
+
+    return min(timeit.repeat(run, number=5, repeat=5)) / 5 / len(cases) * 1e6
+
+
+def per_observation(game_id: str, num_players: int, count: int, shared_events: bool) -> float:
+    """Microseconds per observation of the deciding seat at ``count`` random positions; with
+    ``shared_events`` the event log hands out its own event dicts (the way it was before issue 15)."""
+    from engine import get_game
+
+    game = get_game(game_id)
+    rng = random.Random(0)
+    states = []
+    seed = 0
+    while len(states) < count:
+        state = game.new_state(num_players, seed)
+        seed += 1
+        while not state.is_over() and len(states) < count:
+            states.append(state.clone())
+            state.apply(rng.choice(state.legal_actions()))
+    copying = EventLog.since_last_decision
+    if shared_events:
+        EventLog.since_last_decision = lambda log, seat: [  # type: ignore[method-assign]
+            event for witnesses, event in log.entries[log.marks[seat]:] if witnesses is None or seat in witnesses]
+    try:
+        def run() -> None:
+            for state in states:
+                state.observation(state.current_player)
+
+        return min(timeit.repeat(run, number=3, repeat=5)) / 3 / len(states) * 1e6
+    finally:
+        EventLog.since_last_decision = copying  # type: ignore[method-assign]
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--json", action="store_true")
@@ -71,6 +113,9 @@ def main() -> None:
                 "same object: find_legal (us)": round(per_check(find_legal, cases, 1), 2),
                 "equal copy: in (us)": round(per_check(lambda a, legal: a in legal, cases, 2), 2),
                 "equal copy: find_legal (us)": round(per_check(find_legal, cases, 2), 2),
+                "offer: copy legal actions (us)": round(per_copy(cases), 2),
+                "observation, shared events (us)": round(per_observation(game.id, game.min_players, 1000, True), 2),
+                "observation, copied events (us)": round(per_observation(game.id, game.min_players, 1000, False), 2),
             }
         )
     if args.json:
