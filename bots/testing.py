@@ -54,9 +54,9 @@ def play_checked(make_bot: BotFactory, game_id: str, num_players: int, options: 
     seats = [make_bot() for _ in range(num_players)]
     twins = [make_bot() for _ in range(num_players)]
     name = type(seats[0]).__name__
-    for seat in range(num_players):
-        for bot in (seats[seat], twins[seat]):
-            bot.start(MatchStart(game_id, seat, num_players, dict(started), bot_seed(seed, seat)))
+    for sitting in range(num_players):
+        for bot in (seats[sitting], twins[sitting]):
+            bot.start(MatchStart(game_id, sitting, num_players, dict(started), bot_seed(seed, sitting)))
     actions: list[Action] = []
     while not state.is_over() and (max_decisions is None or len(actions) < max_decisions):
         seat = state.current_player
@@ -92,11 +92,10 @@ def check_bot(make_bot: BotFactory, game_id: str, num_players: int | None = None
     ``num_players`` defaults to the game's smallest table (2 where it allows, so there is an opponent).
     """
     game = get_game(game_id)
-    if num_players is None:
-        num_players = game.min_players if game.facts.solitaire else max(game.min_players, 2)
+    players = num_players if num_players is not None else game.min_players if game.facts.solitaire else max(game.min_players, 2)
     for seed in seeds:
-        first = play_checked(make_bot, game_id, num_players, options, seed, max_decisions)
-        again = play_checked(make_bot, game_id, num_players, options, seed, max_decisions)
+        first = play_checked(make_bot, game_id, players, options, seed, max_decisions)
+        again = play_checked(make_bot, game_id, players, options, seed, max_decisions)
         assert first == again, (
             f"{game_id} (seed {seed}): the same seeds gave other actions the second time, from decision "
             f"{next(i for i, (a, b) in enumerate(zip(first + [None], again + [None])) if a != b)}"

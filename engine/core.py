@@ -212,6 +212,11 @@ class GameFacts:
         return self.score_order is ScoreOrder.HIGHER_IS_BETTER
 
     @property
+    def score_sign(self) -> int:
+        """1 where a higher score is better, -1 where a lower one is: ``score_sign * score`` grows as play improves."""
+        return 1 if self.higher_is_better else -1
+
+    @property
     def can_win(self) -> bool:
         """Whether a match of this game can be won at all (else only scores and ranks count)."""
         return self.win_rule is not WinRule.NO_WIN
@@ -588,7 +593,7 @@ class EventLog:
 
     def since_last_decision(self, seat: int) -> list[dict[str, Any]]:
         """Copies of the events ``seat`` witnessed (an observation shares nothing with the log)."""
-        return copy_json([  # type: ignore[no-any-return]
+        return copy_json([
             event
             for witnesses, event in self.entries[self.marks[seat]:]
             if witnesses is None or seat in witnesses

@@ -202,8 +202,7 @@ def environment(draw: float) -> trueskill.TrueSkill:
 def deal_ranks(scores: Sequence[float], failed: Sequence[bool], higher_is_better: bool = True) -> tuple[int, ...]:
     """Competition ranks of one solitaire deal: the better score first (the game's score order), failed
     seats last (tied). Who finished ahead on a deal, for the ratings and for head to head alike."""
-    sign = 1 if higher_is_better else -1
-    key = [(-math.inf if f else sign * s) for s, f in zip(scores, failed)]
+    key = [(-math.inf if f else (s if higher_is_better else -s)) for s, f in zip(scores, failed)]
     return tuple(1 + sum(1 for other in key if other > mine) for mine in key)
 
 

@@ -33,7 +33,7 @@ def h2h(
         if a_versions & b_versions:
             raise UserError(f"{first!r} and {second!r} name the same bot version")
         query = (
-            select(MatchRow.id, MatchRow.tournament_id, MatchRow.game, MatchRow.num_players, MatchRow.deal,
+            select(MatchRow.id, MatchRow.tournament_id, MatchRow.game, MatchRow.num_players, MatchRow.deal,  # type: ignore[call-overload]
                    SeatResultRow.bot_version_id, SeatResultRow.score, SeatResultRow.rank, SeatResultRow.failure_reason)
             .join(SeatResultRow, SeatResultRow.match_id == MatchRow.id)
             .where(MatchRow.status == "played", SeatResultRow.bot_version_id.in_(a_versions | b_versions))  # type: ignore[attr-defined]

@@ -156,6 +156,11 @@ def print_differences(game: Game, differences: list[Difference], matches: int) -
     console.print(table)
 
 
+def _wins_cell(row: dict[str, Any]) -> str:
+    """``12 (40.0%)``, or ``-`` for a game with no notion of winning (its facts say so)."""
+    return "-" if row["win_rate"] is None else f"{row['wins']} ({row['win_rate']:.1%})"
+
+
 def print_summary(game: Game, options: dict, games: int, seed: int, tallies: list[BotTally]) -> None:
     """A compact table per bot, then the game's own details side by side (one column per bot)."""
     console = Console()
@@ -183,8 +188,7 @@ def print_summary(game: Game, options: dict, games: int, seed: int, tallies: lis
             cells += [win_rate, f"{row['mean_score']:.2f}", f"{row['score_stdev']:.2f}",
                       f"{row['score_min']:g}/{row['score_median']:g}/{row['score_max']:g}"]
         else:
-            wins = "-" if row["win_rate"] is None else f"{row['wins']} ({row['win_rate']:.1%})"
-            cells += [wins, f"{row['mean_score']:.2f}", f"{row['mean_rank']:.2f}"]
+            cells += [_wins_cell(row), f"{row['mean_score']:.2f}", f"{row['mean_rank']:.2f}"]
         cells.append(", ".join(f"{reason} {count}" for reason, count in row["failures"].items()) or "-")
         table.add_row(*cells)
     console.print(table)

@@ -263,7 +263,7 @@ def head_to_head(data: ReportData, pool: str) -> dict[tuple[int, int], PairCount
     in a solitaire, who scored more on the same deal."""
     counts: dict[tuple[int, int], PairCount] = defaultdict(PairCount)
     groups: dict[Any, list[tuple[int, float]]] = defaultdict(list)  # group -> (version, key: lower is better)
-    sign = -1.0 if ratings.facts_of(pool.partition("/")[0]).higher_is_better else 1.0  # the game's score order
+    sign = -ratings.facts_of(pool.partition("/")[0]).score_sign  # the game's score order: lower key is better
     for match in data.matches:
         if match.status != "played" or match.pool != pool:
             continue
