@@ -1,7 +1,8 @@
 """The contract every game meets.
 
-A :class:`Game` is the immutable description of a game (id, player range,
-options) and a factory of :class:`State` objects. A state is one position of
+A :class:`Game` is the immutable description of a game (id, options, and its
+declared :class:`GameFacts`: player range, score order, how a match is won)
+and a factory of :class:`State` objects. A state is one position of
 one match: whose decision it is, what they may do, what each seat may know,
 and, at the end, the result.
 
@@ -11,7 +12,9 @@ action changes nothing) and ``clone`` gives an independent copy.
 
 Actions and observations are plain JSON values: actions are small dicts with a
 ``"type"`` key, compared by value, so a bot answers with one of the offered
-actions and the protocol is language-neutral.
+actions and the protocol is language-neutral. Every observation starts with the
+same envelope (:data:`ENVELOPE`), and what a bot is handed (:meth:`State.offer`)
+shares nothing with the state.
 """
 
 from __future__ import annotations
