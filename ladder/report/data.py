@@ -36,11 +36,10 @@ from ladder.storage import (
     unpack_actions,
 )
 
-SOLITAIRE_SUFFIX = "/1p"
-
 
 def is_solitaire(pool: str) -> bool:
-    return pool.endswith(SOLITAIRE_SUFFIX)
+    """Whether the pool's game is a solitaire, as the game declares it (rated deal by deal)."""
+    return ratings.facts_of(pool.partition("/")[0]).solitaire
 
 
 def pool_title(pool: str) -> str:
