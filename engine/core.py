@@ -305,7 +305,7 @@ class Game(ABC):
             raw[key] = specs[key].parse(text)
         return self.validate_options(raw)
 
-    def check_option_combination(self, options: Mapping[str, Any]) -> None:
+    def check_option_combination(self, options: Mapping[str, Any]) -> None:  # noqa: B027 - a hook; most games need none
         """Override to reject combinations of individually valid options."""
 
     def check_num_players(self, num_players: int) -> None:
@@ -316,7 +316,7 @@ class Game(ABC):
                 allowed = f"{self.min_players} to {self.max_players}"
             raise PlayerCountError(f"{self.id} is played by {allowed} players, not {num_players}")
 
-    def check_options_for_players(self, num_players: int, options: Mapping[str, Any]) -> None:
+    def check_options_for_players(self, num_players: int, options: Mapping[str, Any]) -> None:  # noqa: B027 - a hook
         """Override to reject options that do not suit a player count."""
 
     # ---- states ----------------------------------------------------------------

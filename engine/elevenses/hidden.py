@@ -36,11 +36,11 @@ from engine.elevenses.cards import (
 )
 from engine.elevenses.state import (
     ARRANGE,
+    LEFT,
     PHASE_BY_NAME,
+    RIGHT,
     SANDWICHES_KEEP,
     SET_ASIDE,
-    LEFT,
-    RIGHT,
     ElevensesState,
 )
 
