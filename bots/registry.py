@@ -42,6 +42,18 @@ def _load() -> dict[str, list[type[Bot]]]:
     return _bots
 
 
+def register_bot(cls: type[Bot]) -> None:
+    """Add the bot class ``cls`` under its ``name`` in this process (a test's or tool's own bot); idempotent."""
+    classes = _load().setdefault(cls.name, [])
+    if cls not in classes:
+        classes.append(cls)
+
+
+def unregister_bot(name: str) -> None:
+    """Take every class of the bot ``name`` out of this process's registry (nothing happens if none)."""
+    _load().pop(name, None)
+
+
 def bot_names() -> list[str]:
     return sorted(_load())
 

@@ -30,7 +30,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from engine.core import Action, DealError, Game, GameResult, State
+from engine.core import Action, DealError, Game, GameFacts, GameResult, ScoreOrder, State, WinRule
 from engine.rng import stream
 
 # ---------------------------------------------------------------------------
@@ -524,7 +524,7 @@ class BowlingSolitaireState(State):
         """The frame being bowled (bonus racks belong to the tenth frame)."""
         return min(self.rack_number, FRAMES)
 
-    def observation(self, seat: int) -> dict[str, Any]:
+    def _observation(self, seat: int) -> dict[str, Any]:
         """The whole table except the order of the face-down ball cards."""
         standing = self.standing
         pins = self.pins
@@ -540,7 +540,6 @@ class BowlingSolitaireState(State):
             "out_of_play": sorted(self.out_of_play),
             "balls": list(self.balls),
             "score_sheet": score_sheet(self.balls),
-            "game_over": self.over,
         }
 
     def resample_hidden(self, seat: int, rng: random.Random) -> BowlingSolitaireState:
@@ -636,8 +635,10 @@ class BowlingSolitaireGame(Game):
 
     id = "bowling-solitaire"
     name = "Bowling Solitaire"
-    min_players = 1
-    max_players = 1
+    facts = GameFacts(
+        min_players=1, max_players=1, score_order=ScoreOrder.HIGHER_IS_BETTER, win_rule=WinRule.NO_WIN,
+        win_condition="none: the rulebook only scores the game, like tenpin (300 is perfect)",
+    )
     option_specs = ()
 
     def _new_state(self, num_players: int, seed: int, options: dict[str, Any]) -> BowlingSolitaireState:

@@ -46,7 +46,19 @@ from dataclasses import dataclass
 from itertools import combinations
 from typing import Any
 
-from engine.core import Action, DealError, DetailValue, EventLog, Game, GameResult, OptionSpec, State
+from engine.core import (
+    Action,
+    DealError,
+    DetailValue,
+    EventLog,
+    Game,
+    GameFacts,
+    GameResult,
+    OptionSpec,
+    ScoreOrder,
+    State,
+    WinRule,
+)
 from engine.rng import stream
 
 TEA_TROLLEY = 1
@@ -566,7 +578,7 @@ class ElevensesForOneState(State):
         self.log.add({"event": "end", "how": how, "score": self.final_score()})
 
     # ---- what the player knows ----------------------------------------------------
-    def observation(self, seat: int) -> dict[str, Any]:
+    def _observation(self, seat: int) -> dict[str, Any]:
         """The whole table: every card's place is known (face-down cards were seen face up)."""
         current = self.current if self.step == CHOOSE else None
         return {
@@ -594,7 +606,6 @@ class ElevensesForOneState(State):
             "stall_limit": STALL_LIMIT,
             "start_minutes": self.options["minutes"],
             "trolley_shuffled_in": self.options["trolley_shuffled_in"],
-            "over": self.step == OVER,
             "won": self.won,
             "score": self.final_score(),
             "events": self.log.since_last_decision(seat),
@@ -715,8 +726,10 @@ class ElevensesForOne(Game):
 
     id = "elevenses-for-one"
     name = "Elevenses for One"
-    min_players = 1
-    max_players = 1
+    facts = GameFacts(
+        min_players=1, max_players=1, score_order=ScoreOrder.HIGHER_IS_BETTER, win_rule=WinRule.GOAL_MET,
+        win_condition="every Pantry card scored on the Tea Trolley before eleven o'clock",
+    )
     option_specs = (
         OptionSpec(
             "minutes", "int", START_MINUTES,

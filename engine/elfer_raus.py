@@ -53,11 +53,13 @@ from engine.core import (
     DealError,
     EventLog,
     Game,
+    GameFacts,
     GameResult,
     OptionError,
     OptionSpec,
+    ScoreOrder,
     State,
-    ranks_from_scores,
+    WinRule,
 )
 from engine.rng import stream
 
@@ -443,17 +445,14 @@ class ElferRausState(State):
         raise DealError("no eleven was dealt: the rules call for a fresh deal")
 
     # ---- what seats know -----------------------------------------------------------
-    def observation(self, seat: int) -> dict[str, Any]:
+    def _observation(self, seat: int) -> dict[str, Any]:
         current = self.current
         pending = self.pending_draw
         return {
-            "seat": seat,
-            "num_players": self.num_players,
             "round": self.round,
             "rounds": self.rounds,
             "dealer": self.dealer,
             "starter": self.starter,
-            "current_player": current,
             "hand": [card_json(card) for card in sorted(self.hands[seat])],
             "rows": {
                 COLOURS[colour]: ([self.low[colour], self.high[colour]] if self.low[colour] else None)
@@ -470,7 +469,6 @@ class ElferRausState(State):
                 "awaiting_drawn_card": pending >= 0,
                 "drawn_card": card_json(pending) if pending >= 0 and current == seat else None,
             },
-            "over": self.over,
             "events": self.log.since_last_decision(seat),
         }
 
@@ -515,7 +513,7 @@ class ElferRausState(State):
         totals = tuple(self.totals)
         return GameResult(
             scores=tuple(float(total) for total in totals),
-            ranks=ranks_from_scores(totals, higher_is_better=False),
+            ranks=self.game.facts.ranks(totals),
             details={
                 "rounds_won": [sum(1 for winner in self.round_winners if winner == seat) for seat in range(self.num_players)],
                 "cards_drawn": list(self.cards_drawn),
@@ -710,8 +708,10 @@ class ElferRausGame(Game):
 
     id = "elfer-raus"
     name = "Elfer raus! (Eleven starts!)"
-    min_players = 2
-    max_players = 6
+    facts = GameFacts(
+        min_players=2, max_players=6, score_order=ScoreOrder.LOWER_IS_BETTER, win_rule=WinRule.FIRST_RANK,
+        win_condition="the lowest penalty total after the last round; equal totals share the first rank",
+    )
     option_specs = (
         OptionSpec(
             "number_swap",

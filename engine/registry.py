@@ -1,7 +1,9 @@
 """The registry of games by id.
 
 Games are listed here explicitly (one module per game) so that the set of
-games is obvious and importing the engine never runs plugin code.
+games is obvious and importing the engine never runs plugin code. Tests and
+tools that bring a game of their own (a toy game) add it with
+:func:`register_game` and take it away with :func:`unregister_game`.
 """
 
 from __future__ import annotations
@@ -30,6 +32,24 @@ def _load() -> dict[str, Game]:
             found[game.id] = game
         _games = found
     return _games
+
+
+def register_game(game: Game, *, replace: bool = False) -> None:
+    """Add ``game`` to this process's registry under ``game.id``.
+
+    Registering the very same game object again does nothing; another game under a taken id raises
+    ``ValueError`` unless ``replace`` (so a typo cannot silently shadow a real game).
+    """
+    games = _load()
+    known = games.get(game.id)
+    if known is not None and known is not game and not replace:
+        raise ValueError(f"a game {game.id!r} is already registered ({type(known).__name__}); pass replace=True to replace it")
+    games[game.id] = game
+
+
+def unregister_game(game_id: str) -> None:
+    """Take the game ``game_id`` out of this process's registry (nothing happens if it is not there)."""
+    _load().pop(game_id, None)
 
 
 def all_games() -> list[Game]:

@@ -12,7 +12,7 @@ import random
 from collections.abc import Iterator, Mapping
 from typing import Any
 
-from engine.core import Game, IllegalActionError, State, find_legal
+from engine.core import ENVELOPE, WON_DETAIL, Game, GameFacts, IllegalActionError, State, WinRule, copy_json, find_legal
 
 
 def configurations(game: Game) -> Iterator[tuple[int, dict[str, Any]]]:
@@ -270,3 +270,85 @@ def check_game(game: Game, seeds: int = 20) -> None:
             check_illegal_actions(game, num_players, options, seed)
             check_clone_independent(game, num_players, options, seed)
             check_hidden_information(game, num_players, options, seed)
+            check_offers_are_independent(game, num_players, options, seed)
+            check_envelope(game, num_players, options, seed)
+    check_facts(game)
+
+
+def vandalise(value: Any) -> None:
+    """Change every dict and list inside ``value`` in place (what a careless or hostile bot might do)."""
+    if type(value) is dict:
+        for key in list(value):
+            vandalise(value[key])
+            value[key] = "vandalised"
+        value["vandalised"] = True
+    elif type(value) is list:
+        for item in value:
+            vandalise(item)
+        value[:] = ["vandalised"]
+
+
+def check_offers_are_independent(game: Game, num_players: int, options: Mapping[str, Any], seed: int) -> None:
+    """Observations and the legal actions a bot is handed (:meth:`State.offer`) share nothing with the state.
+
+    Two copies of a match play the same random actions; in one, at every step, every seat's observation
+    and the offered legal actions are vandalised (:func:`vandalise`). The two must stay identical, step
+    by step and in their results: what a bot does to what it was handed never reaches the match.
+    """
+    touched = game.new_state(num_players, seed, options)
+    untouched = game.new_state(num_players, seed, options)
+    rng = random.Random(seed)
+    steps = 0
+    while not touched.is_over():
+        observation, offered = touched.offer()
+        choice = rng.randrange(len(offered))
+        action = copy_json(offered[choice])
+        vandalise(observation)
+        vandalise(offered)
+        for seat in range(num_players):
+            vandalise(touched.observation(seat))
+        assert snapshot(touched) == snapshot(untouched), (
+            f"{game.id}: changing an observation or an offered action changed the match (step {steps})"
+        )
+        touched.apply(action)
+        untouched.apply(copy_json(action))
+        steps += 1
+    assert snapshot(touched) == snapshot(untouched), f"{game.id}: changing what a bot was handed changed the end"
+    assert touched.result() == untouched.result()
+
+
+def check_envelope(game: Game, num_players: int, options: Mapping[str, Any], seed: int) -> None:
+    """Every observation starts with the one envelope (:data:`engine.core.ENVELOPE`), with true values."""
+    state = game.new_state(num_players, seed, options)
+    rng = random.Random(seed)
+    while True:
+        for seat in range(num_players):
+            observation = state.observation(seat)
+            assert tuple(observation)[:len(ENVELOPE)] == ENVELOPE, f"{game.id}: an observation starts {tuple(observation)[:5]}"
+            expected = (game.id, num_players, seat, state.current_player, state.is_over())
+            assert tuple(observation[key] for key in ENVELOPE) == expected, f"{game.id}: a wrong envelope {observation}"
+        if state.is_over():
+            return
+        state.apply(rng.choice(state.legal_actions()))
+
+
+def check_facts(game: Game) -> None:
+    """A game's declared facts agree with its results: player range, score order and how a match is won."""
+    facts = game.facts
+    assert isinstance(facts, GameFacts), f"{game.id} declares no GameFacts"
+    assert game.player_counts() == range(facts.min_players, facts.max_players + 1)
+    for num_players, options in configurations(game):
+        for seed in range(5):
+            state = game.new_state(num_players, seed, options)
+            random_playout(state, random.Random(seed), game.max_actions(num_players, game.validate_options(options)))
+            result = state.result()
+            assert result.ranks == facts.ranks(result.scores), (
+                f"{game.id}: ranks {result.ranks} do not follow the declared score order for scores {result.scores}"
+            )
+            has_goal = WON_DETAIL in result.details
+            assert has_goal == (facts.win_rule is WinRule.GOAL_MET) or facts.win_rule is WinRule.FIRST_RANK, (
+                f"{game.id}: a {facts.win_rule.value} game must {'' if facts.win_rule is WinRule.GOAL_MET else 'not '}"
+                f"report a {WON_DETAIL!r} detail"
+            )
+            wins = [facts.seat_won(result, seat) for seat in range(num_players)]
+            assert (None in wins) == (not facts.can_win)

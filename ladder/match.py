@@ -160,10 +160,10 @@ def play_match(spec: MatchSpec, players: Sequence[Player]) -> MatchOutcome:
         seat = state.current_player
         assert seat is not None
         legal = state.legal_actions()
-        observation = state.observation(seat)
+        observation, offered = state.offer()  # copies: an in-process bot may change them, never the match
         tick = time.perf_counter()
         try:
-            action = seats[seat].act(observation, legal)
+            action = seats[seat].act(observation, offered)
         except BotFailure as failure:
             think[seat] += time.perf_counter() - tick
             fail(seat, failure)

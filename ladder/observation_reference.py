@@ -43,7 +43,7 @@ class Sample:
 def sample(game: Game) -> Sample:
     """The observation of the seat deciding after MOVES_BEFORE moves of a fixed deal (the smallest table,
     3 players where the game allows it, so that there are opponents on both sides)."""
-    players = min(max(game.min_players, 3), game.max_players) if game.max_players > 1 else 1
+    players = 1 if game.facts.solitaire else min(max(game.min_players, 3), game.max_players)
     state = game.new_state(players, SEED, game.default_options())
     moves = 0
     while moves < MOVES_BEFORE and not state.is_over():

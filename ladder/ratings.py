@@ -8,8 +8,9 @@ Events. In a multiplayer game every played match is one free-for-all
 event: the seats' ranks from the game, ties included (failed seats are
 already ranked last by the failure rule). In a solitaire, every deal is one
 free-for-all among the bots that played it (duplicate deals): ranked by
-score, higher is better, failed seats last. Skipped and errored matches are
-not rated.
+score in the game's score order, failed seats last. Skipped and errored
+matches are not rated. Which game is a solitaire, which way its scores point
+and what counts as a win are the game's declared facts (:class:`GameFacts`).
 
 Order-free estimate. The ratings are a function of the *set* of events, not
 of the order they arrived in: TrueSkill's model (the same factor per event,
@@ -41,7 +42,7 @@ from __future__ import annotations
 import json
 import math
 from collections import defaultdict
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -49,6 +50,7 @@ import trueskill
 from sqlalchemy import delete, func, insert
 from sqlmodel import Session, select
 
+from engine import GameFacts, ScoreOrder, WinRule, all_games, game_ids, get_game
 from ladder.storage import MatchRow, RatingHistoryRow, RatingRow, RatingStateRow, SeatResultRow, utcnow
 
 MU = 25.0
@@ -82,7 +84,7 @@ class SeatFact:
     score: float | None
     rank: int | None
     failed: bool
-    won: bool | None  # the game's own "won" detail, when it has one
+    won: bool | None  # the game's own "won" detail (its goal met), when it has one
 
 
 @dataclass(frozen=True)
@@ -123,13 +125,17 @@ class Standing:
     score_sum: float = 0.0
     failures: int = 0
     draw_probability: float = 0.0
+    can_win: bool = True  # the game's facts: False where it has no notion of winning (no win rate)
 
     @property
     def conservative(self) -> float:
         return self.mu - 3 * self.sigma
 
     @property
-    def win_rate(self) -> float:
+    def win_rate(self) -> float | None:
+        """The share of matches won (deals in a solitaire), or ``None`` for a game with no notion of winning."""
+        if not self.can_win:
+            return None
         return self.wins / self.matches if self.matches else 0.0
 
     @property
@@ -193,14 +199,29 @@ def environment(draw: float) -> trueskill.TrueSkill:
     return trueskill.TrueSkill(mu=MU, sigma=SIGMA, beta=BETA, tau=TAU, draw_probability=draw, backend=None)
 
 
-def deal_ranks(scores: Sequence[float], failed: Sequence[bool]) -> tuple[int, ...]:
-    """Competition ranks of one solitaire deal: higher score first, failed seats last (tied)."""
-    key = [(-math.inf if f else s) for s, f in zip(scores, failed)]
+def deal_ranks(scores: Sequence[float], failed: Sequence[bool], higher_is_better: bool = True) -> tuple[int, ...]:
+    """Competition ranks of one solitaire deal: the better score first (the game's score order), failed
+    seats last (tied). Who finished ahead on a deal, for the ratings and for head to head alike."""
+    key = [(-math.inf if f else (s if higher_is_better else -s)) for s, f in zip(scores, failed)]
     return tuple(1 + sum(1 for other in key if other > mine) for mine in key)
 
 
-def build_events(matches: Sequence[MatchFact], solitaires: set[str]) -> tuple[list[Event], dict[str, dict[int, Standing]]]:
-    """The events to rate, in order, and every bot version's counts per pool."""
+UNKNOWN_GAME_FACTS = GameFacts(1, 1_000, ScoreOrder.HIGHER_IS_BETTER, WinRule.FIRST_RANK, "unknown: the game is no longer registered")
+"""The facts assumed for recorded matches of a game this process does not know (rated as a table)."""
+
+
+def game_facts() -> dict[str, GameFacts]:
+    """Every registered game's facts by id: what :func:`compute` rates by."""
+    return {game.id: game.facts for game in all_games()}
+
+
+def facts_of(game_id: str) -> GameFacts:
+    """The facts of ``game_id``, or :data:`UNKNOWN_GAME_FACTS` if no such game is registered."""
+    return get_game(game_id).facts if game_id in game_ids() else UNKNOWN_GAME_FACTS
+
+
+def build_events(matches: Sequence[MatchFact], games: Mapping[str, GameFacts]) -> tuple[list[Event], dict[str, dict[int, Standing]]]:
+    """The events to rate, in order, and every bot version's counts per pool; ``games``: the facts by game id."""
     standings: dict[str, dict[int, Standing]] = defaultdict(dict)
     events: list[Event] = []
     deals: dict[tuple[int, str], list[tuple[MatchFact, SeatFact]]] = defaultdict(list)
@@ -208,7 +229,8 @@ def build_events(matches: Sequence[MatchFact], solitaires: set[str]) -> tuple[li
     def standing(pool: str, fact: MatchFact, version: int) -> Standing:
         found = standings[pool].get(version)
         if found is None:
-            found = standings[pool][version] = Standing(pool, fact.game, fact.num_players, version)
+            can_win = games.get(fact.game, UNKNOWN_GAME_FACTS).can_win
+            found = standings[pool][version] = Standing(pool, fact.game, fact.num_players, version, can_win=can_win)
         return found
 
     for fact in matches:
@@ -218,14 +240,12 @@ def build_events(matches: Sequence[MatchFact], solitaires: set[str]) -> tuple[li
             s.matches += 1
             s.score_sum += seat.score or 0.0
             s.failures += seat.failed
-        if fact.game in solitaires:
+        facts = games.get(fact.game, UNKNOWN_GAME_FACTS)
+        if facts.solitaire:
             deals[(fact.tournament_id, fact.deal)].append((fact, fact.seats[0]))
             continue
         for seat in fact.seats:
-            if seat.won is not None:
-                standings[pool][seat.bot_version_id].wins += bool(seat.won) and not seat.failed
-            else:
-                standings[pool][seat.bot_version_id].wins += seat.rank == 1 and not seat.failed
+            standings[pool][seat.bot_version_id].wins += bool(facts.won(seat.rank, seat.won, seat.failed))
         versions = tuple(seat.bot_version_id for seat in fact.seats)
         if len(set(versions)) == len(versions) and len(versions) > 1:
             events.append(Event(pool, fact.match_id, versions, tuple(s.rank or 0 for s in fact.seats),
@@ -238,14 +258,11 @@ def build_events(matches: Sequence[MatchFact], solitaires: set[str]) -> tuple[li
         for match, seat in played:
             by_version.setdefault(seat.bot_version_id, (match, seat))  # a version plays a deal once
         entries = list(by_version.values())
+        facts = games.get(fact.game, UNKNOWN_GAME_FACTS)
         failed = tuple(seat.failed for _, seat in entries)
-        ranks = deal_ranks([seat.score or 0.0 for _, seat in entries], failed)
-        for (_, seat), rank in zip(entries, ranks):
-            if seat.won is not None:
-                won = bool(seat.won) and not seat.failed
-            else:
-                won = rank == 1 and len(entries) > 1 and not seat.failed
-            standings[pool][seat.bot_version_id].wins += won
+        ranks = deal_ranks([seat.score or 0.0 for _, seat in entries], failed, facts.higher_is_better)
+        for _, seat in entries:
+            standings[pool][seat.bot_version_id].wins += bool(facts.won(seat.rank, seat.won, seat.failed))
         if len(entries) > 1:
             last = max(match.match_id for match, _ in entries)
             events.append(Event(pool, last, tuple(seat.bot_version_id for _, seat in entries), ranks, failed))
@@ -254,10 +271,13 @@ def build_events(matches: Sequence[MatchFact], solitaires: set[str]) -> tuple[li
     return events, standings
 
 
-def compute(matches: Sequence[MatchFact], solitaires: set[str], history: bool = True) -> RatingSet:
-    """Rate ``matches`` and return every pool's standings (order-free) and, if asked, history (in match-id order)."""
+def compute(matches: Sequence[MatchFact], games: Mapping[str, GameFacts] | None = None, history: bool = True) -> RatingSet:
+    """Rate ``matches`` and return every pool's standings (order-free) and, if asked, history (in match-id order).
+
+    ``games``: each game's facts by id (solitaire or not, score order, win rule); the registered games' by default.
+    """
     matches = sorted(matches, key=lambda m: m.match_id)
-    events, standings = build_events(matches, solitaires)
+    events, standings = build_events(matches, game_facts() if games is None else games)
     by_pool: dict[str, list[Event]] = defaultdict(list)
     for event in events:
         by_pool[event.pool].append(event)
@@ -479,12 +499,6 @@ def _fact(rows: list[Any]) -> MatchFact:
     return MatchFact(first[0], first[1], first[2], first[3], first[4], seats)
 
 
-def solitaire_ids() -> set[str]:
-    from engine import all_games
-
-    return {game.id for game in all_games() if game.max_players == 1}
-
-
 def played_matches_marker(session: Session) -> tuple[int, int]:
     """(number of played matches, highest played match id): what the stored ratings are checked against."""
     count, last = session.exec(
@@ -493,9 +507,9 @@ def played_matches_marker(session: Session) -> tuple[int, int]:
     return int(count or 0), int(last or 0)
 
 
-def rate_database(session: Session, solitaires: set[str] | None = None) -> RatingSet:
+def rate_database(session: Session, games: Mapping[str, GameFacts] | None = None) -> RatingSet:
     """Compute the ratings of every played match in the database (writes nothing)."""
-    return compute(load_match_facts(session), solitaire_ids() if solitaires is None else solitaires)
+    return compute(load_match_facts(session), games)
 
 
 def store(session: Session, rated: RatingSet) -> None:
@@ -524,9 +538,9 @@ def store(session: Session, rated: RatingSet) -> None:
     session.commit()
 
 
-def rerate(session: Session, solitaires: set[str] | None = None) -> RatingSet:
+def rerate(session: Session, games: Mapping[str, GameFacts] | None = None) -> RatingSet:
     """Rebuild every rating from the matches and store them."""
-    rated = rate_database(session, solitaires)
+    rated = rate_database(session, games)
     store(session, rated)
     return rated
 
@@ -542,7 +556,7 @@ def load_stored(session: Session) -> RatingSet | None:
     for row in session.exec(select(RatingRow)).all():
         rated.standings.setdefault(row.pool, {})[row.bot_version_id] = Standing(
             row.pool, row.game, row.num_players, row.bot_version_id, row.mu, row.sigma, row.matches, row.wins,
-            row.score_sum, row.failures, row.draw_probability,
+            row.score_sum, row.failures, row.draw_probability, facts_of(row.game).can_win,
         )
         rated.draw_probability[row.pool] = row.draw_probability
     return rated

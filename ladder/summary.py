@@ -8,6 +8,8 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
+from engine import get_game
+from engine.core import WON_DETAIL
 from ladder.match import MatchOutcome
 
 
@@ -29,13 +31,11 @@ class BotTally:
         result = outcome.result
         self.scores.append(result.scores[seat])
         self.ranks.append(result.ranks[seat])
-        won = result.details.get("won")
-        if won is not None:
-            self.wins += bool(won[seat]) and seat not in outcome.failures
-        elif len(result.ranks) > 1:
-            self.wins += result.ranks[seat] == 1
+        won = get_game(outcome.spec.game).facts.seat_won(result, seat, failed=seat in outcome.failures)
+        if won is None:
+            self.can_win = False  # a game with no notion of winning (bowling): no win to count
         else:
-            self.can_win = False  # a solitaire scored by points only (bowling): no win to count
+            self.wins += won
         if seat in outcome.failures:
             self.failures[outcome.failures[seat].reason] += 1
         for name, values in result.details.items():
@@ -57,7 +57,7 @@ class BotTally:
             data["score_median"] = statistics.median(self.scores)
             data["score_max"] = max(self.scores)
         for name, values in self.details.items():
-            if name == "won":
+            if name == WON_DETAIL:
                 continue
             if all(isinstance(v, bool) for v in values):
                 data[f"{name}_rate"] = sum(values) / len(values)

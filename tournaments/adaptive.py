@@ -103,7 +103,7 @@ class AdaptivePlanner:
                                                       .where(MatchRow.tournament_id == tournament_id)).all()
                if key in planned}
         facts = [fact for fact in ratings.load_match_facts(session, tournament_id) if fact.match_id in ids]
-        rated = ratings.compute(facts, ratings.solitaire_ids(), history=False)
+        rated = ratings.compute(facts, history=False)
         played: dict[str, int] = defaultdict(int)
         for fact in facts:
             played[pool_key(fact.game, fact.num_players)] += 1

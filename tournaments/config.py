@@ -251,7 +251,7 @@ def parse_tournament(data: Mapping[str, Any], shown: str = "<tournament>", defau
         for game_id in chosen
     )
     tables = [get_game(entry.game) for entry in entries
-              if get_game(entry.game).max_players > 1 and "players" not in per_game.get(entry.game, {})]
+              if not get_game(entry.game).facts.solitaire and "players" not in per_game.get(entry.game, {})]
     for count in default_players or ():
         if tables and all(count not in game.player_counts() for game in tables):
             ranges = ", ".join(f"{game.id} {_player_range(game)}" for game in tables)
@@ -341,7 +341,7 @@ def _game_entry(
     table = check.table(where, value, GAME_KEYS)
     allowed = list(game.player_counts())
     explicit = "players" in table
-    if game.max_players == 1:
+    if game.facts.solitaire:
         if explicit and check.all_or_list(f"{where}.players", table["players"], int) not in (None, (1,)):
             raise check.fail(f"{where}.players", f"{game.id} is a solitaire (1 player)")
         players: tuple[int, ...] = (1,)
@@ -383,7 +383,7 @@ def _game_entry(
         bots, bots_key = check.all_or_list(f"{where}.bots", table["bots"], str), f"{where}.bots"
     else:
         bots, bots_key = default_bots, "bots"
-    if game.max_players == 1 or explicit or default_players is None:
+    if game.facts.solitaire or explicit or default_players is None:
         dropped = ()
     return GameEntry(game.id, players, tuple(option_sets), gpp, bots, explicit, bots_key, dropped)
 

@@ -49,7 +49,7 @@ class GamePlan:
 
     @property
     def solitaire(self) -> bool:
-        return get_game(self.game).max_players == 1
+        return get_game(self.game).facts.solitaire
 
 
 @dataclass(frozen=True)

@@ -1,7 +1,8 @@
 """Elevenses (2-4 players): play the kitchen's cards, arrange when it helps, aim effects at the leader.
 
-What it reads: ``seat`` and ``cubes`` (each player's cubes) from the
-observation, and the legal actions: ``play`` and ``arrange`` (with the
+What it reads: ``seat`` (from the envelope every observation starts with:
+``game``, ``num_players``, ``seat``, ``current_player``, ``over``) and ``cubes``
+(each player's cubes) from the observation, and the legal actions: ``play`` and ``arrange`` (with the
 ``card``), ``pass``/``stop``, ``choose_player`` (with a ``seat``), ``swap``,
 ``no_swap``, ``tea``, ``draw``, ``return``/``keep``, ``set_aside``.
 
@@ -23,7 +24,7 @@ class LeaderHunter(Bot):
     games = ("elevenses",)
 
     def act(self, observation, legal_actions):
-        me = observation.get("seat", -1)
+        me = observation["seat"]
         cubes = observation.get("cubes") or []
         by_type = {}
         for action in legal_actions:

@@ -6,7 +6,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from engine.core import DealError, Game, OptionError, OptionSpec
+from engine.core import DealError, Game, GameFacts, OptionError, OptionSpec, ScoreOrder, WinRule
 from engine.elevenses.cards import (
     BACK,
     CARDS_PER_SET,
@@ -67,8 +67,10 @@ class ElevensesGame(Game):
 
     id = "elevenses"
     name = "Elevenses"
-    min_players = 2
-    max_players = 4
+    facts = GameFacts(
+        min_players=2, max_players=4, score_order=ScoreOrder.HIGHER_IS_BETTER, win_rule=WinRule.FIRST_RANK,
+        win_condition="the most sugar cubes once someone has the target (5 in en); tied leaders share victory",
+    )
     option_specs = (
         OptionSpec(
             "edition",

@@ -36,11 +36,11 @@ from engine.elevenses.cards import (
 )
 from engine.elevenses.state import (
     ARRANGE,
+    LEFT,
     PHASE_BY_NAME,
+    RIGHT,
     SANDWICHES_KEEP,
     SET_ASIDE,
-    LEFT,
-    RIGHT,
     ElevensesState,
 )
 
@@ -78,7 +78,7 @@ def state_from_observation(
     state.over = obs["over"]
     # a finished match shows no player and nobody to move (the engine's own sentinel is -1)
     state.player = -1 if obs["player"] is None else obs["player"]
-    state.actor = -1 if obs["to_move"] is None else obs["to_move"]
+    state.actor = -1 if obs["current_player"] is None else obs["current_player"]
     phase = obs["phase"]
     state.phase = PHASE_BY_NAME[phase["kind"]]
     state.played = phase["played"]

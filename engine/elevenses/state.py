@@ -717,7 +717,7 @@ class ElevensesState(State):
         face-down cards in your spread at any time, even when it is not your turn.\""""
         return self.up[seat][SUGAR]
 
-    def observation(self, seat: int) -> dict[str, Any]:
+    def _observation(self, seat: int) -> dict[str, Any]:
         n = self.num_players
         sugar = self.up[seat][SUGAR]
         spreads: list[dict[str, Any]] = []
@@ -741,9 +741,6 @@ class ElevensesState(State):
         if self.guests_on:
             guests = [self.guest[s] if self.guest_shown[s] else None for s in range(n)]
         return {
-            "game": "elevenses",
-            "seat": seat,
-            "num_players": n,
             "options": dict(self.options),
             "target_cubes": self.target_cubes,
             "bowl_size": self.bowl_size,
@@ -752,7 +749,6 @@ class ElevensesState(State):
             "round": self.round,
             "turn": self.turn,
             "player": None if self.over else self.player,
-            "to_move": self.current_player,
             "server": self.server,
             "cubes": list(self.cubes),
             "bowl": self.bowl,
@@ -765,7 +761,6 @@ class ElevensesState(State):
             "my_guest": self.guest[seat] if self.guests_on else None,
             "values": [self.spread_value(s) for s in range(n)],
             "last_values": list(self.last_values),
-            "over": self.over,
             "events": self.log.since_last_decision(seat) if self.log is not None else [],
         }
 

@@ -97,7 +97,7 @@ def bot(
                 number_column(table, column, left=column == "pool")
             for row in item["ratings"]:
                 table.add_row(row["pool"], f"{row['rank']} of {row['of']}", f"{row['mu']:.2f}", f"{row['sigma']:.2f}",
-                              f"{row['conservative']:.2f}", str(row["matches"]), f"{row['win_rate']:.0%}",
+                              f"{row['conservative']:.2f}", str(row["matches"]), "-" if row["win_rate"] is None else f"{row['win_rate']:.0%}",
                               str(row["failures"] or "-"))
             print_table(console, table, "rank: by mu - 3 sigma in the pool; sigma: the rating's uncertainty "
                                         "(the true skill is within mu ± 2 sigma with 95% belief)")

@@ -22,9 +22,10 @@ def h2h(
     db: DbOption = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print the counts as JSON.")] = False,
 ) -> None:
-    """Head to head: at the same table, who finished ahead; in solitaires, who scored more on the same deals."""
+    """Head to head: at the same table, who finished ahead; in solitaires, who scored better on the same deals."""
     from sqlmodel import select
 
+    from ladder.ratings import deal_ranks, facts_of
     from ladder.storage import MatchRow, SeatResultRow
 
     with database(db) as session:
@@ -32,30 +33,32 @@ def h2h(
         if a_versions & b_versions:
             raise UserError(f"{first!r} and {second!r} name the same bot version")
         query = (
-            select(MatchRow.id, MatchRow.tournament_id, MatchRow.game, MatchRow.num_players, MatchRow.deal,
-                   SeatResultRow.bot_version_id, SeatResultRow.score, SeatResultRow.rank)
+            select(MatchRow.id, MatchRow.tournament_id, MatchRow.game, MatchRow.num_players, MatchRow.deal,  # type: ignore[call-overload]
+                   SeatResultRow.bot_version_id, SeatResultRow.score, SeatResultRow.rank, SeatResultRow.failure_reason)
             .join(SeatResultRow, SeatResultRow.match_id == MatchRow.id)
             .where(MatchRow.status == "played", SeatResultRow.bot_version_id.in_(a_versions | b_versions))  # type: ignore[attr-defined]
         )
         if game:
             query = query.where(MatchRow.game == game)
         rows = session.exec(query).all()
-    tables: dict[tuple[str, int], dict[str, dict]] = defaultdict(dict)  # (game, players) -> group -> side -> (score, rank)
-    for mid, tid, game_id, players, deal, version, score, rank in rows:
-        group = f"{tid}/{deal}" if players == 1 else str(mid)
+    # (game, players) -> group -> side -> (score, rank, failed)
+    tables: dict[tuple[str, int], dict[str, dict]] = defaultdict(dict)
+    for mid, tid, game_id, players, deal, version, score, rank, failure in rows:
+        group = f"{tid}/{deal}" if facts_of(game_id).solitaire else str(mid)
         side = "a" if version in a_versions else "b"
-        tables[(game_id, players)].setdefault(group, {})[side] = (score, rank)
+        tables[(game_id, players)].setdefault(group, {})[side] = (score, rank, failure is not None)
     summary = []
     for (game_id, players), groups in sorted(tables.items()):
+        facts = facts_of(game_id)
         a_ahead = b_ahead = tied = 0
         diffs = []
         for sides in groups.values():
             if "a" not in sides or "b" not in sides:
                 continue
-            (a_score, a_rank), (b_score, b_rank) = sides["a"], sides["b"]
+            (a_score, a_rank, a_failed), (b_score, b_rank, b_failed) = sides["a"], sides["b"]
             diffs.append((a_score or 0) - (b_score or 0))
-            if players == 1:
-                a_key, b_key = -(a_score or 0), -(b_score or 0)
+            if facts.solitaire:  # ahead on a deal as the ratings rank it: by the score order, failed seats last
+                a_key, b_key = deal_ranks([a_score or 0, b_score or 0], [a_failed, b_failed], facts.higher_is_better)
             else:
                 a_key, b_key = a_rank, b_rank
             a_ahead += a_key < b_key

@@ -58,7 +58,7 @@ def schedule(game: Game, bots: list[str], games: int, seed: int, options: dict) 
     """
     plan: list[list[tuple[MatchSpec, list[int]]]] = []
     for i in range(games):
-        if game.max_players == 1:
+        if game.facts.solitaire:
             plan.append([(MatchSpec(game.id, (name,), seed + i, options), [index]) for index, name in enumerate(bots)])
         else:
             plan.append([(MatchSpec(game.id, tuple(bots[j] for j in order), seed + i, options), list(order))
@@ -80,7 +80,7 @@ def play(
     and its confidence interval (built-in bots in this process, bot files sandboxed)."""
     game = get_game(game_id)
     options = game.parse_options(option or [])
-    if game.max_players > 1:
+    if not game.facts.solitaire:
         game.check_num_players(len(bots))
         game.check_options_for_players(len(bots), options)
     labels = seat_labels(bots)
@@ -136,7 +136,7 @@ def print_differences(game: Game, differences: list[Difference], matches: int) -
     if not differences:
         return
     console = Console()
-    seated = "" if game.max_players == 1 else f", each deal played in every seating ({matches} matches)"
+    seated = "" if game.facts.solitaire else f", each deal played in every seating ({matches} matches)"
     table = compact_table(f"difference from {differences[0].baseline}, paired by deal{seated}",
                           f"{CONFIDENCE:.0%} confidence interval (normal approximation over the deals)")
     for column in ("bot", "measure", "deals", "difference", "interval", "verdict"):
@@ -156,10 +156,15 @@ def print_differences(game: Game, differences: list[Difference], matches: int) -
     console.print(table)
 
 
+def _wins_cell(row: dict[str, Any]) -> str:
+    """``12 (40.0%)``, or ``-`` for a game with no notion of winning (its facts say so)."""
+    return "-" if row["win_rate"] is None else f"{row['wins']} ({row['win_rate']:.1%})"
+
+
 def print_summary(game: Game, options: dict, games: int, seed: int, tallies: list[BotTally]) -> None:
     """A compact table per bot, then the game's own details side by side (one column per bot)."""
     console = Console()
-    solitaire = game.max_players == 1
+    solitaire = game.facts.solitaire
     title = f"{game.id}: {games} deals, seeds {seed}..{seed + games - 1}"
     non_default = {k: v for k, v in options.items() if game.default_options().get(k) != v}
     if non_default:
@@ -183,7 +188,7 @@ def print_summary(game: Game, options: dict, games: int, seed: int, tallies: lis
             cells += [win_rate, f"{row['mean_score']:.2f}", f"{row['score_stdev']:.2f}",
                       f"{row['score_min']:g}/{row['score_median']:g}/{row['score_max']:g}"]
         else:
-            cells += [f"{row['wins']} ({row['win_rate']:.1%})", f"{row['mean_score']:.2f}", f"{row['mean_rank']:.2f}"]
+            cells += [_wins_cell(row), f"{row['mean_score']:.2f}", f"{row['mean_rank']:.2f}"]
         cells.append(", ".join(f"{reason} {count}" for reason, count in row["failures"].items()) or "-")
         table.add_row(*cells)
     console.print(table)
@@ -230,7 +235,7 @@ def print_listed_details(console: Console, game: Game, rows: list[dict]) -> set[
         values = game.detail_values(detail)
         if not values:
             continue
-        table = Table(title=f"{detail.replace('_', ' ')} (share of {'deals' if game.max_players == 1 else 'matches'})")
+        table = Table(title=f"{detail.replace('_', ' ')} (share of {'deals' if game.facts.solitaire else 'matches'})")
         table.add_column(detail.replace("_", " "), no_wrap=True)
         for row in rows:
             table.add_column(row["bot"], justify="right", no_wrap=True)

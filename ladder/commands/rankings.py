@@ -43,7 +43,9 @@ def _column(table: Table, name: str) -> None:
 
 
 def pool_table(pool: str, rated: RatingSet, names: dict[int, VersionName], sure: PoolCertainty) -> Table:
-    solitaire = pool.endswith("/1p")
+    from ladder.ratings import facts_of
+
+    solitaire = facts_of(pool.partition("/")[0]).solitaire
     draw = rated.draw_probability.get(pool, 0.0)
     table = compact_table(_pool_title(pool, rated),
                           f"TrueSkill, all matches at once (draw probability {draw:.3f}); by mu - 3σ; "
@@ -193,7 +195,7 @@ def filtered_ratings(session: Session, tournament: str | None, latest_versions: 
     if latest_versions:
         current = latest_version_ids(session)
         facts = [fact for fact in facts if all(seat.bot_version_id in current for seat in fact.seats)]
-    return ratings.compute(facts, ratings.solitaire_ids())
+    return ratings.compute(facts)
 
 
 def print_rankings(session: Session, games: list[str] | None = None, console: Console | None = None,

@@ -36,11 +36,10 @@ from ladder.storage import (
     unpack_actions,
 )
 
-SOLITAIRE_SUFFIX = "/1p"
-
 
 def is_solitaire(pool: str) -> bool:
-    return pool.endswith(SOLITAIRE_SUFFIX)
+    """Whether the pool's game is a solitaire, as the game declares it (rated deal by deal)."""
+    return ratings.facts_of(pool.partition("/")[0]).solitaire
 
 
 def pool_title(pool: str) -> str:
@@ -263,12 +262,13 @@ def head_to_head(data: ReportData, pool: str) -> dict[tuple[int, int], PairCount
     in a solitaire, who scored more on the same deal."""
     counts: dict[tuple[int, int], PairCount] = defaultdict(PairCount)
     groups: dict[Any, list[tuple[int, float]]] = defaultdict(list)  # group -> (version, key: lower is better)
+    sign = -ratings.facts_of(pool.partition("/")[0]).score_sign  # the game's score order: lower key is better
     for match in data.matches:
         if match.status != "played" or match.pool != pool:
             continue
         for seat in match.seats:
             if is_solitaire(pool):
-                key = math.inf if seat.failure_reason else -(seat.score or 0.0)
+                key = math.inf if seat.failure_reason else sign * (seat.score or 0.0)
                 groups[(match.tournament_id, match.deal)].append((seat.version_id, key))
             else:
                 groups[match.match_id].append((seat.version_id, float(seat.rank or 0)))
@@ -298,14 +298,16 @@ def pool_versions(data: ReportData, pool: str) -> list[int]:
 class NotableMatch:
     match: MatchRecord
     seat: SeatRecord
-    margin: float  # score minus the best other score (tables), or the score (solitaires)
+    margin: float  # how far the score beat the best other score (tables; in the game's score order), or the score (solitaires)
 
 
 def margin(match: MatchRecord, seat: SeatRecord) -> float:
     if match.num_players == 1:
         return seat.score or 0.0
     others = [s.score or 0.0 for s in match.seats if s.seat != seat.seat]
-    return (seat.score or 0.0) - max(others)
+    if ratings.facts_of(match.game).higher_is_better:
+        return (seat.score or 0.0) - max(others)
+    return min(others) - (seat.score or 0.0)  # penalty points (Elfer raus): fewer is better
 
 
 def notable_matches(data: ReportData, version_id: int, count: int = 5) -> tuple[list[NotableMatch], list[NotableMatch]]:

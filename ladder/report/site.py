@@ -57,6 +57,7 @@ def _environment() -> Environment:
     env.filters["when"] = lambda value: "-" if value is None else value.strftime("%Y-%m-%d %H:%M:%S")
     env.filters["score"] = lambda value: "-" if value is None else f"{value:g}"
     env.filters["slug"] = reportdata.slug
+    env.tests["solitaire"] = reportdata.is_solitaire  # `pool is solitaire`: the game's declared fact
     env.globals["ordinal"] = ordinal
     return env
 

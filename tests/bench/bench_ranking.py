@@ -45,6 +45,7 @@ from typing import Any
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
 
+from engine import all_games  # noqa: E402
 from ladder import certainty, ratings  # noqa: E402
 from ladder.ratings import MatchFact, SeatFact  # noqa: E402
 from ladder.roster import Entrant  # noqa: E402
@@ -54,7 +55,8 @@ from tournaments.formats import GamePlan, ScheduledMatch, round_robin_groups  # 
 
 FIELD = ("thumb", "thumb-25", "thumb-50", "thumb-75", "random")  # the true order, best first
 RR_DEALS = (1, 2, 3, 4, 6, 8, 12, 16, 24, 32, 48, 64, 96, 128)
-SOLITAIRES = {"bowling-solitaire", "elevenses-for-one"}
+SOLITAIRES = {game.id for game in all_games() if game.facts.solitaire}
+GAME_FACTS = ratings.game_facts()
 
 
 # ---- the outcome bank ------------------------------------------------------------------------------------
@@ -151,7 +153,7 @@ def bank_order(bank: Bank, game: str) -> tuple[list[int], certainty.PoolCertaint
                 seats = tuple(SeatFact(entrants[name].version_id, score, rank, failed, None)
                               for name, (score, rank, failed) in zip(seating, result))
                 replay.facts.append(MatchFact(len(replay.facts) + 1, 1, game, len(seats), f"bank/{number}/{index}", seats))
-    rated = ratings.compute(replay.facts, SOLITAIRES, history=False)
+    rated = ratings.compute(replay.facts, GAME_FACTS, history=False)
     table = rated.table(pool_of(game))
     return [s.bot_version_id for s in table], certainty.assess(table, pool_of(game), names={e.version_id: e.name for e in entrants.values()})
 
@@ -170,11 +172,11 @@ def round_robin(bank: Bank, game: str, seed: int, deals: int) -> tuple[int, bool
     plan = GamePlan(game, (1 if game in SOLITAIRES else 2,), ({},), deals, field_entrants())
     replay = Replay(bank, game, seed)
     replay.play([m for group in round_robin_groups(plan, seed, 0) for m in group])
-    rated = ratings.compute(replay.facts, SOLITAIRES, history=False)
+    rated = ratings.compute(replay.facts, GAME_FACTS, history=False)
     shuffled = list(replay.facts)
     random.Random(seed).shuffle(shuffled)
     renumbered = [MatchFact(i, f.tournament_id, f.game, f.num_players, f.deal, f.seats) for i, f in enumerate(shuffled, 1)]
-    events, standings = ratings.build_events(renumbered, SOLITAIRES)
+    events, standings = ratings.build_events(renumbered, GAME_FACTS)
     env = ratings.environment(rated.draw_probability[pool_of(game)])
     last: dict[int, tuple[float, float]] = {}
     for point in ratings.online_history(env, pool_of(game), events, standings[pool_of(game)]):
@@ -204,9 +206,9 @@ def adaptive(bank: Bank, game: str, seed: int, settings: AdaptiveSettings) -> Ad
     while matches:
         planned |= {m.key for m in matches}
         replay.play(matches)
-        rated = ratings.compute(replay.facts, SOLITAIRES, history=False)
+        rated = ratings.compute(replay.facts, GAME_FACTS, history=False)
         matches = planner._choose(pool, rated, len(replay.facts), _next_deals(planned), lambda entrant: False)
-    rated = ratings.compute(replay.facts, SOLITAIRES, history=False)
+    rated = ratings.compute(replay.facts, GAME_FACTS, history=False)
     table = rated.table(pool.key)
     sure = certainty.assess(table, pool.key, settings.confidence, settings.indifference)
     truth = TRUTH[game]

@@ -66,3 +66,19 @@ def test_options_are_validated(game) -> None:
         game.new_state(game.max_players + 1, 0)
     with pytest.raises(PlayerCountError):
         game.new_state(game.min_players - 1, 0)
+
+
+@pytest.mark.parametrize(("game", "num_players", "options"), CONFIGS)
+def test_what_a_bot_is_handed_shares_nothing_with_the_match(game, num_players, options) -> None:
+    for seed in range(3):
+        contract.check_offers_are_independent(game, num_players, options, seed)
+
+
+@pytest.mark.parametrize(("game", "num_players", "options"), CONFIGS)
+def test_every_observation_starts_with_the_one_envelope(game, num_players, options) -> None:
+    contract.check_envelope(game, num_players, options, 0)
+
+
+@pytest.mark.parametrize("game", all_games(), ids=lambda g: g.id)
+def test_declared_facts_agree_with_the_results(game) -> None:
+    contract.check_facts(game)

@@ -107,3 +107,62 @@ def test_find_legal_returns_the_engines_own_action_only_for_an_exact_match() -> 
     # a differently typed twin that Python's == would match first does not hide the exact one
     mixed = [{"type": "x", "v": 1.0}, {"type": "x", "v": 1}]
     assert find_legal({"type": "x", "v": 1}, mixed) is mixed[1]
+
+
+def test_a_game_can_be_registered_and_unregistered_through_the_public_api() -> None:
+    from engine import UnknownGameError, get_game, register_game, unregister_game
+    from engine.registry import game_ids
+    from tests.ladder.toy_game import GAME, GAME_ID
+
+    assert GAME_ID not in game_ids()
+    register_game(GAME)
+    try:
+        assert get_game(GAME_ID) is GAME
+        register_game(GAME)  # the same game again: nothing happens
+        impostor = type(GAME)()
+        with pytest.raises(ValueError, match="already registered"):
+            register_game(impostor)
+        register_game(impostor, replace=True)
+        assert get_game(GAME_ID) is impostor
+    finally:
+        unregister_game(GAME_ID)
+    with pytest.raises(UnknownGameError):
+        get_game(GAME_ID)
+
+
+def test_game_facts_say_who_won_once_for_every_kind_of_game() -> None:
+    from engine import GameFacts, ScoreOrder, WinRule, get_game
+
+    table = get_game("elfer-raus").facts
+    assert not table.solitaire and table.score_order is ScoreOrder.LOWER_IS_BETTER and table.ranks([40, 12, 12]) == (3, 1, 1)
+    assert table.won(1, None) is True and table.won(2, None) is False
+    assert table.won(1, None, failed=True) is False  # a failed seat never wins
+    goal = get_game("elevenses-for-one").facts
+    assert goal.solitaire and goal.win_rule is WinRule.GOAL_MET
+    assert goal.seat_won(GameResult((16.0,), (1,), {"won": [True]}), 0) is True
+    assert goal.seat_won(GameResult((11.0,), (1,), {"won": [False]}), 0) is False
+    scored = get_game("bowling-solitaire").facts
+    assert scored.won(1, None) is None and not scored.can_win  # no notion of winning
+    assert get_game("elevenses").facts.won(1, False) is True  # tied leaders share victory: first rank wins
+    with pytest.raises(ValueError, match="solitaire has no rank"):
+        GameFacts(1, 1, ScoreOrder.HIGHER_IS_BETTER, WinRule.FIRST_RANK, "")
+    with pytest.raises(ValueError, match="player range"):
+        GameFacts(3, 2, ScoreOrder.HIGHER_IS_BETTER, WinRule.FIRST_RANK, "")
+    assert get_game("elfer-raus").describe()["facts"]["score_order"] == "lower is better"
+
+
+def test_bots_can_be_registered_through_the_public_api() -> None:
+    from bots.base import Bot
+    from bots.registry import bot_names, get_bot_class, register_bot, unregister_bot
+
+    class Mine(Bot):
+        name = "test-only-mine"
+        games = ("elfer-raus",)
+
+    register_bot(Mine)
+    register_bot(Mine)
+    try:
+        assert get_bot_class("test-only-mine", "elfer-raus") is Mine and bot_names().count("test-only-mine") == 1
+    finally:
+        unregister_bot("test-only-mine")
+    assert "test-only-mine" not in bot_names()

@@ -623,7 +623,7 @@ def test_observation_holds_the_public_table_and_own_hand_only() -> None:
     state = GAME.new_state(4, 2)
     obs = state.observation(1)
     assert set(obs) == {
-        "seat", "num_players", "round", "rounds", "dealer", "starter", "current_player", "hand", "rows",
+        "game", "seat", "num_players", "round", "rounds", "dealer", "starter", "current_player", "hand", "rows",
         "opening_numbers", "pack_size", "hand_sizes", "totals", "round_points", "turn", "over", "events",
     }
     assert sorted(cid(f"{colour[0]}{number}") for colour, number in obs["hand"]) == sorted(state.hands[1])

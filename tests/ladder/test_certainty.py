@@ -6,6 +6,7 @@ import random
 
 import pytest
 
+from engine import GameFacts, ScoreOrder, WinRule
 from ladder import certainty, ratings
 from ladder.certainty import PairState, Verdict, assess, p_equal, p_order, rank_intervals
 from ladder.ratings import MatchFact, SeatFact, Standing, compute
@@ -69,7 +70,7 @@ def test_a_planted_field_is_called_settled_only_in_its_true_order() -> None:
         matches: list[MatchFact] = []
         for batch in (40, 80, 160, 160):
             matches += duels(skills, batch, rng, start=len(matches) + 1)
-            rated = compute(matches, solitaires=set())
+            rated = compute(matches, games={"g": GameFacts(2, 2, ScoreOrder.HIGHER_IS_BETTER, WinRule.FIRST_RANK, "first rank")})
             sure = assess(rated.table("g/2p"), "g/2p")
             if sure.verdict is Verdict.SETTLED:
                 settled += 1

@@ -53,3 +53,17 @@ def test_the_check_command_says_whether_the_guide_is_up_to_date(tmp_path, monkey
     monkeypatch.setattr(reference, "GUIDE", stale)
     assert reference.main(["--check"]) == 1
     assert reference.main([]) == 0 and reference.main(["--check"]) == 0  # regenerated
+
+
+def test_every_observation_in_the_guide_starts_with_the_one_envelope() -> None:
+    from engine.core import ENVELOPE
+
+    guide = reference.GUIDE.read_text(encoding="utf-8")
+    for field in ENVELOPE:
+        assert f"| `{field}` |" in guide, f"the envelope's {field!r} is not documented in the guide"
+    section = guide_section()
+    for game in all_games():
+        observation = json.loads(re.findall(r"```json\n(.*?)\n```", section.split(f"#### `{game.id}`: a real observation", 1)[1], re.S)[0])
+        assert tuple(observation)[:len(ENVELOPE)] == ENVELOPE, game.id
+        assert observation["game"] == game.id and observation["over"] is False
+        assert observation["current_player"] == observation["seat"]

@@ -9,10 +9,17 @@ import pytest
 import trueskill
 from sqlmodel import Session, select
 
+from engine import GameFacts, ScoreOrder, WinRule
 from ladder import ratings
 from ladder.ratings import MatchFact, SeatFact, compute, deal_ranks, draw_probability, tie_pairs
 from ladder.storage import RatingHistoryRow, RatingRow, open_database
 from tests.tournaments.conftest import db_url, toy  # noqa: F401  (fixtures)
+
+TABLE = GameFacts(2, 4, ScoreOrder.HIGHER_IS_BETTER, WinRule.FIRST_RANK, "first rank")
+SCORED_SOLITAIRE = GameFacts(1, 1, ScoreOrder.HIGHER_IS_BETTER, WinRule.NO_WIN, "none")
+GOAL_SOLITAIRE = GameFacts(1, 1, ScoreOrder.HIGHER_IS_BETTER, WinRule.GOAL_MET, "the goal")
+TABLES = {"g": TABLE, "h": TABLE}
+WITH_SOLITAIRE = TABLES | {"s": SCORED_SOLITAIRE}
 
 
 def seat(version: int, rank: int, score: float = 0.0, failed: bool = False) -> SeatFact:
@@ -29,7 +36,7 @@ def solo(match_id: int, version: int, score: float, deal: str, failed: bool = Fa
 
 def test_one_event_is_rated_exactly_as_the_trueskill_package_rates_it() -> None:
     for match in (table(1, seat(1, 1), seat(2, 2)), table(1, seat(2, 1), seat(3, 1), seat(1, 3))):
-        rated = compute([match], solitaires=set())
+        rated = compute([match], games=TABLES)
         pool = f"g/{len(match.seats)}p"
         draw = rated.draw_probability[pool]
         env = trueskill.TrueSkill(mu=25.0, sigma=25 / 3, beta=25 / 6, tau=0.0, draw_probability=draw, backend=None)
@@ -44,8 +51,8 @@ def test_ratings_are_a_fixed_point_of_trueskill_over_every_event() -> None:
     rating that event with the package gives the ratings back."""
     matches = [table(1, seat(1, 1), seat(2, 2)), table(2, seat(2, 1), seat(3, 2)), table(3, seat(3, 1), seat(1, 2)),
                table(4, seat(1, 1), seat(2, 2)), table(5, seat(1, 1), seat(3, 2)), table(6, seat(2, 1), seat(1, 1))]
-    rated = compute(matches, solitaires=set())
-    events, standings = ratings.build_events(sorted(matches, key=lambda m: m.match_id), set())
+    rated = compute(matches, games=TABLES)
+    events, standings = ratings.build_events(sorted(matches, key=lambda m: m.match_id), TABLES)
     env = ratings.environment(rated.draw_probability["g/2p"])
     estimate, unrated = ratings.order_free(env, events, standings["g/2p"])
     assert unrated == 0
@@ -65,12 +72,12 @@ def test_the_same_matches_in_any_order_give_exactly_the_same_ratings() -> None:
         seats = rng.sample(sorted(skill), rng.choice((2, 3)))
         drawn = [skill[v] + rng.gauss(0, 25 / 6) for v in seats]
         matches.append(table(match_id, *(seat(v, 1 + sum(d > mine for d in drawn)) for v, mine in zip(seats, drawn))))
-    first = compute(matches, solitaires=set())
+    first = compute(matches, games=TABLES)
     shuffled = list(matches)
     rng.shuffle(shuffled)
     renumbered = [MatchFact(index, m.tournament_id, m.game, m.num_players, m.deal, m.seats)
                   for index, m in enumerate(shuffled, start=1)]
-    second = compute(renumbered, solitaires=set())
+    second = compute(renumbered, games=TABLES)
     for pool in ("g/2p", "g/3p"):
         assert {v: (s.mu, s.sigma) for v, s in first.standings[pool].items()} == \
                {v: (s.mu, s.sigma) for v, s in second.standings[pool].items()}
@@ -91,7 +98,7 @@ def test_each_solitaire_deal_is_one_free_for_all_among_its_bots() -> None:
         solo(1, 1, 10, "d1"), solo(2, 2, 4, "d1"), solo(3, 3, 4, "d1"),
         solo(4, 1, 3, "d2"), solo(5, 2, 9, "d2"), solo(6, 3, 0, "d2", failed=True),
     ]
-    rated = compute(matches, solitaires={"s"})
+    rated = compute(matches, games=WITH_SOLITAIRE)
     draw = rated.draw_probability["s/1p"]
     assert draw == pytest.approx(1 / 4)  # d1: 10 > 4 = 4 (one tie in two pairs); d2: 9 > 3 > failed
     env = trueskill.TrueSkill(mu=25.0, sigma=25 / 3, beta=25 / 6, tau=0.0, draw_probability=draw, backend=None)
@@ -103,11 +110,27 @@ def test_each_solitaire_deal_is_one_free_for_all_among_its_bots() -> None:
         assert last[version] == r[version].mu
     # the ratings: the same as the two deals rated as two three-player free-for-alls
     as_tables = compute([table(1, seat(1, 1), seat(2, 2), seat(3, 2)), table(2, seat(1, 2), seat(2, 1), seat(3, 3))],
-                        solitaires=set())
+                        games=TABLES)
     for version in (1, 2, 3):
         assert rated.standings["s/1p"][version].mu == pytest.approx(as_tables.standings["g/3p"][version].mu, abs=1e-9)
     assert rated.standings["s/1p"][1].mean_score == pytest.approx(6.5)
-    assert rated.standings["s/1p"][1].wins == 1 and rated.standings["s/1p"][2].wins == 1
+    # a solitaire scored by points only has no notion of winning: the best score of a deal is no win
+    # (it used to count as one here, while `ladder play` said "no win rate": two meanings of a win)
+    assert rated.standings["s/1p"][1].wins == 0 and rated.standings["s/1p"][1].win_rate is None
+
+
+def test_a_solitaire_is_won_only_when_its_goal_is_met_and_never_by_a_failed_seat() -> None:
+    matches = [MatchFact(1, 1, "s", 1, "d1", (SeatFact(1, 30, 1, False, True),)),
+               MatchFact(2, 1, "s", 1, "d1", (SeatFact(2, 10, 1, False, False),)),
+               MatchFact(3, 1, "s", 1, "d2", (SeatFact(1, 5, 1, False, False),)),
+               MatchFact(4, 1, "s", 1, "d2", (SeatFact(2, 9, 1, True, True),))]
+    rated = compute(matches, games={"s": GOAL_SOLITAIRE})
+    assert rated.standings["s/1p"][1].wins == 1 and rated.standings["s/1p"][1].win_rate == pytest.approx(0.5)
+    assert rated.standings["s/1p"][2].wins == 0  # d1: goal not met; d2: met, but the seat failed
+
+
+def test_a_solitaire_deal_ranks_by_the_games_score_order() -> None:
+    assert deal_ranks([5, 9, 2], [False, False, False], higher_is_better=False) == (2, 3, 1)
 
 
 def test_deal_ranks_put_failed_seats_last() -> None:
@@ -115,14 +138,14 @@ def test_deal_ranks_put_failed_seats_last() -> None:
 
 
 def test_a_failed_seat_counts_as_a_failure_and_never_as_a_win() -> None:
-    rated = compute([table(1, seat(1, 2, failed=True), seat(2, 1))], solitaires=set())
+    rated = compute([table(1, seat(1, 2, failed=True), seat(2, 1))], games=TABLES)
     assert rated.standings["g/2p"][1].failures == 1 and rated.standings["g/2p"][1].wins == 0
     assert rated.standings["g/2p"][2].wins == 1
 
 
 def test_leaderboard_is_ordered_by_mu_minus_three_sigma() -> None:
     matches = [table(i, seat(1, 1), seat(2, 2)) for i in range(1, 6)] + [table(6, seat(3, 1), seat(2, 2))]
-    rated = compute(matches, solitaires=set())
+    rated = compute(matches, games=TABLES)
     board = rated.table("g/2p")
     values = [s.conservative for s in board]
     assert values == sorted(values, reverse=True)
@@ -132,7 +155,7 @@ def test_leaderboard_is_ordered_by_mu_minus_three_sigma() -> None:
 def test_overall_score_is_the_mean_share_over_the_pools_played() -> None:
     matches = [table(i, seat(1, 1), seat(2, 2)) for i in range(1, 4)]
     matches += [MatchFact(10 + i, 1, "h", 2, "x", (seat(2, 1), seat(3, 2))) for i in range(3)]
-    rated = compute(matches, solitaires=set())
+    rated = compute(matches, games=TABLES)
     overall = {row.bot_version_id: row for row in ratings.overall(rated)}
     # above bot 2 in g, absent from h: a pool it does not play does not count against it (issue 17)
     assert overall[1].score == pytest.approx(1.0) and overall[1].pools == 1

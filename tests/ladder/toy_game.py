@@ -13,7 +13,7 @@ from contextlib import contextmanager
 from typing import Any
 
 import engine.registry as registry
-from engine.core import Action, Game, GameResult, OptionSpec, State, ranks_from_scores
+from engine.core import Action, Game, GameFacts, GameResult, OptionSpec, ScoreOrder, State, WinRule, ranks_from_scores
 
 GAME_ID = "toy-count"
 
@@ -42,8 +42,8 @@ class CountState(State):
         self.added[self.turn % self.num_players] += action["n"]
         self.turn += 1
 
-    def observation(self, seat: int) -> dict[str, Any]:
-        return {"total": self.total, "target": self.options["target"], "added": list(self.added), "seat": seat}
+    def _observation(self, seat: int) -> dict[str, Any]:
+        return {"total": self.total, "target": self.options["target"], "added": list(self.added)}
 
     def resample_hidden(self, seat: int, rng: Any) -> State:
         return self.clone()
@@ -60,8 +60,8 @@ class CountState(State):
 class CountGame(Game):
     id = GAME_ID
     name = "Toy count"
-    min_players = 1
-    max_players = 2
+    facts = GameFacts(min_players=1, max_players=2, score_order=ScoreOrder.HIGHER_IS_BETTER, win_rule=WinRule.FIRST_RANK,
+                      win_condition="the most added")
     option_specs = (OptionSpec("target", "int", 21, "the total that ends the match", minimum=3, maximum=1000),)
 
     def _new_state(self, num_players: int, seed: int, options: dict[str, Any]) -> State:
@@ -80,9 +80,8 @@ GAME = CountGame()
 @contextmanager
 def toy_game_registered() -> Iterator[Game]:
     """Register ``toy-count`` in this process's game registry for the duration of the block."""
-    games = registry._load()
-    games[GAME_ID] = GAME
+    registry.register_game(GAME)
     try:
         yield GAME
     finally:
-        games.pop(GAME_ID, None)
+        registry.unregister_game(GAME_ID)

@@ -30,13 +30,11 @@ def install() -> None:
     import bots.registry as bot_registry
 
     toygames.install()
-    registered = bot_registry._load()
-    if KillerBot not in registered.setdefault(KillerBot.name, []):
-        registered[KillerBot.name].append(KillerBot)
+    bot_registry.register_bot(KillerBot)
 
 
 def uninstall() -> None:
     import bots.registry as bot_registry
 
     toygames.uninstall()
-    bot_registry._load().pop(KillerBot.name, None)
+    bot_registry.unregister_bot(KillerBot.name)

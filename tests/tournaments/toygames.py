@@ -20,7 +20,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from bots.base import Bot
-from engine.core import Action, Game, GameResult, OptionSpec, State, ranks_from_scores
+from engine.core import Action, Game, GameFacts, GameResult, OptionSpec, ScoreOrder, State, WinRule, ranks_from_scores
 from engine.rng import stream
 
 
@@ -50,8 +50,8 @@ class CoinsState(State):
         self.totals[self.turn % self.num_players] += coin
         self.turn += 1
 
-    def observation(self, seat: int) -> dict[str, Any]:
-        return {"row": list(self.row), "totals": list(self.totals), "seat": seat}
+    def _observation(self, seat: int) -> dict[str, Any]:
+        return {"row": list(self.row), "totals": list(self.totals)}
 
     def resample_hidden(self, seat: int, rng: Any) -> State:
         return self.clone()
@@ -72,8 +72,8 @@ class CoinsState(State):
 class CoinsGame(Game):
     id = "toy-coins"
     name = "Toy coins"
-    min_players = 2
-    max_players = 3
+    facts = GameFacts(min_players=2, max_players=3, score_order=ScoreOrder.HIGHER_IS_BETTER, win_rule=WinRule.FIRST_RANK,
+                      win_condition="the largest total; equal totals share the first rank")
     option_specs = (OptionSpec("coins", "int", 12, "coins per player", minimum=2, maximum=40),)
 
     def _new_state(self, num_players: int, seed: int, options: dict[str, Any]) -> State:
@@ -111,7 +111,7 @@ class SoloState(State):
             self.kept.append(self.numbers[self.position])
         self.position += 1
 
-    def observation(self, seat: int) -> dict[str, Any]:
+    def _observation(self, seat: int) -> dict[str, Any]:
         return {"shown": self.numbers[self.position] if not self.is_over() else None,
                 "left": len(self.numbers) - self.position, "kept": list(self.kept)}
 
@@ -134,8 +134,8 @@ class SoloState(State):
 class SoloGame(Game):
     id = "toy-solo"
     name = "Toy solo"
-    min_players = 1
-    max_players = 1
+    facts = GameFacts(min_players=1, max_players=1, score_order=ScoreOrder.HIGHER_IS_BETTER, win_rule=WinRule.GOAL_MET,
+                      win_condition="keep 20 or more")
 
     def _new_state(self, num_players: int, seed: int, options: dict[str, Any]) -> State:
         rng = stream(seed, "numbers")
@@ -218,22 +218,17 @@ def install() -> None:
     import bots.registry as bot_registry
     import engine.registry as game_registry
 
-    games = game_registry._load()
     for game in GAMES:
-        games[game.id] = game
-    registered = bot_registry._load()
+        game_registry.register_game(game)
     for cls in BOTS:
-        if cls not in registered.setdefault(cls.name, []):
-            registered[cls.name].append(cls)
+        bot_registry.register_bot(cls)
 
 
 def uninstall() -> None:
     import bots.registry as bot_registry
     import engine.registry as game_registry
 
-    games = game_registry._load()
     for game in GAMES:
-        games.pop(game.id, None)
-    registered = bot_registry._load()
+        game_registry.unregister_game(game.id)
     for cls in BOTS:
-        registered.pop(cls.name, None)
+        bot_registry.unregister_bot(cls.name)

@@ -3,6 +3,8 @@
 // The ladder writes one JSON object per line on stdin:
 //   {"type": "start", "game", "seat", "num_players", "options", "seed"}   a match begins
 //   {"type": "act", "observation", "legal"}                               your turn: choose one of `legal`
+//       (every observation starts with the same envelope in every game:
+//        "game", "num_players", "seat", "current_player", "over"; the game's own fields follow)
 //   {"type": "end", "result"}                                             the match is over
 // and reads one line on stdout for every "act": the index of the chosen action in `legal`.
 // Anything written to stderr is kept by the ladder (`ladder logs NAME` shows it).
@@ -45,6 +47,9 @@ input.on("line", (line) => {
     random = generator(Number(BigInt(message.seed) % 4294967296n));
     console.error(`example-js: ${message.game}, seat ${message.seat} of ${message.num_players}`);
   } else if (message.type === "act") {
+    if (message.observation.current_player !== message.observation.seat) {
+      console.error(`example-js: asked to act for seat ${message.observation.seat}, but seat ${message.observation.current_player} is to decide`);
+    }
     process.stdout.write(`${choose(message.legal)}\n`);
   } else if (message.type === "end") {
     console.error(`example-js: scores ${JSON.stringify(message.result.scores)}`);
