@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 from collections import defaultdict
-from typing import Annotated
+from typing import Annotated, Any
 
 import typer
 from rich.console import Console
@@ -23,7 +23,8 @@ def h2h(
     as_json: Annotated[bool, typer.Option("--json", help="Print the counts as JSON.")] = False,
 ) -> None:
     """Head to head: at the same table, who finished ahead; in solitaires, who scored more on the same deals."""
-    from sqlmodel import select
+    from sqlalchemy import select as sa_select
+    from sqlmodel import col
 
     from ladder.storage import MatchRow, SeatResultRow
 
@@ -31,15 +32,16 @@ def h2h(
         a_versions, b_versions = set(versions_of(session, first)), set(versions_of(session, second))
         if a_versions & b_versions:
             raise UserError(f"{first!r} and {second!r} name the same bot version")
+        # SQLAlchemy's own select: SQLModel's is typed for at most four columns
         query = (
-            select(MatchRow.id, MatchRow.tournament_id, MatchRow.game, MatchRow.num_players, MatchRow.deal,
-                   SeatResultRow.bot_version_id, SeatResultRow.score, SeatResultRow.rank)
-            .join(SeatResultRow, SeatResultRow.match_id == MatchRow.id)
-            .where(MatchRow.status == "played", SeatResultRow.bot_version_id.in_(a_versions | b_versions))  # type: ignore[attr-defined]
+            sa_select(col(MatchRow.id), col(MatchRow.tournament_id), col(MatchRow.game), col(MatchRow.num_players),
+                      col(MatchRow.deal), col(SeatResultRow.bot_version_id), col(SeatResultRow.score), col(SeatResultRow.rank))
+            .join(SeatResultRow, col(SeatResultRow.match_id) == col(MatchRow.id))
+            .where(col(MatchRow.status) == "played", col(SeatResultRow.bot_version_id).in_(a_versions | b_versions))
         )
         if game:
-            query = query.where(MatchRow.game == game)
-        rows = session.exec(query).all()
+            query = query.where(col(MatchRow.game) == game)
+        rows = session.execute(query).all()
     tables: dict[tuple[str, int], dict[str, dict]] = defaultdict(dict)  # (game, players) -> group -> side -> (score, rank)
     for mid, tid, game_id, players, deal, version, score, rank in rows:
         group = f"{tid}/{deal}" if players == 1 else str(mid)
@@ -47,29 +49,43 @@ def h2h(
         tables[(game_id, players)].setdefault(group, {})[side] = (score, rank)
     summary = []
     for (game_id, players), groups in sorted(tables.items()):
-        a_ahead = b_ahead = tied = 0
-        diffs = []
-        for sides in groups.values():
-            if "a" not in sides or "b" not in sides:
-                continue
-            (a_score, a_rank), (b_score, b_rank) = sides["a"], sides["b"]
-            diffs.append((a_score or 0) - (b_score or 0))
-            if players == 1:
-                a_key, b_key = -(a_score or 0), -(b_score or 0)
-            else:
-                a_key, b_key = a_rank, b_rank
-            a_ahead += a_key < b_key
-            b_ahead += b_key < a_key
-            tied += a_key == b_key
-        met = a_ahead + b_ahead + tied
-        if met:
-            summary.append({"game": game_id, "players": players, "met": met, "first_ahead": a_ahead, "second_ahead": b_ahead,
-                            "tied": tied, "mean_score_difference": sum(diffs) / len(diffs) if diffs else None})
+        found = _meetings(game_id, players, groups)
+        if found is not None:
+            summary.append(found)
     if as_json:
         print(json.dumps({"first": first, "second": second, "games": summary}, indent=2))
         return
     if not summary:
         raise UserError(f"{first} and {second} never met" + (f" in {game}" if game else "") + " (nor played the same solitaire deal)")
+    _print_meetings(first, second, summary)
+
+
+def _meetings(game_id: str, players: int, groups: dict[str, dict]) -> dict[str, Any] | None:
+    """The counts of one game and table size: where both bots played (the same match, or the same solitaire
+    deal), who was ahead (by rank, in a solitaire by score) and the mean score difference; None if they never met."""
+    a_ahead = b_ahead = tied = 0
+    diffs = []
+    for sides in groups.values():
+        if "a" not in sides or "b" not in sides:
+            continue
+        (a_score, a_rank), (b_score, b_rank) = sides["a"], sides["b"]
+        diffs.append((a_score or 0) - (b_score or 0))
+        if players == 1:
+            a_key, b_key = -(a_score or 0), -(b_score or 0)
+        else:
+            a_key, b_key = a_rank, b_rank
+        a_ahead += a_key < b_key
+        b_ahead += b_key < a_key
+        tied += a_key == b_key
+    met = a_ahead + b_ahead + tied
+    if not met:
+        return None
+    return {"game": game_id, "players": players, "met": met, "first_ahead": a_ahead, "second_ahead": b_ahead,
+            "tied": tied, "mean_score_difference": sum(diffs) / len(diffs) if diffs else None}
+
+
+def _print_meetings(first: str, second: str, summary: list[dict[str, Any]]) -> None:
+    """The counts as a table, a row per game and table size, with A's share of the meetings."""
     table = fitted_table(f"{escape(first)} (A) vs {escape(second)} (B)")
     number_column(table, "game", left=True)
     for column in ("met", "A ahead", "B ahead", "tied", "A share", "mean score A-B"):
