@@ -27,6 +27,7 @@ import random
 from collections.abc import Sequence
 from dataclasses import dataclass
 from statistics import NormalDist
+from typing import TypeVar
 
 from ladder.ratings import RatingSet, Standing
 
@@ -113,6 +114,9 @@ def pair_level(confidence: float, bots: int) -> float:
     return 1 - (1 - confidence) / max(1, bots - 1)
 
 
+Quantity = TypeVar("Quantity", int, float)
+
+
 def rank_intervals(table: Sequence[Standing], samples: int = SAMPLES, seed: int = SAMPLE_SEED,
                    interval: float = INTERVAL) -> dict[int, tuple[int, int]]:
     """Each bot's central ``interval`` of ranks (1 = top) when skills are drawn from the ratings."""
@@ -122,14 +126,17 @@ def rank_intervals(table: Sequence[Standing], samples: int = SAMPLES, seed: int 
         drawn = sorted(((rng.gauss(s.mu, s.sigma), -s.bot_version_id) for s in table), reverse=True)
         for rank, (_, negative) in enumerate(drawn, start=1):
             seen[-negative].append(rank)
+    return {version: _central(ranks, interval) for version, ranks in seen.items()}
+
+
+def _central(values: list[Quantity], interval: float) -> tuple[Quantity, Quantity]:
+    """The central ``interval`` of ``values`` (sorted in place) by its sample quantiles: the lowest and the
+    highest value kept once ``(1 - interval) / 2`` of the values are cut from each end."""
     tail = (1 - interval) / 2
-    result = {}
-    for version, ranks in seen.items():
-        ranks.sort()
-        low = ranks[min(len(ranks) - 1, int(math.floor(tail * len(ranks))))]
-        high = ranks[min(len(ranks) - 1, int(math.ceil((1 - tail) * len(ranks))) - 1)]
-        result[version] = (low, high)
-    return result
+    values.sort()
+    low = values[min(len(values) - 1, int(math.floor(tail * len(values))))]
+    high = values[min(len(values) - 1, int(math.ceil((1 - tail) * len(values))) - 1)]
+    return low, high
 
 
 def assess(table: Sequence[Standing], pool: str, confidence: float = CONFIDENCE, indifference: float = INDIFFERENCE,
@@ -181,23 +188,24 @@ def overall_intervals(rated: RatingSet, samples: int = SAMPLES // 4, seed: int =
     versions = sorted({v for table in rated.standings.values() for v in table})
     scores: dict[int, list[float]] = {v: [] for v in versions}
     for _ in range(samples):
-        total = dict.fromkeys(versions, 0.0)
-        for pool in pools:
-            table = sorted(rated.standings[pool].values(), key=lambda s: s.bot_version_id)
-            if len(table) == 1:
-                total[table[0].bot_version_id] += 1.0
-                continue
-            drawn = [(rng.gauss(s.mu, s.sigma), s.bot_version_id) for s in table]
-            for skill, version in drawn:
-                above = sum(1.0 if skill > other else 0.5 if skill == other else 0.0 for other, v in drawn if v != version)
-                total[version] += above / (len(drawn) - 1)
+        total = _drawn_share_totals(rng, rated, pools, versions)
         for version in versions:
             scores[version].append(total[version] / len(pools) if pools else 0.0)
-    tail = (1 - interval) / 2
-    result = {}
-    for version, values in scores.items():
-        values.sort()
-        low = values[min(len(values) - 1, int(math.floor(tail * len(values))))]
-        high = values[min(len(values) - 1, int(math.ceil((1 - tail) * len(values))) - 1)]
-        result[version] = OverallInterval(version, low, high)
-    return result
+    return {version: OverallInterval(version, *_central(values, interval)) for version, values in scores.items()}
+
+
+def _drawn_share_totals(rng: random.Random, rated: RatingSet, pools: list[str], versions: list[int]) -> dict[int, float]:
+    """One sample: every pool's skills drawn from its ratings (in version order, so a seed gives the same
+    draws), and each bot's sum over the pools of the share of that pool's others it is above, ties counting
+    half (alone in a pool: 1)."""
+    total = dict.fromkeys(versions, 0.0)
+    for pool in pools:
+        table = sorted(rated.standings[pool].values(), key=lambda s: s.bot_version_id)
+        if len(table) == 1:
+            total[table[0].bot_version_id] += 1.0
+            continue
+        drawn = [(rng.gauss(s.mu, s.sigma), s.bot_version_id) for s in table]
+        for skill, version in drawn:
+            above = sum(1.0 if skill > other else 0.5 if skill == other else 0.0 for other, v in drawn if v != version)
+            total[version] += above / (len(drawn) - 1)
+    return total

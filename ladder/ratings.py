@@ -42,13 +42,14 @@ from __future__ import annotations
 import json
 import math
 from collections import defaultdict
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 import trueskill
 from sqlalchemy import delete, func, insert
-from sqlmodel import Session, select
+from sqlalchemy import select as sa_select
+from sqlmodel import Session, col, select
 
 from engine import GameFacts, ScoreOrder, WinRule, all_games, game_ids, get_game
 from ladder.storage import MatchRow, RatingHistoryRow, RatingRow, RatingStateRow, SeatResultRow, utcnow
@@ -220,55 +221,95 @@ def facts_of(game_id: str) -> GameFacts:
     return get_game(game_id).facts if game_id in game_ids() else UNKNOWN_GAME_FACTS
 
 
-def build_events(matches: Sequence[MatchFact], games: Mapping[str, GameFacts]) -> tuple[list[Event], dict[str, dict[int, Standing]]]:
-    """The events to rate, in order, and every bot version's counts per pool; ``games``: the facts by game id."""
-    standings: dict[str, dict[int, Standing]] = defaultdict(dict)
+Standings = dict[str, dict[int, Standing]]
+"""Every bot version's :class:`Standing`, by pool and then by bot version id."""
+
+
+@dataclass(frozen=True)
+class DealEntry:
+    """One bot version's seat at one solitaire deal, with the match it was played in."""
+
+    match: MatchFact
+    seat: SeatFact
+
+
+def build_events(matches: Sequence[MatchFact], games: Mapping[str, GameFacts]) -> tuple[list[Event], Standings]:
+    """The events to rate, in order, and every bot version's counts per pool; ``games``: the facts by game id.
+
+    A multiplayer match is an event on its own, but a solitaire match is only
+    one bot's score: its event is the deal, once every bot's match on that deal
+    has been seen, so solitaire matches are gathered by (tournament, deal) first.
+    """
+    standings: Standings = defaultdict(dict)
     events: list[Event] = []
-    deals: dict[tuple[int, str], list[tuple[MatchFact, SeatFact]]] = defaultdict(list)
-
-    def standing(pool: str, fact: MatchFact, version: int) -> Standing:
-        found = standings[pool].get(version)
-        if found is None:
-            can_win = games.get(fact.game, UNKNOWN_GAME_FACTS).can_win
-            found = standings[pool][version] = Standing(pool, fact.game, fact.num_players, version, can_win=can_win)
-        return found
-
+    deals: dict[tuple[int, str], list[DealEntry]] = defaultdict(list)
     for fact in matches:
         pool = pool_key(fact.game, fact.num_players)
-        for seat in fact.seats:
-            s = standing(pool, fact, seat.bot_version_id)
-            s.matches += 1
-            s.score_sum += seat.score or 0.0
-            s.failures += seat.failed
         facts = games.get(fact.game, UNKNOWN_GAME_FACTS)
+        _count_seats(standings, pool, fact, facts)
         if facts.solitaire:
-            deals[(fact.tournament_id, fact.deal)].append((fact, fact.seats[0]))
+            deals[(fact.tournament_id, fact.deal)].append(DealEntry(fact, fact.seats[0]))
             continue
-        for seat in fact.seats:
-            standings[pool][seat.bot_version_id].wins += bool(facts.won(seat.rank, seat.won, seat.failed))
-        versions = tuple(seat.bot_version_id for seat in fact.seats)
-        if len(set(versions)) == len(versions) and len(versions) > 1:
-            events.append(Event(pool, fact.match_id, versions, tuple(s.rank or 0 for s in fact.seats),
-                                tuple(s.failed for s in fact.seats)))
-
+        _count_wins(standings[pool], fact.seats, facts)
+        event = _match_event(pool, fact)
+        if event is not None:
+            events.append(event)
     for played in deals.values():
-        fact = played[0][0]
-        pool = pool_key(fact.game, 1)
-        by_version: dict[int, tuple[MatchFact, SeatFact]] = {}
-        for match, seat in played:
-            by_version.setdefault(seat.bot_version_id, (match, seat))  # a version plays a deal once
-        entries = list(by_version.values())
-        facts = games.get(fact.game, UNKNOWN_GAME_FACTS)
-        failed = tuple(seat.failed for _, seat in entries)
-        ranks = deal_ranks([seat.score or 0.0 for _, seat in entries], failed, facts.higher_is_better)
-        for _, seat in entries:
-            standings[pool][seat.bot_version_id].wins += bool(facts.won(seat.rank, seat.won, seat.failed))
-        if len(entries) > 1:
-            last = max(match.match_id for match, _ in entries)
-            events.append(Event(pool, last, tuple(seat.bot_version_id for _, seat in entries), ranks, failed))
-
+        event = _deal_event(standings, played, games.get(played[0].match.game, UNKNOWN_GAME_FACTS))
+        if event is not None:
+            events.append(event)
     events.sort(key=lambda e: (e.match_id, e.pool))
     return events, standings
+
+
+def _count_seats(standings: Standings, pool: str, fact: MatchFact, facts: GameFacts) -> None:
+    """Add one match to the counts of every bot version that played it (a version's first match in a pool
+    creates its standing there)."""
+    for seat in fact.seats:
+        s = standings[pool].get(seat.bot_version_id)
+        if s is None:
+            s = standings[pool][seat.bot_version_id] = Standing(pool, fact.game, fact.num_players, seat.bot_version_id,
+                                                                can_win=facts.can_win)
+        s.matches += 1
+        s.score_sum += seat.score or 0.0
+        s.failures += seat.failed
+
+
+def _count_wins(table: dict[int, Standing], seats: Iterable[SeatFact], facts: GameFacts) -> None:
+    """Count the wins of a match or a solitaire deal by the game's one definition of a win (its facts)."""
+    for seat in seats:
+        table[seat.bot_version_id].wins += bool(facts.won(seat.rank, seat.won, seat.failed))
+
+
+def _match_event(pool: str, fact: MatchFact) -> Event | None:
+    """A multiplayer match as one free-for-all, or None when it says nothing about skill: a bot version
+    playing itself (TrueSkill rates distinct players) or a single seat."""
+    versions = tuple(seat.bot_version_id for seat in fact.seats)
+    if len(set(versions)) == len(versions) and len(versions) > 1:
+        return Event(pool, fact.match_id, versions, tuple(s.rank or 0 for s in fact.seats),
+                     tuple(s.failed for s in fact.seats))
+    return None
+
+
+def _deal_event(standings: Standings, played: Sequence[DealEntry], facts: GameFacts) -> Event | None:
+    """One solitaire deal as a free-for-all among the bot versions that played it, ranked by the game's score
+    order (their wins counted on the way), or None when only one version played it: there is no one to compare with.
+
+    The event is dated by the deal's last match, the moment it became complete.
+    """
+    fact = played[0].match
+    pool = pool_key(fact.game, 1)
+    by_version: dict[int, DealEntry] = {}
+    for entry in played:
+        by_version.setdefault(entry.seat.bot_version_id, entry)  # a version plays a deal once
+    entries = list(by_version.values())
+    failed = tuple(entry.seat.failed for entry in entries)
+    ranks = deal_ranks([entry.seat.score or 0.0 for entry in entries], failed, facts.higher_is_better)
+    _count_wins(standings[pool], (entry.seat for entry in entries), facts)
+    if len(entries) > 1:
+        last = max(entry.match.match_id for entry in entries)
+        return Event(pool, last, tuple(entry.seat.bot_version_id for entry in entries), ranks, failed)
+    return None
 
 
 def compute(matches: Sequence[MatchFact], games: Mapping[str, GameFacts] | None = None, history: bool = True) -> RatingSet:
@@ -303,7 +344,26 @@ def compute(matches: Sequence[MatchFact], games: Mapping[str, GameFacts] | None 
     return rated
 
 
-def outcome_key(event: Event) -> tuple[tuple[int, int], ...]:
+Outcome = tuple[tuple[int, int], ...]
+"""What an event says (see :func:`outcome_key`): each bot version with its dense rank, by version."""
+
+NaturalGaussian = tuple[float, float]
+"""A Gaussian by its natural parameters (precision pi, precision-mean tau): products of Gaussians, which
+expectation propagation is made of, are sums of these."""
+
+_UNRATABLE = (FloatingPointError, ZeroDivisionError, ValueError)  # what TrueSkill raises on an event it cannot rate
+
+
+@dataclass(frozen=True)
+class Factor:
+    """A distinct outcome among a pool's events and how many events had it: identical events say the same
+    thing, so they share one message counted ``count`` times (cheaper, and independent of their order)."""
+
+    outcome: Outcome
+    count: int
+
+
+def outcome_key(event: Event) -> Outcome:
     """What an event says, without when or where it happened: each bot with its dense rank (1 = first)."""
     levels = sorted(set(event.ranks))
     return tuple(sorted((version, levels.index(rank) + 1) for version, rank in zip(event.versions, event.ranks)))
@@ -312,51 +372,182 @@ def outcome_key(event: Event) -> tuple[tuple[int, int], ...]:
 def order_free(env: trueskill.TrueSkill, events: Sequence[Event], versions: Iterable[int]) -> tuple[dict[int, tuple[float, float]], int]:
     """Every bot's (mu, sigma) given all ``events`` at once, by expectation propagation (see the module
     docstring), and the number of events TrueSkill could not rate (left out)."""
-    counts: dict[tuple[tuple[int, int], ...], int] = defaultdict(int)
-    for event in events:
-        counts[outcome_key(event)] += 1
-    factors = sorted(counts.items())  # canonical: the result cannot depend on the order of arrival
-    prior_pi = 1.0 / SIGMA**2
-    prior_tau = MU * prior_pi
-    # natural parameters (precision pi, precision-mean tau) of each bot's rating and each factor's message
-    pi = {v: prior_pi for v in versions}
-    tau = {v: prior_tau for v in versions}
-    messages: list[dict[int, tuple[float, float]]] = [{v: (0.0, 0.0) for v, _ in key} for key, _ in factors]
-    failed: set[int] = set()
+    propagation = _Propagation.start(events, versions)
     for _ in range(MAX_SWEEPS):
-        moved = 0.0
-        for index, (key, count) in enumerate(factors):
-            if index in failed:
-                continue
-            message = messages[index]
-            cavity = {v: (pi[v] - message[v][0], tau[v] - message[v][1]) for v, _ in key}
-            groups = [(trueskill.Rating(mu=t / p, sigma=math.sqrt(1.0 / p)),) for p, t in cavity.values()]
-            try:
-                if len(key) == 2:
-                    new = duel(env, groups[0][0], groups[1][0], key[0][1], key[1][1])
-                else:
-                    new = env.rate(groups, ranks=[rank for _, rank in key])
-            except (FloatingPointError, ZeroDivisionError, ValueError):
-                failed.add(index)
-                for v, _ in key:
-                    pi[v] -= count * message[v][0]
-                    tau[v] -= count * message[v][1]
-                continue
-            for (v, _), (rating,) in zip(key, new):
-                # a TrueSkill update never widens a rating, so the message's precision is >= 0 (up to rounding)
-                new_pi = max(0.0, rating.pi - cavity[v][0])
-                new_tau = rating.tau - cavity[v][1] if new_pi > 0 else 0.0
-                old_pi, old_tau = message[v]
-                before = (tau[v] / pi[v], pi[v])
-                pi[v] += count * (new_pi - old_pi)
-                tau[v] += count * (new_tau - old_tau)
-                message[v] = (new_pi, new_tau)
-                moved = max(moved, abs(tau[v] / pi[v] - before[0]), abs(math.sqrt(1 / pi[v]) - math.sqrt(1 / before[1])))
-        moved = max(moved, _recentre(factors, messages, pi, tau, failed))
+        moved = propagation.sweep(env)
+        moved = max(moved, propagation.recentre())
         if moved < CONVERGED:
             break
-    unrated = sum(factors[index][1] for index in failed)
-    return {v: (tau[v] / pi[v], math.sqrt(1.0 / pi[v])) for v in pi}, unrated
+    return propagation.estimate(), propagation.unrated()
+
+
+@dataclass
+class _Propagation:
+    """Expectation propagation over one pool: every bot's rating and every factor's message, as natural
+    parameters (a bot's rating is the prior times its factors' messages, each to the power of its count).
+
+    Kept together because every step (visiting a factor, leaving one out, recentring) must change a message
+    and the ratings it is part of at once, or the rating stops being that product.
+    """
+
+    factors: list[Factor]
+    pi: dict[int, float]
+    tau: dict[int, float]
+    messages: list[dict[int, NaturalGaussian]]
+    failed: set[int] = field(default_factory=set)  # factors TrueSkill could not rate: their messages taken out
+
+    @classmethod
+    def start(cls, events: Sequence[Event], versions: Iterable[int]) -> _Propagation:
+        """Every bot at the prior and every message empty, the factors in a canonical order (by their
+        content), so that the result cannot depend on the order the events arrived in."""
+        counts: dict[Outcome, int] = defaultdict(int)
+        for event in events:
+            counts[outcome_key(event)] += 1
+        factors = [Factor(key, count) for key, count in sorted(counts.items())]
+        prior_pi = 1.0 / SIGMA**2
+        prior_tau = MU * prior_pi
+        return cls(
+            factors=factors,
+            pi={v: prior_pi for v in versions},
+            tau={v: prior_tau for v in versions},
+            messages=[{v: (0.0, 0.0) for v, _ in factor.outcome} for factor in factors],
+        )
+
+    def rated(self) -> Iterator[tuple[int, Factor]]:
+        """The factors still taking part, with their index (their message's)."""
+        for index, factor in enumerate(self.factors):
+            if index not in self.failed:
+                yield index, factor
+
+    def sweep(self, env: trueskill.TrueSkill) -> float:
+        """Visit every factor once; return the largest move of a mu or sigma."""
+        moved = 0.0
+        for index, _ in self.rated():
+            moved = max(moved, self.visit(env, index))
+        return moved
+
+    def visit(self, env: trueskill.TrueSkill, index: int) -> float:
+        """Take factor ``index``'s message out of its bots' ratings (the cavity), rate the factor from the
+        rest by TrueSkill and put the message that gives back in; return the largest move of a mu or sigma.
+        A factor TrueSkill cannot rate is left out for good."""
+        factor = self.factors[index]
+        message = self.messages[index]
+        cavity = {v: (self.pi[v] - message[v][0], self.tau[v] - message[v][1]) for v, _ in factor.outcome}
+        groups = [(trueskill.Rating(mu=t / p, sigma=math.sqrt(1.0 / p)),) for p, t in cavity.values()]
+        try:
+            new = _rate_outcome(env, factor.outcome, groups)
+        except _UNRATABLE:
+            self.leave_out(index)
+            return 0.0
+        moved = 0.0
+        for (v, _), (rating,) in zip(factor.outcome, new):
+            moved = max(moved, *self._replace_message(v, factor.count, message, cavity[v], rating))
+        return moved
+
+    def _replace_message(self, v: int, count: int, message: dict[int, NaturalGaussian], cavity: NaturalGaussian,
+                         rating: trueskill.Rating) -> tuple[float, float]:
+        """Make bot ``v``'s part of ``message`` what TrueSkill's new ``rating`` says beyond the ``cavity``;
+        return how far its mu and its sigma moved."""
+        # a TrueSkill update never widens a rating, so the message's precision is >= 0 (up to rounding)
+        new_pi = max(0.0, rating.pi - cavity[0])
+        new_tau = rating.tau - cavity[1] if new_pi > 0 else 0.0
+        old_pi, old_tau = message[v]
+        before = (self.tau[v] / self.pi[v], self.pi[v])
+        self.pi[v] += count * (new_pi - old_pi)
+        self.tau[v] += count * (new_tau - old_tau)
+        message[v] = (new_pi, new_tau)
+        return abs(self.tau[v] / self.pi[v] - before[0]), abs(math.sqrt(1 / self.pi[v]) - math.sqrt(1 / before[1]))
+
+    def leave_out(self, index: int) -> None:
+        """Take factor ``index`` out: its message leaves its bots' ratings and it is not visited again."""
+        factor = self.factors[index]
+        message = self.messages[index]
+        self.failed.add(index)
+        for v, _ in factor.outcome:
+            self.pi[v] -= factor.count * message[v][0]
+            self.tau[v] -= factor.count * message[v][1]
+
+    def recentre(self) -> float:
+        """Move each connected group of bots, messages and all, so that its mean mu is the prior's; return the
+        largest move of a mu.
+
+        An event only says who is better than whom, so with a common prior the
+        exact posterior's mean skill of a connected group is the prior mean; the
+        passes of expectation propagation find that level only slowly (the prior is
+        weak next to thousands of events), and this step takes it there at once.
+        It changes where the passes converge to not at all, only how fast.
+        """
+        received = self._received_precision()
+        shift = self._group_offsets(received)
+        if not shift:
+            return 0.0
+        for index, factor in self.rated():
+            message = self.messages[index]
+            for v, _ in factor.outcome:
+                if v in shift:
+                    message[v] = (message[v][0], message[v][1] + shift[v] * message[v][0])
+        moved = 0.0
+        for v, offset in shift.items():
+            self.tau[v] += offset * received[v]
+            moved = max(moved, abs(offset * received[v] / self.pi[v]))
+        return moved
+
+    def _received_precision(self) -> dict[int, float]:
+        """The precision each bot got from the events (its rating's, less the prior's)."""
+        received = {v: 0.0 for v in self.pi}
+        for index, factor in self.rated():
+            for v, _ in factor.outcome:
+                received[v] += factor.count * self.messages[index][v][0]
+        return received
+
+    def _group_offsets(self, received: dict[int, float]) -> dict[int, float]:
+        """The move of mu, in units of its received precision over its precision, that takes each connected
+        group of two or more bots to the prior's mean; groups that received nothing stay."""
+        shift: dict[int, float] = {}
+        for members in _connected_groups(self.pi, (factor.outcome for _, factor in self.rated())):
+            weight = sum(received[v] / self.pi[v] for v in members)
+            if len(members) < 2 or weight <= 0:
+                continue
+            offset = (len(members) * MU - sum(self.tau[v] / self.pi[v] for v in members)) / weight
+            for v in members:
+                shift[v] = offset
+        return shift
+
+    def estimate(self) -> dict[int, tuple[float, float]]:
+        """Every bot's (mu, sigma)."""
+        return {v: (self.tau[v] / self.pi[v], math.sqrt(1.0 / self.pi[v])) for v in self.pi}
+
+    def unrated(self) -> int:
+        """How many events were left out (their factors' counts)."""
+        return sum(self.factors[index].count for index in self.failed)
+
+
+def _rate_outcome(env: trueskill.TrueSkill, outcome: Outcome, groups: list[tuple[trueskill.Rating]]) -> list[tuple[trueskill.Rating]]:
+    """TrueSkill's update of ``groups`` (one bot each) by ``outcome``: :func:`duel` for two, the package's
+    factor graph for more."""
+    if len(outcome) == 2:
+        return duel(env, groups[0][0], groups[1][0], outcome[0][1], outcome[1][1])
+    return env.rate(groups, ranks=[rank for _, rank in outcome])
+
+
+def _connected_groups(versions: Iterable[int], outcomes: Iterable[Outcome]) -> list[list[int]]:
+    """The bot versions grouped by whether events connect them (directly or through others), by union-find:
+    each group in version order, the groups in the order of their smallest version."""
+    parent = {v: v for v in versions}
+
+    def root(v: int) -> int:
+        while parent[v] != v:
+            parent[v] = parent[parent[v]]
+            v = parent[v]
+        return v
+
+    for outcome in outcomes:
+        for (v, _), (w, _) in zip(outcome, outcome[1:]):
+            parent[root(v)] = root(w)
+    groups: dict[int, list[int]] = defaultdict(list)
+    for v in sorted(parent):
+        groups[root(v)].append(v)
+    return list(groups.values())
 
 
 def duel(env: trueskill.TrueSkill, first: trueskill.Rating, second: trueskill.Rating, first_rank: int,
@@ -389,60 +580,6 @@ def duel(env: trueskill.TrueSkill, first: trueskill.Rating, second: trueskill.Ra
     ]
 
 
-def _recentre(factors: Sequence[tuple[tuple[tuple[int, int], ...], int]], messages: list[dict[int, tuple[float, float]]],
-              pi: dict[int, float], tau: dict[int, float], failed: set[int]) -> float:
-    """Move each connected group of bots, messages and all, so that its mean mu is the prior's; return the
-    largest move of a mu.
-
-    An event only says who is better than whom, so with a common prior the
-    exact posterior's mean skill of a connected group is the prior mean; the
-    passes of expectation propagation find that level only slowly (the prior is
-    weak next to thousands of events), and this step takes it there at once.
-    It changes where the passes converge to not at all, only how fast.
-    """
-    parent = {v: v for v in pi}
-
-    def root(v: int) -> int:
-        while parent[v] != v:
-            parent[v] = parent[parent[v]]
-            v = parent[v]
-        return v
-
-    for index, (key, _) in enumerate(factors):
-        if index not in failed:
-            for (v, _), (w, _) in zip(key, key[1:]):
-                parent[root(v)] = root(w)
-    groups: dict[int, list[int]] = defaultdict(list)
-    for v in sorted(pi):
-        groups[root(v)].append(v)
-    received = {v: 0.0 for v in pi}  # the precision each bot got from the events
-    for index, (key, count) in enumerate(factors):
-        if index not in failed:
-            for v, _ in key:
-                received[v] += count * messages[index][v][0]
-    shift: dict[int, float] = {}
-    for members in groups.values():
-        weight = sum(received[v] / pi[v] for v in members)
-        if len(members) < 2 or weight <= 0:
-            continue
-        offset = (len(members) * MU - sum(tau[v] / pi[v] for v in members)) / weight
-        for v in members:
-            shift[v] = offset
-    if not shift:
-        return 0.0
-    for index, (key, _) in enumerate(factors):
-        if index not in failed:
-            message = messages[index]
-            for v, _ in key:
-                if v in shift:
-                    message[v] = (message[v][0], message[v][1] + shift[v] * message[v][0])
-    moved = 0.0
-    for v, offset in shift.items():
-        tau[v] += offset * received[v]
-        moved = max(moved, abs(offset * received[v] / pi[v]))
-    return moved
-
-
 def online_history(env: trueskill.TrueSkill, pool: str, events: Sequence[Event], versions: Iterable[int]) -> list[HistoryPoint]:
     """One-pass TrueSkill in recording order: the ratings after each event, as the matches arrived."""
     current = {version: env.create_rating() for version in versions}
@@ -463,19 +600,20 @@ def online_history(env: trueskill.TrueSkill, pool: str, events: Sequence[Event],
 
 def load_match_facts(session: Session, tournament_id: int | None = None) -> list[MatchFact]:
     """Every played match (of one tournament, if given), without its action log, in id order."""
+    # SQLAlchemy's own select: SQLModel's is typed for at most four columns
     query = (
-        select(
-            MatchRow.id, MatchRow.tournament_id, MatchRow.game, MatchRow.num_players, MatchRow.deal,
-            MatchRow.details_json, SeatResultRow.seat, SeatResultRow.bot_version_id, SeatResultRow.score,
-            SeatResultRow.rank, SeatResultRow.failure_reason,
+        sa_select(
+            col(MatchRow.id), col(MatchRow.tournament_id), col(MatchRow.game), col(MatchRow.num_players),
+            col(MatchRow.deal), col(MatchRow.details_json), col(SeatResultRow.seat), col(SeatResultRow.bot_version_id),
+            col(SeatResultRow.score), col(SeatResultRow.rank), col(SeatResultRow.failure_reason),
         )
-        .join(SeatResultRow, SeatResultRow.match_id == MatchRow.id)
-        .where(MatchRow.status == "played")
-        .order_by(MatchRow.id, SeatResultRow.seat)  # type: ignore[arg-type]
+        .join(SeatResultRow, col(SeatResultRow.match_id) == col(MatchRow.id))
+        .where(col(MatchRow.status) == "played")
+        .order_by(col(MatchRow.id), col(SeatResultRow.seat))
     )
     if tournament_id is not None:
-        query = query.where(MatchRow.tournament_id == tournament_id)
-    rows = session.exec(query).all()
+        query = query.where(col(MatchRow.tournament_id) == tournament_id)
+    rows = session.execute(query).all()
     facts: list[MatchFact] = []
     current: list[Any] = []
     for row in rows:
@@ -502,7 +640,7 @@ def _fact(rows: list[Any]) -> MatchFact:
 def played_matches_marker(session: Session) -> tuple[int, int]:
     """(number of played matches, highest played match id): what the stored ratings are checked against."""
     count, last = session.exec(
-        select(func.count(MatchRow.id), func.max(MatchRow.id)).where(MatchRow.status == "played")
+        select(func.count(col(MatchRow.id)), func.max(col(MatchRow.id))).where(col(MatchRow.status) == "played")
     ).one()
     return int(count or 0), int(last or 0)
 
@@ -514,9 +652,9 @@ def rate_database(session: Session, games: Mapping[str, GameFacts] | None = None
 
 def store(session: Session, rated: RatingSet) -> None:
     """Replace the stored ratings and history with ``rated`` and commit."""
-    session.exec(delete(RatingHistoryRow))  # type: ignore[call-overload]
-    session.exec(delete(RatingRow))  # type: ignore[call-overload]
-    session.exec(delete(RatingStateRow))  # type: ignore[call-overload]
+    session.exec(delete(RatingHistoryRow))
+    session.exec(delete(RatingRow))
+    session.exec(delete(RatingStateRow))
     rows = [
         {
             "pool": s.pool, "game": s.game, "num_players": s.num_players, "bot_version_id": s.bot_version_id,
@@ -580,22 +718,13 @@ class OverallRow:
 
 def overall(rated: RatingSet) -> list[OverallRow]:
     """The overall leaderboard across pools (see :data:`OVERALL_METHOD`)."""
-    pools = rated.pools()
     versions = sorted({v for table in rated.standings.values() for v in table})
     shares: dict[int, list[float]] = {v: [] for v in versions}
-    for pool in pools:
+    for pool in rated.pools():
         table = rated.standings[pool]
         for version in versions:
-            mine = table.get(version)
-            if mine is None:
-                continue
-            others = [s for v, s in table.items() if v != version]
-            if not others:
-                shares[version].append(1.0)
-                continue
-            above = sum(1.0 if mine.conservative > o.conservative else 0.5 if mine.conservative == o.conservative else 0.0
-                        for o in others)
-            shares[version].append(above / len(others))
+            if version in table:
+                shares[version].append(_share_above(table, version))
     rows = []
     for version in versions:
         played = [table[version] for table in rated.standings.values() if version in table]
@@ -607,3 +736,15 @@ def overall(rated: RatingSet) -> list[OverallRow]:
         ))
     rows.sort(key=lambda r: (-r.score, -r.mean_conservative, r.bot_version_id))
     return rows
+
+
+def _share_above(table: dict[int, Standing], version: int) -> float:
+    """The share of a pool's other bot versions that ``version`` is above by mu - 3 sigma, ties counting half;
+    alone in its pool it is above everyone (1.0)."""
+    mine = table[version]
+    others = [s for v, s in table.items() if v != version]
+    if not others:
+        return 1.0
+    above = sum(1.0 if mine.conservative > o.conservative else 0.5 if mine.conservative == o.conservative else 0.0
+                for o in others)
+    return above / len(others)

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import statistics
 from collections import Counter
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, NamedTuple
 
 from engine import get_game
 from engine.core import WON_DETAIL
@@ -51,11 +51,21 @@ class BotTally:
             "mean_rank": statistics.fmean(self.ranks) if self.ranks else 0.0,
             "failures": dict(self.failures),
         }
-        if self.scores:
-            data["score_stdev"] = statistics.pstdev(self.scores)
-            data["score_min"] = min(self.scores)
-            data["score_median"] = statistics.median(self.scores)
-            data["score_max"] = max(self.scores)
+        data.update(self._score_spread())
+        data.update(self._detail_figures())
+        return data
+
+    def _score_spread(self) -> dict[str, float]:
+        """How the scores spread (none when there are no scores)."""
+        if not self.scores:
+            return {}
+        return {"score_stdev": statistics.pstdev(self.scores), "score_min": min(self.scores),
+                "score_median": statistics.median(self.scores), "score_max": max(self.scores)}
+
+    def _detail_figures(self) -> dict[str, Any]:
+        """One figure per detail the game reports, by the kind of its values: the rate of a yes/no detail, the
+        mean of a number, the counts of a text (most common first); a detail of mixed kinds is left out."""
+        data: dict[str, Any] = {}
         for name, values in self.details.items():
             if name == WON_DETAIL:
                 continue
@@ -117,34 +127,59 @@ class Difference:
 CONFIDENCE = 0.95
 
 
-def paired_differences(deals: Iterable[tuple[MatchOutcome, list[str]]] | Iterable[Any], labels: list[str]) -> list[Difference]:
+class DealMeans(NamedTuple):
+    """One bot's means over one deal's seatings: the paired differences are taken between these."""
+
+    score: float
+    win_rate: float | None  # None where the game has no win to count
+    rank: float | None  # None in a solitaire (no table to be ranked at)
+
+
+MEASURES = (("score", 0), ("win rate", 1), ("rank", 2))  # (name, index in DealMeans)
+
+
+def paired_differences(deals: Iterable[Sequence[tuple[MatchOutcome, list[str]]]], labels: list[str]) -> list[Difference]:
     """Each bot after the first against the first (``labels[0]``), in mean score and in win rate.
 
     ``deals`` holds, per deal, its matches: ``[(outcome, seat labels), ...]``. A bot's value on a deal is
     its mean over that deal's seatings; the difference of the two bots' values is one sample per deal.
     """
-    per_deal: list[dict[str, tuple[float, float | None, float | None]]] = []
-    for matches in deals:
-        tallies = {t.label: t for t in tally(matches)}
-        at_table = any(len(seat_labels) > 1 for _, seat_labels in matches)
-        per_deal.append({
-            label: (statistics.fmean(t.scores), (t.wins / t.games) if t.can_win else None,
-                    statistics.fmean(t.ranks) if at_table else None)
-            for label, t in tallies.items()
-        })
+    per_deal = [_deal_means(matches) for matches in deals]
     z = statistics.NormalDist().inv_cdf(0.5 + CONFIDENCE / 2)
     found = []
     for bot in labels[1:]:
-        for measure, index in (("score", 0), ("win rate", 1), ("rank", 2)):
-            samples = [values[bot][index] - values[labels[0]][index] for values in per_deal
-                       if bot in values and labels[0] in values
-                       and values[bot][index] is not None and values[labels[0]][index] is not None]
+        for measure, index in MEASURES:
+            samples = _paired_samples(per_deal, bot, labels[0], index)
             if not samples:
                 continue
             mean = statistics.fmean(samples)
             half = z * statistics.stdev(samples) / len(samples) ** 0.5 if len(samples) >= 2 else float("inf")
             found.append(Difference(bot, labels[0], measure, len(samples), mean, mean - half, mean + half))
     return found
+
+
+def _deal_means(matches: Sequence[tuple[MatchOutcome, list[str]]]) -> dict[str, DealMeans]:
+    """Every bot's means over one deal's matches (its seatings), by label."""
+    tallies = {t.label: t for t in tally(matches)}
+    at_table = any(len(seat_labels) > 1 for _, seat_labels in matches)
+    return {
+        label: DealMeans(statistics.fmean(t.scores), (t.wins / t.games) if t.can_win else None,
+                         statistics.fmean(t.ranks) if at_table else None)
+        for label, t in tallies.items()
+    }
+
+
+def _paired_samples(per_deal: list[dict[str, DealMeans]], bot: str, baseline: str, index: int) -> list[float]:
+    """``bot`` minus ``baseline`` in measure ``index``, one sample per deal that both played and where both
+    have the measure."""
+    samples = []
+    for values in per_deal:
+        if bot not in values or baseline not in values:
+            continue
+        mine, theirs = values[bot][index], values[baseline][index]
+        if mine is not None and theirs is not None:
+            samples.append(mine - theirs)
+    return samples
 
 
 def ordinal(rank: int | None) -> str:

@@ -49,77 +49,91 @@ def bot(
 ) -> None:
     """One bot: its ratings per pool with their uncertainty, its record, its latest failures with the end of its
     stderr, and where to watch them (the report's replay pages, `ladder replay ID`)."""
-    from ladder.report import data as reportdata
-
     data, versions = _load(db, name)
     site = report_dir if report_dir is not None else results_dir() / "report"
     site_written = (site / "index.html").is_file()
-    items: list[dict[str, Any]] = []
-    for info in versions:
-        standings = []
-        for pool in data.rated.pools():
-            for position, standing in enumerate(data.rated.table(pool), start=1):
-                if standing.bot_version_id == info.version_id:
-                    standings.append({"pool": pool, "rank": position, "of": len(data.rated.standings[pool]),
-                                      "mu": standing.mu, "sigma": standing.sigma, "conservative": standing.conservative,
-                                      "matches": standing.matches, "win_rate": standing.win_rate,
-                                      "failures": standing.failures})
-        found = reportdata.failures(data, [info.version_id])
-        record = reportdata.record(data, info.version_id)
-        items.append({
-            "bot": info.bot, "version": info.version, "hash": info.content_hash, "author": info.author, "source": info.source,
-            "record": {"matches": record.matches, "firsts": record.firsts, "failures": record.failures,
-                       "skipped": record.skipped, "errors": record.errors},
-            "ratings": standings,
-            "page": str(site / info.page),
-            "failures": [
-                {"match": f.match.match_id, "pool": f.match.pool, "seat": f.seat.seat, "reason": f.seat.failure_reason,
-                 "detail": f.seat.failure_detail, "at_action": f.seat.at_action, "stderr_tail": f.seat.stderr_tail,
-                 "replay": str(site / f.match.page)}
-                for f in found[:failures]
-            ],
-            "failure_count": len(found),
-        })
+    items = [_version_json(data, info, site, failures) for info in versions]
     if as_json:
         print(json.dumps({"versions": items, "report_written": site_written}, indent=2))
         return
     console = Console()
     for item in items:
-        record = item["record"]
-        console.print(f"[bold]{escape(item['bot'])}[/bold] version {escape(item['version'])} ({item['hash'][:12]}), by "
-                      f"{escape(item['author'] or '(no author given)')}, {item['source']}", highlight=False)
-        console.print(f"{record['matches']} matches played, {record['firsts']} won at a table, {record['failures']} lost "
-                      f"by failure" + (f", {record['skipped']} skipped (benched)" if record["skipped"] else "")
-                      + (f", {record['errors']} could not be played" if record["errors"] else ""), highlight=False)
-        if item["ratings"]:
-            table = fitted_table("Ratings")
-            for column in ("pool", "rank", "mu", "sigma", "mu-3σ", "matches", "win rate", "failed"):
-                number_column(table, column, left=column == "pool")
-            for row in item["ratings"]:
-                table.add_row(row["pool"], f"{row['rank']} of {row['of']}", f"{row['mu']:.2f}", f"{row['sigma']:.2f}",
-                              f"{row['conservative']:.2f}", str(row["matches"]), "-" if row["win_rate"] is None else f"{row['win_rate']:.0%}",
-                              str(row["failures"] or "-"))
-            print_table(console, table, "rank: by mu - 3 sigma in the pool; sigma: the rating's uncertainty "
-                                        "(the true skill is within mu ± 2 sigma with 95% belief)")
-        else:
-            console.print("not rated in any pool yet", style="dim")
-        if item["failures"]:
-            shown = len(item["failures"])
-            console.print(f"[bold]Failures[/bold] (latest {shown} of {item['failure_count']}):", highlight=False)
-            for failure in item["failures"]:
-                where = f", after {failure['at_action']} moves" if failure["at_action"] is not None else ""
-                console.print(f"match {failure['match']} ({failure['pool']}, seat {failure['seat']}{where}): "
-                              f"[red]{escape(failure['reason'])}[/red]: {escape(failure['detail'])}", highlight=False)
-                if failure["stderr_tail"].strip():
-                    _quoted(console, failure["stderr_tail"])
-                console.print(f"  watch it: ladder replay {failure['match']}, or in the report:", highlight=False, style="dim")
-                console.print(f"  {escape(failure['replay'])}", highlight=False, soft_wrap=True, style="dim")
-        else:
-            console.print("no failure", style="dim")
-        console.print("its page in the report:", highlight=False)
-        console.print(escape(item["page"]), highlight=False, soft_wrap=True)
+        _print_version(console, item)
     if not site_written:
         console.print("(the report is not written there yet: `ladder report` writes it)", highlight=False, style="dim")
+
+
+def _version_json(data: ReportData, info: VersionInfo, site: Path, failures: int) -> dict[str, Any]:
+    """One bot version as --json shows it: who, its record, its place in every pool, its latest ``failures``
+    failures and where the report shows it."""
+    from ladder.report import data as reportdata
+
+    standings = []
+    for pool in data.rated.pools():
+        for position, standing in enumerate(data.rated.table(pool), start=1):
+            if standing.bot_version_id == info.version_id:
+                standings.append({"pool": pool, "rank": position, "of": len(data.rated.standings[pool]),
+                                  "mu": standing.mu, "sigma": standing.sigma, "conservative": standing.conservative,
+                                  "matches": standing.matches, "win_rate": standing.win_rate,
+                                  "failures": standing.failures})
+    found = reportdata.failures(data, [info.version_id])
+    record = reportdata.record(data, info.version_id)
+    return {
+        "bot": info.bot, "version": info.version, "hash": info.content_hash, "author": info.author, "source": info.source,
+        "record": {"matches": record.matches, "firsts": record.firsts, "failures": record.failures,
+                   "skipped": record.skipped, "errors": record.errors},
+        "ratings": standings,
+        "page": str(site / info.page),
+        "failures": [
+            {"match": f.match.match_id, "pool": f.match.pool, "seat": f.seat.seat, "reason": f.seat.failure_reason,
+             "detail": f.seat.failure_detail, "at_action": f.seat.at_action, "stderr_tail": f.seat.stderr_tail,
+             "replay": str(site / f.match.page)}
+            for f in found[:failures]
+        ],
+        "failure_count": len(found),
+    }
+
+
+def _print_version(console: Console, item: dict[str, Any]) -> None:
+    """One bot version for its author: who, its record, its ratings table, its latest failures, its page."""
+    record = item["record"]
+    console.print(f"[bold]{escape(item['bot'])}[/bold] version {escape(item['version'])} ({item['hash'][:12]}), by "
+                  f"{escape(item['author'] or '(no author given)')}, {item['source']}", highlight=False)
+    console.print(f"{record['matches']} matches played, {record['firsts']} won at a table, {record['failures']} lost "
+                  f"by failure" + (f", {record['skipped']} skipped (benched)" if record["skipped"] else "")
+                  + (f", {record['errors']} could not be played" if record["errors"] else ""), highlight=False)
+    if item["ratings"]:
+        table = fitted_table("Ratings")
+        for column in ("pool", "rank", "mu", "sigma", "mu-3σ", "matches", "win rate", "failed"):
+            number_column(table, column, left=column == "pool")
+        for row in item["ratings"]:
+            table.add_row(row["pool"], f"{row['rank']} of {row['of']}", f"{row['mu']:.2f}", f"{row['sigma']:.2f}",
+                          f"{row['conservative']:.2f}", str(row["matches"]), "-" if row["win_rate"] is None else f"{row['win_rate']:.0%}",
+                          str(row["failures"] or "-"))
+        print_table(console, table, "rank: by mu - 3 sigma in the pool; sigma: the rating's uncertainty "
+                                    "(the true skill is within mu ± 2 sigma with 95% belief)")
+    else:
+        console.print("not rated in any pool yet", style="dim")
+    _print_failures(console, item)
+    console.print("its page in the report:", highlight=False)
+    console.print(escape(item["page"]), highlight=False, soft_wrap=True)
+
+
+def _print_failures(console: Console, item: dict[str, Any]) -> None:
+    """A version's latest failures, each with the end of its stderr and where to watch it."""
+    if not item["failures"]:
+        console.print("no failure", style="dim")
+        return
+    shown = len(item["failures"])
+    console.print(f"[bold]Failures[/bold] (latest {shown} of {item['failure_count']}):", highlight=False)
+    for failure in item["failures"]:
+        where = f", after {failure['at_action']} moves" if failure["at_action"] is not None else ""
+        console.print(f"match {failure['match']} ({failure['pool']}, seat {failure['seat']}{where}): "
+                      f"[red]{escape(failure['reason'])}[/red]: {escape(failure['detail'])}", highlight=False)
+        if failure["stderr_tail"].strip():
+            _quoted(console, failure["stderr_tail"])
+        console.print(f"  watch it: ladder replay {failure['match']}, or in the report:", highlight=False, style="dim")
+        console.print(f"  {escape(failure['replay'])}", highlight=False, soft_wrap=True, style="dim")
 
 
 def logs(
@@ -132,7 +146,7 @@ def logs(
     """The bot's own stderr (the end of it, per match) from its latest matches, newest last."""
     data, versions = _load(db, name)
     wanted = {v.version_id for v in versions}
-    entries = []
+    entries: list[dict[str, Any]] = []
     for match in data.matches:
         for seat in match.seats:
             if seat.version_id in wanted and (all_matches or seat.stderr_tail.strip()):

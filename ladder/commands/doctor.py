@@ -3,16 +3,19 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Sequence
 from dataclasses import asdict
 from typing import Annotated
 
 import typer
 from rich.console import Console
 from rich.markup import escape
+from rich.table import Table
 
 from ladder.commands.tables import fitted_table, label_column, number_column, print_table
 from ladder.sandbox import (
     LAYERS,
+    LayerStatus,
     SandboxLimits,
     default_layers,
     interpreter_view,
@@ -41,7 +44,7 @@ def doctor(
         print(json.dumps({
             "layers": [asdict(status) for status in statuses],
             "active": list(active),
-            "bots_can_run": not (is_root() and "bubblewrap" not in active and not process_layer_can_drop_root()),
+            "bots_can_run": _bots_can_run(active),
             "separation": {"kind": kind, "detail": why},
             "interpreter_view": view,
             "between_turns": "stopped (SIGSTOP) while the ladder does not wait for the bot",
@@ -49,18 +52,8 @@ def doctor(
         }, indent=2))
         return
     console = Console()
-    table = fitted_table("Sandbox layers for submitted bots")
-    number_column(table, "layer", left=True)
-    number_column(table, "status", left=True)
-    label_column(table, "details")
-    for status in statuses:
-        mark = "[green]active[/green]" if status.available else "[red]missing[/red]"
-        detail = status.detail
-        if not status.available and status.name in INSTALL_HINTS and "install" not in detail:
-            detail += f"\nto get it: {INSTALL_HINTS[status.name]}"
-        table.add_row(status.name, mark, escape(detail))
-    print_table(console, table)
-    if is_root() and "bubblewrap" not in active and not process_layer_can_drop_root():
+    print_table(console, _layers_table(statuses))
+    if not _bots_can_run(active):
         console.print("[red]Submitted bots cannot run here:[/red] the ladder runs as root, and without bubblewrap it "
                       "cannot run a bot as an unprivileged user, so it refuses to (install bubblewrap).", highlight=False)
     else:
@@ -79,3 +72,24 @@ def doctor(
         f"{limits.reply_bytes // 1024} KB, files up to {limits.file_mb} MB, /tmp {limits.tmp_mb} MB.",
         highlight=False,
     )
+
+
+def _bots_can_run(active: Sequence[str]) -> bool:
+    """Whether a submitted bot can run here at all: as root, the ladder needs bubblewrap or a process layer that
+    can drop root to run a bot unprivileged, and refuses otherwise."""
+    return not (is_root() and "bubblewrap" not in active and not process_layer_can_drop_root())
+
+
+def _layers_table(statuses: Sequence[LayerStatus]) -> Table:
+    """A row per sandbox layer: active or missing, why, and how to get a missing one."""
+    table = fitted_table("Sandbox layers for submitted bots")
+    number_column(table, "layer", left=True)
+    number_column(table, "status", left=True)
+    label_column(table, "details")
+    for status in statuses:
+        mark = "[green]active[/green]" if status.available else "[red]missing[/red]"
+        detail = status.detail
+        if not status.available and status.name in INSTALL_HINTS and "install" not in detail:
+            detail += f"\nto get it: {INSTALL_HINTS[status.name]}"
+        table.add_row(status.name, mark, escape(detail))
+    return table

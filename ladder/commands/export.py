@@ -6,21 +6,29 @@ import csv
 import io
 import json
 import sys
+from collections.abc import Sequence
+from dataclasses import dataclass
 from datetime import datetime
-from enum import Enum
+from enum import StrEnum
 from pathlib import Path
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 from rich.console import Console
 
-from ladder.commands.dbview import DbOption, database, tournament_names, version_names
+from ladder.commands.dbview import DbOption, VersionName, database, tournament_names, version_names
 from ladder.commands.rankings import rankings_json
 from ladder.errors import UserError
 from ladder.paths import results_dir
 
+if TYPE_CHECKING:
+    from sqlmodel import Session
 
-class Format(str, Enum):
+    from ladder.ratings import RatingSet
+    from ladder.storage import SeatResultRow
+
+
+class Format(StrEnum):
     csv = "csv"
     json = "json"
 
@@ -36,56 +44,11 @@ def export(
     db: DbOption = None,
 ) -> None:
     """Export every recorded match (and, in JSON, the ratings) for analysis elsewhere."""
-    from sqlmodel import select
-
-    from ladder import ratings
-    from ladder.storage import MatchRow, SeatResultRow, unpack_actions
-
     if actions and format_ is Format.csv:
         raise UserError("--actions needs --format json (an action log does not fit a CSV cell)")
     with database(db) as session:
-        names = version_names(session)
-        tournaments = tournament_names(session)
-        columns = [MatchRow.id, MatchRow.tournament_id, MatchRow.key, MatchRow.game, MatchRow.num_players, MatchRow.options_json,
-                   MatchRow.seed, MatchRow.status, MatchRow.finished_at, MatchRow.seconds, MatchRow.details_json]
-        if actions:
-            columns.append(MatchRow.actions_z)
-        matches = session.exec(select(*columns).order_by(MatchRow.id)).all()
-        seats: dict[int, list[SeatResultRow]] = {}
-        for seat in session.exec(select(SeatResultRow).order_by(SeatResultRow.match_id, SeatResultRow.seat)).all():
-            seats.setdefault(seat.match_id, []).append(seat)
-        rated, _ = ratings.current(session)
-    if format_ is Format.csv:
-        buffer = io.StringIO()
-        writer = csv.writer(buffer)
-        writer.writerow(SEAT_COLUMNS)
-        for m in matches:
-            for s in seats.get(m[0], []):
-                name = names.get(s.bot_version_id)
-                writer.writerow([m[0], tournaments.get(m[1], m[1]), m[2], m[3], m[4], m[5], m[6], m[7], m[8].isoformat(), f"{m[9]:.4f}",
-                                 s.seat, name.bot if name else "", name.version if name else "", name.content_hash if name else "",
-                                 "" if s.score is None else s.score, "" if s.rank is None else s.rank, s.failure_reason or "",
-                                 s.failure_detail, "" if s.at_action is None else s.at_action, s.stderr_tail])
-        text = buffer.getvalue()
-    else:
-        listed: list[dict[str, Any]] = []
-        for m in matches:
-            item = {
-                "id": m[0], "tournament": tournaments.get(m[1], m[1]), "key": m[2], "game": m[3], "players": m[4],
-                "options": json.loads(m[5]), "seed": m[6], "status": m[7], "finished_at": m[8].isoformat(), "seconds": m[9],
-                "details": json.loads(m[10]),
-                "seats": [
-                    {"seat": s.seat, "bot": names[s.bot_version_id].bot if s.bot_version_id in names else None,
-                     "hash": names[s.bot_version_id].content_hash if s.bot_version_id in names else None,
-                     "score": s.score, "rank": s.rank, "failure_reason": s.failure_reason, "failure_detail": s.failure_detail,
-                     "at_action": s.at_action, "traceback": s.stderr_tail}
-                    for s in seats.get(m[0], [])
-                ],
-            }
-            if actions:
-                item["actions"] = unpack_actions(m[11])
-            listed.append(item)
-        text = json.dumps({"matches": listed, "ratings": rankings_json(rated, names, rated.pools())}, indent=1) + "\n"
+        recorded = _Recorded.read(session, actions)
+    text = recorded.csv() if format_ is Format.csv else recorded.json(actions)
     if out == "-":
         sys.stdout.write(text)
         return
@@ -95,4 +58,77 @@ def export(
         path.write_text(text, encoding="utf-8")
     except OSError as error:
         raise UserError(f"cannot write {path}: {error.strerror or error}") from None
-    Console(stderr=True).print(f"wrote {len(matches)} matches to {path}", highlight=False)
+    Console(stderr=True).print(f"wrote {len(recorded.matches)} matches to {path}", highlight=False)
+
+
+@dataclass(frozen=True)
+class _Recorded:
+    """Everything exported, read in one session: each match as a row of (id, tournament id, key, game, players,
+    options, seed, status, finished, seconds, details[, packed action log]) and its seats in seat order."""
+
+    names: dict[int, VersionName]
+    tournaments: dict[int, str]
+    matches: Sequence[Any]
+    seats: dict[int, list[SeatResultRow]]
+    rated: RatingSet
+
+    @classmethod
+    def read(cls, session: Session, actions: bool) -> _Recorded:
+        """Read the export from ``session`` (the packed action logs only with ``actions``: they are the bulk)."""
+        from sqlalchemy import select as sa_select
+        from sqlmodel import col, select
+
+        from ladder import ratings
+        from ladder.storage import MatchRow, SeatResultRow
+
+        names = version_names(session)
+        tournaments = tournament_names(session)
+        columns: list[Any] = [MatchRow.id, MatchRow.tournament_id, MatchRow.key, MatchRow.game, MatchRow.num_players, MatchRow.options_json,
+                   MatchRow.seed, MatchRow.status, MatchRow.finished_at, MatchRow.seconds, MatchRow.details_json]
+        if actions:
+            columns.append(MatchRow.actions_z)
+        matches = session.execute(sa_select(*(col(c) for c in columns)).order_by(col(MatchRow.id))).all()
+        seats: dict[int, list[SeatResultRow]] = {}
+        for seat in session.exec(select(SeatResultRow).order_by(col(SeatResultRow.match_id), col(SeatResultRow.seat))).all():
+            seats.setdefault(seat.match_id, []).append(seat)
+        rated, _ = ratings.current(session)
+        return cls(names, tournaments, matches, seats, rated)
+
+    def csv(self) -> str:
+        """One row per seat of each match (see :data:`SEAT_COLUMNS`); empty cells for what is missing."""
+        names, tournaments = self.names, self.tournaments
+        buffer = io.StringIO()
+        writer = csv.writer(buffer)
+        writer.writerow(SEAT_COLUMNS)
+        for m in self.matches:
+            for s in self.seats.get(m[0], []):
+                name = names.get(s.bot_version_id)
+                writer.writerow([m[0], tournaments.get(m[1], m[1]), m[2], m[3], m[4], m[5], m[6], m[7], m[8].isoformat(), f"{m[9]:.4f}",
+                                 s.seat, name.bot if name else "", name.version if name else "", name.content_hash if name else "",
+                                 "" if s.score is None else s.score, "" if s.rank is None else s.rank, s.failure_reason or "",
+                                 s.failure_detail, "" if s.at_action is None else s.at_action, s.stderr_tail])
+        return buffer.getvalue()
+
+    def json(self, actions: bool) -> str:
+        """Every match with its seats (and, with ``actions``, its action log), then the ratings."""
+        from ladder.storage import unpack_actions
+
+        listed: list[dict[str, Any]] = []
+        for m in self.matches:
+            item = {
+                "id": m[0], "tournament": self.tournaments.get(m[1], m[1]), "key": m[2], "game": m[3], "players": m[4],
+                "options": json.loads(m[5]), "seed": m[6], "status": m[7], "finished_at": m[8].isoformat(), "seconds": m[9],
+                "details": json.loads(m[10]),
+                "seats": [self._seat_json(s) for s in self.seats.get(m[0], [])],
+            }
+            if actions:
+                item["actions"] = unpack_actions(m[11])
+            listed.append(item)
+        return json.dumps({"matches": listed, "ratings": rankings_json(self.rated, self.names, self.rated.pools())}, indent=1) + "\n"
+
+    def _seat_json(self, s: SeatResultRow) -> dict[str, Any]:
+        names = self.names
+        return {"seat": s.seat, "bot": names[s.bot_version_id].bot if s.bot_version_id in names else None,
+                "hash": names[s.bot_version_id].content_hash if s.bot_version_id in names else None,
+                "score": s.score, "rank": s.rank, "failure_reason": s.failure_reason, "failure_detail": s.failure_detail,
+                "at_action": s.at_action, "traceback": s.stderr_tail}

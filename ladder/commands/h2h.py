@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 from collections import defaultdict
-from typing import Annotated
+from typing import Annotated, Any
 
 import typer
 from rich.console import Console
@@ -23,24 +23,27 @@ def h2h(
     as_json: Annotated[bool, typer.Option("--json", help="Print the counts as JSON.")] = False,
 ) -> None:
     """Head to head: at the same table, who finished ahead; in solitaires, who scored better on the same deals."""
-    from sqlmodel import select
+    from sqlalchemy import select as sa_select
+    from sqlmodel import col
 
-    from ladder.ratings import deal_ranks, facts_of
+    from ladder.ratings import facts_of
     from ladder.storage import MatchRow, SeatResultRow
 
     with database(db) as session:
         a_versions, b_versions = set(versions_of(session, first)), set(versions_of(session, second))
         if a_versions & b_versions:
             raise UserError(f"{first!r} and {second!r} name the same bot version")
+        # SQLAlchemy's own select: SQLModel's is typed for at most four columns
         query = (
-            select(MatchRow.id, MatchRow.tournament_id, MatchRow.game, MatchRow.num_players, MatchRow.deal,  # type: ignore[call-overload]
-                   SeatResultRow.bot_version_id, SeatResultRow.score, SeatResultRow.rank, SeatResultRow.failure_reason)
-            .join(SeatResultRow, SeatResultRow.match_id == MatchRow.id)
-            .where(MatchRow.status == "played", SeatResultRow.bot_version_id.in_(a_versions | b_versions))  # type: ignore[attr-defined]
+            sa_select(col(MatchRow.id), col(MatchRow.tournament_id), col(MatchRow.game), col(MatchRow.num_players),
+                      col(MatchRow.deal), col(SeatResultRow.bot_version_id), col(SeatResultRow.score), col(SeatResultRow.rank),
+                      col(SeatResultRow.failure_reason))
+            .join(SeatResultRow, col(SeatResultRow.match_id) == col(MatchRow.id))
+            .where(col(MatchRow.status) == "played", col(SeatResultRow.bot_version_id).in_(a_versions | b_versions))
         )
         if game:
-            query = query.where(MatchRow.game == game)
-        rows = session.exec(query).all()
+            query = query.where(col(MatchRow.game) == game)
+        rows = session.execute(query).all()
     # (game, players) -> group -> side -> (score, rank, failed)
     tables: dict[tuple[str, int], dict[str, dict]] = defaultdict(dict)
     for mid, tid, game_id, players, deal, version, score, rank, failure in rows:
@@ -49,30 +52,47 @@ def h2h(
         tables[(game_id, players)].setdefault(group, {})[side] = (score, rank, failure is not None)
     summary = []
     for (game_id, players), groups in sorted(tables.items()):
-        facts = facts_of(game_id)
-        a_ahead = b_ahead = tied = 0
-        diffs = []
-        for sides in groups.values():
-            if "a" not in sides or "b" not in sides:
-                continue
-            (a_score, a_rank, a_failed), (b_score, b_rank, b_failed) = sides["a"], sides["b"]
-            diffs.append((a_score or 0) - (b_score or 0))
-            if facts.solitaire:  # ahead on a deal as the ratings rank it: by the score order, failed seats last
-                a_key, b_key = deal_ranks([a_score or 0, b_score or 0], [a_failed, b_failed], facts.higher_is_better)
-            else:
-                a_key, b_key = a_rank, b_rank
-            a_ahead += a_key < b_key
-            b_ahead += b_key < a_key
-            tied += a_key == b_key
-        met = a_ahead + b_ahead + tied
-        if met:
-            summary.append({"game": game_id, "players": players, "met": met, "first_ahead": a_ahead, "second_ahead": b_ahead,
-                            "tied": tied, "mean_score_difference": sum(diffs) / len(diffs) if diffs else None})
+        found = _meetings(game_id, players, groups)
+        if found is not None:
+            summary.append(found)
     if as_json:
         print(json.dumps({"first": first, "second": second, "games": summary}, indent=2))
         return
     if not summary:
         raise UserError(f"{first} and {second} never met" + (f" in {game}" if game else "") + " (nor played the same solitaire deal)")
+    _print_meetings(first, second, summary)
+
+
+def _meetings(game_id: str, players: int, groups: dict[str, dict]) -> dict[str, Any] | None:
+    """The counts of one game and table size: where both bots played (the same match, or the same solitaire
+    deal), who was ahead (by rank, in a solitaire as the ratings rank a deal: by the score order, failed seats
+    last) and the mean score difference; None if they never met."""
+    from ladder.ratings import deal_ranks, facts_of
+
+    facts = facts_of(game_id)
+    a_ahead = b_ahead = tied = 0
+    diffs = []
+    for sides in groups.values():
+        if "a" not in sides or "b" not in sides:
+            continue
+        (a_score, a_rank, a_failed), (b_score, b_rank, b_failed) = sides["a"], sides["b"]
+        diffs.append((a_score or 0) - (b_score or 0))
+        if facts.solitaire:
+            a_key, b_key = deal_ranks([a_score or 0, b_score or 0], [a_failed, b_failed], facts.higher_is_better)
+        else:
+            a_key, b_key = a_rank, b_rank
+        a_ahead += a_key < b_key
+        b_ahead += b_key < a_key
+        tied += a_key == b_key
+    met = a_ahead + b_ahead + tied
+    if not met:
+        return None
+    return {"game": game_id, "players": players, "met": met, "first_ahead": a_ahead, "second_ahead": b_ahead,
+            "tied": tied, "mean_score_difference": sum(diffs) / len(diffs) if diffs else None}
+
+
+def _print_meetings(first: str, second: str, summary: list[dict[str, Any]]) -> None:
+    """The counts as a table, a row per game and table size, with A's share of the meetings."""
     table = fitted_table(f"{escape(first)} (A) vs {escape(second)} (B)")
     number_column(table, "game", left=True)
     for column in ("met", "A ahead", "B ahead", "tied", "A share", "mean score A-B"):

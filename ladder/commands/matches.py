@@ -3,14 +3,17 @@
 from __future__ import annotations
 
 import json
-from typing import Annotated
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 from rich.console import Console
+from rich.table import Table
 from rich.text import Text
 
 from ladder.commands.dbview import (
     DbOption,
+    VersionName,
     compact_table,
     database,
     failure_blocks,
@@ -20,6 +23,11 @@ from ladder.commands.dbview import (
     versions_of,
 )
 from ladder.text import clean_text
+
+if TYPE_CHECKING:
+    from sqlmodel import Session
+
+    from ladder.storage import SeatResultRow
 
 
 def matches(
@@ -32,28 +40,9 @@ def matches(
     as_json: Annotated[bool, typer.Option("--json", help="Print the matches as JSON.")] = False,
 ) -> None:
     """List recorded matches, newest first: seats with bot, rank and score, status and time."""
-    from sqlmodel import select
-
-    from ladder.storage import MatchRow, SeatResultRow
-
     with database(db) as session:
-        query = select(MatchRow.id, MatchRow.tournament_id, MatchRow.game, MatchRow.num_players, MatchRow.seed,
-                       MatchRow.status, MatchRow.error, MatchRow.seconds, MatchRow.finished_at, MatchRow.key)
-        if game:
-            query = query.where(MatchRow.game == game)
-        if tournament is not None:
-            query = query.where(MatchRow.tournament_id == tournament)
-        if status:
-            query = query.where(MatchRow.status == status)
-        if bot:
-            versions = versions_of(session, bot)
-            query = query.where(MatchRow.id.in_(  # type: ignore[union-attr]
-                select(SeatResultRow.match_id).where(SeatResultRow.bot_version_id.in_(versions))))  # type: ignore[attr-defined]
-        rows = session.exec(query.order_by(MatchRow.id.desc()).limit(limit)).all()  # type: ignore[union-attr]
-        ids = [row[0] for row in rows]
-        seats: dict[int, list[SeatResultRow]] = {}
-        for seat in session.exec(select(SeatResultRow).where(SeatResultRow.match_id.in_(ids)).order_by(SeatResultRow.seat)).all():  # type: ignore[attr-defined]
-            seats.setdefault(seat.match_id, []).append(seat)
+        rows = _newest_matches(session, bot, game, tournament, status, limit)
+        seats = _seats_by_match(session, [row[0] for row in rows])
         names = version_names(session)
         tournaments = tournament_names(session)
     listed = []
@@ -61,13 +50,7 @@ def matches(
         listed.append({
             "id": mid, "tournament": tournaments.get(tid, str(tid)), "game": game_id, "players": players, "seed": seed,
             "status": state, "error": error, "seconds": seconds, "finished": finished.isoformat(timespec="seconds"), "key": key,
-            "seats": [
-                {"seat": s.seat, "bot": names[s.bot_version_id].bot if s.bot_version_id in names else None,
-                 "version": names[s.bot_version_id].content_hash[:8] if s.bot_version_id in names else None,
-                 "score": s.score, "rank": s.rank, "failure": s.failure_reason, "detail": s.failure_detail or None,
-                 "traceback": s.stderr_tail or None, "at_action": s.at_action}
-                for s in seats.get(mid, [])
-            ],
+            "seats": [_seat_json(s, names) for s in seats.get(mid, [])],
         })
     if as_json:
         print(json.dumps(listed, indent=2))
@@ -75,6 +58,63 @@ def matches(
     if not listed:
         Console().print("no match matches those filters", highlight=False)
         return
+    console = Console()
+    console.print(_matches_table(listed))
+    failed = [(item["id"], seat) for item in listed for seat in item["seats"] if seat["failure"]]
+    if failed:
+        console.print(Text(f"\nFailed seats ({len(failed)}; a benching is told once per bot):", style="bold"))
+        for block in failure_blocks(failed):
+            console.print(block)
+
+
+def _newest_matches(session: Session, bot: str | None, game: str | None, tournament: int | None, status: str | None,
+                    limit: int) -> Sequence[Any]:
+    """The ``limit`` newest matches that pass the filters, as rows of (id, tournament id, game, players, seed,
+    status, error, seconds, finished, key)."""
+    from sqlalchemy import select as sa_select
+    from sqlmodel import col, select
+
+    from ladder.storage import MatchRow, SeatResultRow
+
+    # SQLAlchemy's own select: SQLModel's is typed for at most four columns
+    query = sa_select(col(MatchRow.id), col(MatchRow.tournament_id), col(MatchRow.game), col(MatchRow.num_players),
+                      col(MatchRow.seed), col(MatchRow.status), col(MatchRow.error), col(MatchRow.seconds),
+                      col(MatchRow.finished_at), col(MatchRow.key))
+    if game:
+        query = query.where(col(MatchRow.game) == game)
+    if tournament is not None:
+        query = query.where(col(MatchRow.tournament_id) == tournament)
+    if status:
+        query = query.where(col(MatchRow.status) == status)
+    if bot:
+        versions = versions_of(session, bot)
+        query = query.where(col(MatchRow.id).in_(
+            select(SeatResultRow.match_id).where(col(SeatResultRow.bot_version_id).in_(versions))))
+    return session.execute(query.order_by(col(MatchRow.id).desc()).limit(limit)).all()
+
+
+def _seats_by_match(session: Session, ids: list[int]) -> dict[int, list[SeatResultRow]]:
+    """The seats of the matches ``ids``, in seat order, by match id."""
+    from sqlmodel import col, select
+
+    from ladder.storage import SeatResultRow
+
+    seats: dict[int, list[SeatResultRow]] = {}
+    for seat in session.exec(select(SeatResultRow).where(col(SeatResultRow.match_id).in_(ids)).order_by(col(SeatResultRow.seat))).all():
+        seats.setdefault(seat.match_id, []).append(seat)
+    return seats
+
+
+def _seat_json(s: SeatResultRow, names: dict[int, VersionName]) -> dict[str, Any]:
+    """A seat as --json lists it (bot and version None for a version no longer in the database)."""
+    return {"seat": s.seat, "bot": names[s.bot_version_id].bot if s.bot_version_id in names else None,
+            "version": names[s.bot_version_id].content_hash[:8] if s.bot_version_id in names else None,
+            "score": s.score, "rank": s.rank, "failure": s.failure_reason, "detail": s.failure_detail or None,
+            "traceback": s.stderr_tail or None, "at_action": s.at_action}
+
+
+def _matches_table(listed: list[dict[str, Any]]) -> Table:
+    """A row per match: its seats (bot, rank, score, failure), status, time taken and when it finished."""
     table = compact_table(f"Matches (newest {len(listed)})", "see one move by move: ladder replay ID")
     table.add_column("id", justify="right")
     table.add_column("tournament")
@@ -93,10 +133,4 @@ def matches(
         table.add_row(str(item["id"]), Text(clean_text(item["tournament"], one_line=True)), f"{item['game']} {item['players']}p", Text(seat_text),
                       Text(item["status"] + (f": {clean_text(item['error'], one_line=True)}" if item["error"] else "")), f"{item['seconds']:.2f}",
                       item["finished"][11:19])
-    console = Console()
-    console.print(table)
-    failed = [(item["id"], seat) for item in listed for seat in item["seats"] if seat["failure"]]
-    if failed:
-        console.print(Text(f"\nFailed seats ({len(failed)}; a benching is told once per bot):", style="bold"))
-        for block in failure_blocks(failed):
-            console.print(block)
+    return table

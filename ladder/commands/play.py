@@ -5,6 +5,7 @@ from __future__ import annotations
 import itertools
 import json
 import sys
+from collections.abc import Iterable
 from typing import Annotated, Any
 
 import typer
@@ -15,11 +16,10 @@ from tqdm import tqdm
 
 from engine import Game, get_game
 from ladder.commands.dbview import compact_table
-from ladder.errors import UserError
 from ladder.match import MatchOutcome, MatchSpec, play_match
 from ladder.players import PlayerPool, is_builtin
-from ladder.summary import CONFIDENCE, BotTally, Difference, paired_differences, score_histogram, tally
 from ladder.sandbox import SandboxLimits, allowed_packages
+from ladder.summary import CONFIDENCE, BotTally, Difference, paired_differences, score_histogram, tally
 
 
 def seat_labels(bots: list[str]) -> list[str]:
@@ -85,20 +85,8 @@ def play(
         game.check_options_for_players(len(bots), options)
     labels = seat_labels(bots)
     plan = schedule(game, bots, games, seed, options)
-    deals: list[list[tuple[MatchOutcome, list[str]]]] = []
-    sandboxed = any(not is_builtin(name) for name in bots)
-    limits = SandboxLimits(packages=allowed_packages(allow_package or ()))
-    with PlayerPool(limits=limits, require=require_layer or (), pin_cpu=sandboxed) as pool:
-        for name in bots:
-            pool.check(name, game.id)
-        with tqdm(total=sum(len(deal) for deal in plan), unit="match", delay=1.0, file=sys.stderr, disable=as_json or None) as progress:
-            for deal in plan:
-                played = []
-                for spec, order in deal:
-                    players = [pool.player(name, game.id) for name in spec.seats]
-                    played.append((play_match(spec, players), [labels[j] for j in order]))
-                    progress.update()
-                deals.append(played)
+    deals = play_deals(game, bots, plan, labels, SandboxLimits(packages=allowed_packages(allow_package or ())),
+                       require_layer or (), quiet=as_json)
     outcomes = [match for deal in deals for match in deal]
     tallies = tally(outcomes)
     differences = paired_differences(deals, labels) if len(labels) > 1 else []
@@ -112,6 +100,26 @@ def play(
         print_differences(game, differences, len(outcomes))
         if failure is not None:
             print_first_failure(failure)
+
+
+def play_deals(game: Game, bots: list[str], plan: list[list[tuple[MatchSpec, list[int]]]], labels: list[str],
+               limits: SandboxLimits, require: Iterable[str], quiet: bool) -> list[list[tuple[MatchOutcome, list[str]]]]:
+    """Play every match of ``plan``, deal by deal, each with its seats' labels; a progress bar on stderr
+    unless ``quiet``. Each bot is checked once before the first match, and a sandboxed one is pinned to a core."""
+    deals: list[list[tuple[MatchOutcome, list[str]]]] = []
+    sandboxed = any(not is_builtin(name) for name in bots)
+    with PlayerPool(limits=limits, require=require, pin_cpu=sandboxed) as pool:
+        for name in bots:
+            pool.check(name, game.id)
+        with tqdm(total=sum(len(deal) for deal in plan), unit="match", delay=1.0, file=sys.stderr, disable=quiet or None) as progress:
+            for deal in plan:
+                played = []
+                for spec, order in deal:
+                    players = [pool.player(name, game.id) for name in spec.seats]
+                    played.append((play_match(spec, players), [labels[j] for j in order]))
+                    progress.update()
+                deals.append(played)
+    return deals
 
 
 def first_failure(outcomes: list[tuple[MatchOutcome, list[str]]]) -> dict[str, Any] | None:
@@ -165,11 +173,33 @@ def print_summary(game: Game, options: dict, games: int, seed: int, tallies: lis
     """A compact table per bot, then the game's own details side by side (one column per bot)."""
     console = Console()
     solitaire = game.facts.solitaire
+    rows = [t.to_json() for t in tallies]
+    console.print(_bot_table(_summary_title(game, options, games, seed), rows, solitaire))
+    details = _details_table(rows)
+    if details is not None:
+        console.print(details)
+    listed = print_listed_details(console, game, rows)
+    for tally_ in tallies:
+        counts = {key: value for key, value in tally_.to_json().items() if key.endswith("_counts") and key not in listed}
+        if not solitaire and not counts:
+            continue
+        console.print(Text(tally_.label, style="bold"))
+        if solitaire:
+            _print_score_histogram(console, tally_.scores)
+        _print_shares(console, counts)
+
+
+def _summary_title(game: Game, options: dict, games: int, seed: int) -> str:
+    """The deals played and any option that is not the game's default."""
     title = f"{game.id}: {games} deals, seeds {seed}..{seed + games - 1}"
     non_default = {k: v for k, v in options.items() if game.default_options().get(k) != v}
     if non_default:
         title += "  options " + " ".join(f"{k}={v}" for k, v in non_default.items())
-    rows = [t.to_json() for t in tallies]
+    return title
+
+
+def _bot_table(title: str, rows: list[dict[str, Any]], solitaire: bool) -> Table:
+    """A row per bot: games, wins, score and rank (at a table) or the score's spread (in a solitaire), failures."""
     table = Table(title=title)
     table.add_column("bot", no_wrap=True)
     table.add_column("games", justify="right")
@@ -182,46 +212,54 @@ def print_summary(game: Game, options: dict, games: int, seed: int, tallies: lis
         table.add_column("mean rank", justify="right")
     table.add_column("failures")
     for row in rows:
-        cells = [row["bot"], str(row["games"])]
-        if solitaire:
-            win_rate = "-" if row["win_rate"] is None else f"{row['win_rate']:.1%}"
-            cells += [win_rate, f"{row['mean_score']:.2f}", f"{row['score_stdev']:.2f}",
-                      f"{row['score_min']:g}/{row['score_median']:g}/{row['score_max']:g}"]
-        else:
-            cells += [_wins_cell(row), f"{row['mean_score']:.2f}", f"{row['mean_rank']:.2f}"]
-        cells.append(", ".join(f"{reason} {count}" for reason, count in row["failures"].items()) or "-")
-        table.add_row(*cells)
-    console.print(table)
+        table.add_row(*_bot_cells(row, solitaire))
+    return table
 
+
+def _bot_cells(row: dict[str, Any], solitaire: bool) -> list[str]:
+    cells = [row["bot"], str(row["games"])]
+    if solitaire:
+        win_rate = "-" if row["win_rate"] is None else f"{row['win_rate']:.1%}"
+        cells += [win_rate, f"{row['mean_score']:.2f}", f"{row['score_stdev']:.2f}",
+                  f"{row['score_min']:g}/{row['score_median']:g}/{row['score_max']:g}"]
+    else:
+        cells += [_wins_cell(row), f"{row['mean_score']:.2f}", f"{row['mean_rank']:.2f}"]
+    cells.append(", ".join(f"{reason} {count}" for reason, count in row["failures"].items()) or "-")
+    return cells
+
+
+def _details_table(rows: list[dict[str, Any]]) -> Table | None:
+    """The game's own yes/no and number details (rates and means), a column per bot; None when it has none."""
     detail_keys = [k for k in rows[0] if (k.endswith("_rate") and k != "win_rate") or (k.startswith("mean_") and k not in ("mean_score", "mean_rank"))]
-    if detail_keys:
-        details = Table(title="details (per match)")
-        details.add_column("", no_wrap=True)
-        for row in rows:
-            details.add_column(row["bot"], justify="right", no_wrap=True)
-        for key in detail_keys:
-            label = key.removeprefix("mean_").removesuffix("_rate").replace("_", " ")
-            label = f"{label} (rate)" if key.endswith("_rate") else f"{label} (mean)"
-            details.add_row(label, *[(f"{row[key]:.1%}" if key.endswith("_rate") else f"{row[key]:.2f}") if key in row else "" for row in rows])
-        console.print(details)
+    if not detail_keys:
+        return None
+    details = Table(title="details (per match)")
+    details.add_column("", no_wrap=True)
+    for row in rows:
+        details.add_column(row["bot"], justify="right", no_wrap=True)
+    for key in detail_keys:
+        label = key.removeprefix("mean_").removesuffix("_rate").replace("_", " ")
+        label = f"{label} (rate)" if key.endswith("_rate") else f"{label} (mean)"
+        details.add_row(label, *[(f"{row[key]:.1%}" if key.endswith("_rate") else f"{row[key]:.2f}") if key in row else "" for row in rows])
+    return details
 
-    listed = print_listed_details(console, game, rows)
-    for tally_ in tallies:
-        counts = {key: value for key, value in tally_.to_json().items() if key.endswith("_counts") and key not in listed}
-        if not solitaire and not counts:
-            continue
-        console.print(Text(tally_.label, style="bold"))
-        if solitaire:
-            histogram = score_histogram(tally_.scores)
-            peak = max(count for _, count in histogram) or 1
-            console.print("  final scores", highlight=False)
-            for label, count in histogram:
-                bar = "#" * (max(1, round(30 * count / peak)) if count else 0)
-                console.print(f"  {label:>8} | {bar:<30} {count}", highlight=False, markup=False)
-        for key, value in counts.items():
-            total = sum(value.values())
-            parts = ", ".join(f"{name} {count / total:.1%}" for name, count in value.items())
-            console.print(f"  {key.removesuffix('_counts').replace('_', ' ')}: {parts}", highlight=False, markup=False)
+
+def _print_score_histogram(console: Console, scores: list[float]) -> None:
+    """A solitaire bot's final scores as a bar chart of at most 30 characters."""
+    histogram = score_histogram(scores)
+    peak = max(count for _, count in histogram) or 1
+    console.print("  final scores", highlight=False)
+    for label, count in histogram:
+        bar = "#" * (max(1, round(30 * count / peak)) if count else 0)
+        console.print(f"  {label:>8} | {bar:<30} {count}", highlight=False, markup=False)
+
+
+def _print_shares(console: Console, counts: dict[str, dict[str, int]]) -> None:
+    """Each text detail's values as shares of the bot's matches, most common first."""
+    for key, value in counts.items():
+        total = sum(value.values())
+        parts = ", ".join(f"{name} {count / total:.1%}" for name, count in value.items())
+        console.print(f"  {key.removesuffix('_counts').replace('_', ' ')}: {parts}", highlight=False, markup=False)
 
 
 def print_listed_details(console: Console, game: Game, rows: list[dict]) -> set[str]:

@@ -59,7 +59,7 @@ def pool_table(pool: str, rated: RatingSet, names: dict[int, VersionName], sure:
         name = names.get(standing.bot_version_id)
         low, high = sure.rank_intervals[standing.bot_version_id]
         pair = following.get(standing.bot_version_id)
-        cells = [
+        cells: list[str | Text] = [
             str(position),
             Text(name.bot if name else f"#{standing.bot_version_id}"),  # bot-provided text: never read as markup
             Text(name.version_label if name else "?"),
@@ -171,11 +171,11 @@ def rankings_json(rated: RatingSet, names: dict[int, VersionName], pools: Iterab
 
 def tournament_id(session: Session, ref: str) -> int:
     """A tournament by id (``3``) or by name (the latest of that name)."""
-    from sqlmodel import select
+    from sqlmodel import col, select
 
     from ladder.storage import TournamentRow
 
-    rows = session.exec(select(TournamentRow).order_by(TournamentRow.id)).all()
+    rows = session.exec(select(TournamentRow).order_by(col(TournamentRow.id))).all()
     found = [row.id for row in rows if str(row.id) == ref or row.name == ref]
     if not found:
         known = ", ".join(f"{row.name} #{row.id}" for row in rows) or "none yet"
@@ -210,14 +210,7 @@ def print_rankings(session: Session, games: list[str] | None = None, console: Co
     fresh = True
     if rated is None:
         rated, fresh = ratings.current(session)
-    if not rated.pools():
-        if scope:
-            raise UserError(f"no rated match {scope}")
-        raise UserError("no rated match yet in this database; run a tournament first: `ladder run tournaments/quick.toml`")
-    pools = [pool for pool in rated.pools() if games is None or pool.partition("/")[0] in games]
-    if not pools:
-        rated_games = sorted({pool.partition("/")[0] for pool in rated.pools()})
-        raise UserError(f"no ratings for {', '.join(games or [])}; rated games: {', '.join(rated_games)}")
+    pools = _shown_pools(rated, games, scope)
     from ladder import certainty
 
     names = version_names(session)
@@ -234,12 +227,31 @@ def print_rankings(session: Session, games: list[str] | None = None, console: Co
         console.print(verdict_line(sure[pool]), highlight=False)
     if show_overall:
         console.print(overall_table(rated, names, spread))
+    console.print(_rated_note(rated, fresh, scope), style="dim", highlight=False)
+
+
+def _shown_pools(rated: RatingSet, games: list[str] | None, scope: str) -> list[str]:
+    """The pools of ``games`` (every pool when None); a user error saying what there is when none is rated."""
+    if not rated.pools():
+        if scope:
+            raise UserError(f"no rated match {scope}")
+        raise UserError("no rated match yet in this database; run a tournament first: `ladder run tournaments/quick.toml`")
+    pools = [pool for pool in rated.pools() if games is None or pool.partition("/")[0] in games]
+    if not pools:
+        rated_games = sorted({pool.partition("/")[0] for pool in rated.pools()})
+        raise UserError(f"no ratings for {', '.join(games or [])}; rated games: {', '.join(rated_games)}")
+    return pools
+
+
+def _rated_note(rated: RatingSet, fresh: bool, scope: str) -> str:
+    """What the tables were computed from: how many matches (of which ``scope``), whether the stored ratings
+    were stale, and how many events TrueSkill could not rate."""
     note = f"{rated.match_count} matches rated" + (f" ({scope})" if scope else "")
     if not fresh and not scope:
         note += " (computed now: the stored ratings are older; a run stores them when it ends, `ladder rerate` any time)"
     if rated.unrated_events:
         note += f"; {rated.unrated_events} events could not be rated (numerical limits of TrueSkill)"
-    console.print(note, style="dim", highlight=False)
+    return note
 
 
 def rankings(

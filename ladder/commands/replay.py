@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import json
-from typing import Annotated, Any
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Annotated, Any, NoReturn
 
 import typer
 from rich.console import Console
@@ -12,7 +14,10 @@ from rich.text import Text
 from engine import IllegalActionError, get_game
 from ladder.commands.dbview import DbOption, database, failure_lines, find_match, ordinal, version_names
 from ladder.errors import UserError
-from ladder.text import clean_text
+
+if TYPE_CHECKING:
+    from engine.core import Game, State
+    from ladder.storage import MatchRow, SeatResultRow
 
 MAX_LEGAL_SHOWN = 40  # a long list of legal actions is cut here (the chosen one is always shown)
 
@@ -59,61 +64,16 @@ def replay(
     db: DbOption = None,
 ) -> None:
     """Replay a recorded match move by move: game + seed + options + the action log, through the engine."""
-    from sqlmodel import select
-
-    from ladder.storage import SeatResultRow
-
     console = Console()
-    with database(db) as session:
-        match = find_match(session, match_ref)
-        seats = session.exec(select(SeatResultRow).where(SeatResultRow.match_id == match.id).order_by(SeatResultRow.seat)).all()
-        names = version_names(session)
-    who = [names[s.bot_version_id].bot if s.bot_version_id in names else "?" for s in seats]
+    match, seats, who = _recorded(db, match_ref)
     failures = [s for s in seats if s.failure_reason]
     if match.status != "played":
-        if not as_json:
-            for s in failures:
-                console.print(failure_lines(match.id, s.seat, who[s.seat], s.failure_reason or "", s.failure_detail, s.stderr_tail))
-        raise UserError(f"match {match.id} was not played ({match.status}{': ' + match.error if match.error else ''}); nothing to replay")
+        _refuse_unplayed(None if as_json else console, match, failures, who)
     game = get_game(match.game)
-    for seat in view or []:
-        if not 0 <= seat < match.num_players:
-            raise UserError(f"--view {seat}: match {match.id} has seats 0 to {match.num_players - 1}")
-    viewers = list(dict.fromkeys(view or []))
-    out = (lambda *args, **kwargs: None) if as_json else console.print
-    out(f"[bold]match {match.id}[/bold] {match.game}, {match.num_players} player(s), seed {match.seed}, "
-        f"options {json.dumps(match.options)}", highlight=False)
-    out(Text("seats: " + ", ".join(f"{i}={name}" for i, name in enumerate(who))), highlight=False)
-    state = game.new_state(match.num_players, match.seed, match.options)
-    if board:
-        out(state.render(), highlight=False, markup=False)
-    failed_at = {s.seat: s.at_action for s in seats if s.failure_reason and s.at_action is not None}
-    moves: list[dict[str, Any]] = []
-    for number, action in enumerate(match.actions, start=1):
-        seat = state.current_player
-        assert seat is not None
-        stand_in = seat in failed_at and number - 1 >= failed_at[seat]
-        actor = f"{who[seat]} (random stand-in)" if stand_in else who[seat]
-        move: dict[str, Any] = {"number": number, "seat": seat, "bot": who[seat], "stand_in": stand_in, "action": action}
-        if seat in viewers:
-            observation, legal = state.observation(seat), state.legal_actions()
-            move |= {"observation": observation, "legal": legal}
-            out(Text(f"  seat {seat} sees ({actor}, deciding move {number}):", style="dim"))
-            for line in observation_lines(observation):
-                out(Text(f"    {line}"), soft_wrap=True)
-            out(Text(f"  legal actions ({len(legal)}), the choice marked ->:", style="dim"))
-            for line in legal_lines(legal, action):
-                out(Text(f"    {line}"), soft_wrap=True)
-        try:
-            state.apply(action)
-        except IllegalActionError as error:
-            raise UserError(f"match {match.id} does not replay at move {number}: {error} (the engine changed since it was played?)") from None
-        moves.append(move)
-        out(Text(f"{number:>4}. seat {seat} {actor}: {json.dumps(action)}"), highlight=False)
-        if board:
-            out(state.render(), highlight=False, markup=False)
-        if step and not as_json:
-            input()
+    _check_view(view or [], match)
+    player = _Replayer.of(match, seats, who, view or [], board=board, step=step and not as_json,
+                          out=(lambda *args, **kwargs: None) if as_json else console.print)
+    state, moves = player.play(game)
     result = state.result()
     recorded = [s.score for s in seats]
     replays = state.is_over() and list(result.scores) == recorded
@@ -121,16 +81,123 @@ def replay(
         print(json.dumps({
             "match": match.id, "key": match.key, "game": match.game, "players": match.num_players, "seed": match.seed,
             "options": match.options, "seats": who, "moves": moves, "scores": list(result.scores), "recorded_scores": recorded,
-            "replays": replays,
-            "failures": [{"seat": s.seat, "bot": who[s.seat], "reason": s.failure_reason, "detail": s.failure_detail,
-                          "traceback": s.stderr_tail, "at_action": s.at_action} for s in failures],
+            "replays": replays, "failures": _failures_json(failures, who),
         }, indent=2))
     else:
-        console.print(Text("result: " + ", ".join(
-            f"seat {s.seat} {who[s.seat]} score {result.scores[s.seat]:g}, recorded {ordinal(s.rank)}" for s in seats)))
-        for s in failures:
-            console.print(failure_lines(None, s.seat, who[s.seat], s.failure_reason or "", s.failure_detail, s.stderr_tail, s.at_action))
+        _print_result(console, seats, who, result.scores)
     if not replays:
         raise UserError(f"match {match.id} replays to scores {list(result.scores)}, not the recorded {recorded}")
     if not as_json:
         console.print("the replay ends with the recorded scores", style="green")
+
+
+def _recorded(db: str | None, match_ref: str) -> tuple[MatchRow, Sequence[SeatResultRow], list[str]]:
+    """The match meant by ``match_ref``, its seats in seat order and the bot at each seat ("?" for a version
+    no longer in the database)."""
+    from sqlmodel import col, select
+
+    from ladder.storage import SeatResultRow
+
+    with database(db) as session:
+        match = find_match(session, match_ref)
+        seats = session.exec(select(SeatResultRow).where(SeatResultRow.match_id == match.id).order_by(col(SeatResultRow.seat))).all()
+        names = version_names(session)
+    who = [names[s.bot_version_id].bot if s.bot_version_id in names else "?" for s in seats]
+    return match, seats, who
+
+
+def _refuse_unplayed(console: Console | None, match: MatchRow, failures: Sequence[SeatResultRow], who: list[str]) -> NoReturn:
+    """A skipped or errored match has no complete log to replay: say why it was not played (its failed seats
+    in full, unless ``console`` is None: --json) and stop."""
+    if console is not None:
+        for s in failures:
+            console.print(failure_lines(match.id, s.seat, who[s.seat], s.failure_reason or "", s.failure_detail, s.stderr_tail))
+    raise UserError(f"match {match.id} was not played ({match.status}{': ' + match.error if match.error else ''}); nothing to replay")
+
+
+def _check_view(view: list[int], match: MatchRow) -> None:
+    """Refuse a --view seat the match does not have."""
+    for seat in view:
+        if not 0 <= seat < match.num_players:
+            raise UserError(f"--view {seat}: match {match.id} has seats 0 to {match.num_players - 1}")
+
+
+def _failures_json(failures: Sequence[SeatResultRow], who: list[str]) -> list[dict[str, Any]]:
+    return [{"seat": s.seat, "bot": who[s.seat], "reason": s.failure_reason, "detail": s.failure_detail,
+             "traceback": s.stderr_tail, "at_action": s.at_action} for s in failures]
+
+
+@dataclass
+class _Replayer:
+    """Steps a recorded match through the engine one logged action at a time, saying each move (and, at the
+    --view seats' decisions, what the seat saw) as it goes; under --json ``out`` says nothing."""
+
+    match: MatchRow
+    who: list[str]  # the bot at each seat
+    viewers: list[int]  # the --view seats
+    failed_at: dict[int, int]  # failed seat -> how many actions were played before a random stand-in took over
+    out: Callable[..., None]
+    board: bool
+    step: bool  # wait for Enter after each move
+
+    @classmethod
+    def of(cls, match: MatchRow, seats: Sequence[SeatResultRow], who: list[str], view: list[int], *, board: bool,
+           step: bool, out: Callable[..., None]) -> _Replayer:
+        return cls(match=match, who=who, viewers=list(dict.fromkeys(view)), board=board, step=step, out=out,
+                   failed_at={s.seat: s.at_action for s in seats if s.failure_reason and s.at_action is not None})
+
+    def header(self) -> None:
+        match = self.match
+        self.out(f"[bold]match {match.id}[/bold] {match.game}, {match.num_players} player(s), seed {match.seed}, "
+                 f"options {json.dumps(match.options)}", highlight=False)
+        self.out(Text("seats: " + ", ".join(f"{i}={name}" for i, name in enumerate(self.who))), highlight=False)
+
+    def play(self, game: Game) -> tuple[State, list[dict[str, Any]]]:
+        """Replay the whole log from the deal; return the final state and the moves (for --json)."""
+        match = self.match
+        self.header()
+        state = game.new_state(match.num_players, match.seed, match.options)
+        if self.board:
+            self.out(state.render(), highlight=False, markup=False)
+        moves = [self.move(state, number, action) for number, action in enumerate(match.actions, start=1)]
+        return state, moves
+
+    def move(self, state: State, number: int, action: Any) -> dict[str, Any]:
+        """Apply logged move ``number`` to ``state``, saying it; return it as the JSON output lists it."""
+        seat = state.current_player
+        assert seat is not None
+        stand_in = seat in self.failed_at and number - 1 >= self.failed_at[seat]
+        actor = f"{self.who[seat]} (random stand-in)" if stand_in else self.who[seat]
+        move: dict[str, Any] = {"number": number, "seat": seat, "bot": self.who[seat], "stand_in": stand_in, "action": action}
+        if seat in self.viewers:
+            move |= self.show_decision(state, seat, actor, number, action)
+        try:
+            state.apply(action)
+        except IllegalActionError as error:
+            raise UserError(f"match {self.match.id} does not replay at move {number}: {error} (the engine changed since it was played?)") from None
+        self.out(Text(f"{number:>4}. seat {seat} {actor}: {json.dumps(action)}"), highlight=False)
+        if self.board:
+            self.out(state.render(), highlight=False, markup=False)
+        if self.step:
+            input()
+        return move
+
+    def show_decision(self, state: State, seat: int, actor: str, number: int, action: Any) -> dict[str, Any]:
+        """Say what ``seat`` saw and could choose before move ``number``; return both (for --json)."""
+        observation, legal = state.observation(seat), state.legal_actions()
+        self.out(Text(f"  seat {seat} sees ({actor}, deciding move {number}):", style="dim"))
+        for line in observation_lines(observation):
+            self.out(Text(f"    {line}"), soft_wrap=True)
+        self.out(Text(f"  legal actions ({len(legal)}), the choice marked ->:", style="dim"))
+        for line in legal_lines(legal, action):
+            self.out(Text(f"    {line}"), soft_wrap=True)
+        return {"observation": observation, "legal": legal}
+
+
+def _print_result(console: Console, seats: Sequence[SeatResultRow], who: list[str], scores: Sequence[float]) -> None:
+    """Each seat's replayed score beside its recorded rank, then every failed seat told in full."""
+    console.print(Text("result: " + ", ".join(
+        f"seat {s.seat} {who[s.seat]} score {scores[s.seat]:g}, recorded {ordinal(s.rank)}" for s in seats)))
+    for s in seats:
+        if s.failure_reason:
+            console.print(failure_lines(None, s.seat, who[s.seat], s.failure_reason or "", s.failure_detail, s.stderr_tail, s.at_action))

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 from functools import partial
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 from rich.console import Console
@@ -13,6 +13,9 @@ from ladder.commands.dbview import DbOption, database
 from ladder.commands.rankings import print_rankings
 from ladder.errors import UserError
 from ladder.text import clean_text
+
+if TYPE_CHECKING:
+    from tournaments.runner import RunReport
 
 
 def run(
@@ -35,18 +38,9 @@ def run(
     Ctrl-C abandons them). Logs of every worker go to results/logs/.
     With --backend dask the matches are played on a Dask cluster (see docs/dask.md).
     """
-    from tournaments.backends import check_backend
-    from tournaments.config import check_scheduler_address
     from tournaments.runner import RunOptions, plan_tournament, run_tournament
 
-    if hours is not None and hours <= 0:
-        raise UserError(f"--hours must be more than 0, not {hours:g}")
-    if backend is not None:
-        check_backend(backend)
-    if scheduler is not None:
-        if backend not in (None, "dask"):
-            raise UserError(f"--scheduler names a Dask scheduler: it needs --backend dask, not --backend {backend}")
-        scheduler = check_scheduler_address(scheduler)
+    scheduler = _checked_options(hours, backend, scheduler)
     if dry_run:
         plan = plan_tournament(file, db, workers)
         if as_json:
@@ -63,6 +57,36 @@ def run(
             raise typer.Exit(130)
         return
     console = Console()
+    _print_report(console, report)
+    if show_rankings and report.recorded:
+        from tournaments.config import load_tournament
+
+        games = [entry.game for entry in load_tournament(file).games]
+        with database(db) as session:
+            print_rankings(session, games, console, overall=True)
+    if report.state == "stopped":
+        raise typer.Exit(130)  # stopped by Ctrl-C: what was played is kept; run again to resume
+
+
+def _checked_options(hours: float | None, backend: str | None, scheduler: str | None) -> str | None:
+    """Refuse options that cannot work together before anything starts; return the scheduler's address
+    in its checked form."""
+    from tournaments.backends import check_backend
+    from tournaments.config import check_scheduler_address
+
+    if hours is not None and hours <= 0:
+        raise UserError(f"--hours must be more than 0, not {hours:g}")
+    if backend is not None:
+        check_backend(backend)
+    if scheduler is not None:
+        if backend not in (None, "dask"):
+            raise UserError(f"--scheduler names a Dask scheduler: it needs --backend dask, not --backend {backend}")
+        scheduler = check_scheduler_address(scheduler)
+    return scheduler
+
+
+def _print_report(console: Console, report: RunReport) -> None:
+    """What the run did: its notes and benchings, what it played, the state of its deal secret, its log."""
     for note in report.notes:
         console.print(f"note: {note}", style="yellow", highlight=False, markup=False)
     for label, reason in report.benched.items():
@@ -84,14 +108,6 @@ def run(
         console.print(f"deals sealed: commitment {report.deal_commitment[:16]}...; the secret is revealed when the "
                       "tournament ends", style="dim", highlight=False)
     console.print(f"log: {report.log_path}", style="dim", highlight=False, markup=False)
-    if show_rankings and report.recorded:
-        from tournaments.config import load_tournament
-
-        games = [entry.game for entry in load_tournament(file).games]
-        with database(db) as session:
-            print_rankings(session, games, console, overall=True)
-    if report.state == "stopped":
-        raise typer.Exit(130)  # stopped by Ctrl-C: what was played is kept; run again to resume
 
 
 def duration(seconds: float) -> str:

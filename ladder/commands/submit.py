@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 import sys
-from typing import Annotated
+from typing import Annotated, Any
 
 import typer
 from rich.console import Console
@@ -60,18 +60,23 @@ def _show(report: CheckReport) -> None:
         console.print(f"[green]✓[/green] claims: {', '.join(report.games)}", highlight=False)
     played = [m for m in report.matches if "failure" not in m]
     if played:
-        per_game: dict[str, list[dict]] = {}
-        for match in played:
-            per_game.setdefault(match["game"], []).append(match)
-        for game_id, rows in per_game.items():
-            think = max(row["think_seconds"] for row in rows)
-            scores = ", ".join(f"{row['score']:g}" for row in rows)
-            sizes = ", ".join(str(n) for n in sorted({row["players"] for row in rows}))
-            console.print(f"[green]✓[/green] {game_id}: {len(rows)} matches played within the limits at {sizes} "
-                          f"player{'s' if sizes != '1' else ''} "
-                          f"(scores {scores}; longest thinking per match {think:.3f} s)", highlight=False)
+        _show_played(console, played)
     if not report.ok:
         _show_problem(console, report)
+
+
+def _show_played(console: Console, played: list[dict[str, Any]]) -> None:
+    """A line per game: the check's matches played within the limits, their scores and the longest thinking."""
+    per_game: dict[str, list[dict]] = {}
+    for match in played:
+        per_game.setdefault(match["game"], []).append(match)
+    for game_id, rows in per_game.items():
+        think = max(row["think_seconds"] for row in rows)
+        scores = ", ".join(f"{row['score']:g}" for row in rows)
+        sizes = ", ".join(str(n) for n in sorted({row["players"] for row in rows}))
+        console.print(f"[green]✓[/green] {game_id}: {len(rows)} matches played within the limits at {sizes} "
+                      f"player{'s' if sizes != '1' else ''} "
+                      f"(scores {scores}; longest thinking per match {think:.3f} s)", highlight=False)
 
 
 def _show_problem(console: Console, report: CheckReport) -> None:

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import json
 from collections import Counter
-from typing import TYPE_CHECKING, Annotated
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 from rich.console import Console
@@ -59,10 +59,9 @@ def tournaments(
     reveal: Annotated[int | None, typer.Option("--reveal", metavar="ID", help="End this stopped or incomplete tournament and reveal its deal secret (that secret never deals again; running its file again plays the missing matches from a new secret).")] = None,
 ) -> None:
     """List tournament runs: state (running, stopped, interrupted, complete, budget spent), progress and sealed deals."""
-    from sqlalchemy import func
-    from sqlmodel import select
+    from sqlmodel import col, select
 
-    from ladder.storage import BenchRow, MatchRow, SeatResultRow, TournamentRow, live_state
+    from ladder.storage import BenchRow, TournamentRow
 
     with database(db) as session:
         if reveal is not None:
@@ -70,35 +69,57 @@ def tournaments(
             Console().print(f"tournament {revealed.name} #{revealed.id}: deal secret {revealed.deal_secret} "
                             f"(sha256 {revealed.deal_commitment})", highlight=False, markup=False)
             return
-        rows = session.exec(select(TournamentRow).order_by(TournamentRow.id)).all()
-        latest = latest_version_ids(session)
-        outdated = {match_id for match_id, version in session.exec(
-            select(SeatResultRow.match_id, SeatResultRow.bot_version_id)).all() if version not in latest}
-        counts: dict[int, Counter[str]] = {}
-        for match_id, tid, status in session.exec(select(MatchRow.id, MatchRow.tournament_id, MatchRow.status)).all():
-            # the matches of a bot's older versions stay recorded, but a new version has its own matches to play
-            counts.setdefault(tid, Counter())["older versions" if match_id in outdated else status] += 1
+        rows = session.exec(select(TournamentRow).order_by(col(TournamentRow.id))).all()
+        counts = _match_counts(session)
         benched = Counter(b.tournament_id for b in session.exec(select(BenchRow)).all())
-    listed = [
-        {
-            "id": row.id, "name": row.name, "file": row.file, "seed": row.seed, "state": live_state(row),
-            "scheduled": row.scheduled, "cycles": row.cycles, "played": counts.get(row.id, Counter())["played"],
-            "skipped": counts.get(row.id, Counter())["skipped"], "errors": counts.get(row.id, Counter())["error"],
-            "older_versions": counts.get(row.id, Counter())["older versions"],
-            "benched": benched[row.id], "created": row.created_at.isoformat(timespec="seconds"),
-            "updated": row.updated_at.isoformat(timespec="seconds"),
-            "deals": _deals(row), "deal_commitment": row.deal_commitment or None, "deal_secret": row.shown_secret(),
-            "previous_deals": json.loads(row.previous_deals),
-            "secret_revealed": row.secret_revealed_at.isoformat(timespec="seconds") if row.secret_revealed_at else None,
-        }
-        for row in rows
-    ]
+    listed = [_tournament_json(row, counts, benched) for row in rows]
     if as_json:
         print(json.dumps(listed, indent=2))
         return
     if not listed:
         Console().print("no tournament yet; run one: `ladder run tournaments/quick.toml`", highlight=False)
         return
+    _print_tournaments(listed)
+
+
+def _match_counts(session: Session) -> dict[int, Counter[str]]:
+    """Each tournament's matches counted by status, except that a match with an older version of one of its
+    bots counts as "older versions" whatever its status."""
+    from sqlmodel import select
+
+    from ladder.storage import MatchRow, SeatResultRow
+
+    latest = latest_version_ids(session)
+    outdated = {match_id for match_id, version in session.exec(
+        select(SeatResultRow.match_id, SeatResultRow.bot_version_id)).all() if version not in latest}
+    counts: dict[int, Counter[str]] = {}
+    for match_id, tid, status in session.exec(select(MatchRow.id, MatchRow.tournament_id, MatchRow.status)).all():
+        # the matches of a bot's older versions stay recorded, but a new version has its own matches to play
+        counts.setdefault(tid, Counter())["older versions" if match_id in outdated else status] += 1
+    return counts
+
+
+def _tournament_json(row: TournamentRow, match_counts: dict[int, Counter[str]], benched: Counter[int]) -> dict[str, Any]:
+    """A tournament as --json lists it (and the table shows it)."""
+    from ladder.storage import live_state
+
+    assert row.id is not None  # a stored row
+    counts = match_counts.get(row.id, Counter())
+    return {
+        "id": row.id, "name": row.name, "file": row.file, "seed": row.seed, "state": live_state(row),
+        "scheduled": row.scheduled, "cycles": row.cycles, "played": counts["played"],
+        "skipped": counts["skipped"], "errors": counts["error"],
+        "older_versions": counts["older versions"],
+        "benched": benched[row.id], "created": row.created_at.isoformat(timespec="seconds"),
+        "updated": row.updated_at.isoformat(timespec="seconds"),
+        "deals": _deals(row), "deal_commitment": row.deal_commitment or None, "deal_secret": row.shown_secret(),
+        "previous_deals": json.loads(row.previous_deals),
+        "secret_revealed": row.secret_revealed_at.isoformat(timespec="seconds") if row.secret_revealed_at else None,
+    }
+
+
+def _print_tournaments(listed: list[dict[str, Any]]) -> None:
+    """A row per tournament, then each one's deal commitment and (once it ended) its secret."""
     table = fitted_table("Tournaments")
     number_column(table, "id")
     label_column(table, "name")
@@ -106,13 +127,9 @@ def tournaments(
         number_column(table, column, left=column in ("state", "updated"))
     label_column(table, "problems")
     for item in listed:
-        problems = ", ".join(f"{item[key]} {key}" for key in ("skipped", "errors", "benched") if item[key])
-        if item["older_versions"]:
-            problems += (", " if problems else "") + f"{item['older_versions']} of older versions"
-        problems = problems or "-"
         table.add_row(
             str(item["id"]), escape(clean_text(item["name"], one_line=True)), item["state"], f"{item['played'] + item['skipped']} of {item['scheduled']}",
-            str(item["cycles"]), item["updated"][5:16].replace("T", " "), problems,
+            str(item["cycles"]), item["updated"][5:16].replace("T", " "), _problems(item),
         )
     print_table(Console(), table, "done: matches played or skipped, of those scheduled; updated: the last activity, "
                                   "month-day hour:minute (UTC); problems: matches skipped (a benched bot), matches "
@@ -125,3 +142,11 @@ def tournaments(
             console.print(f"#{item['id']} {clean_text(item['name'], one_line=True)}: deals\n"
                           f"  commitment {item['deal_commitment']}\n  secret     {secret}",
                           highlight=False, markup=False)
+
+
+def _problems(item: dict[str, Any]) -> str:
+    """What went wrong in a tournament, in a few words ("-" for nothing)."""
+    problems = ", ".join(f"{item[key]} {key}" for key in ("skipped", "errors", "benched") if item[key])
+    if item["older_versions"]:
+        problems += (", " if problems else "") + f"{item['older_versions']} of older versions"
+    return problems or "-"

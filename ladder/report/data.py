@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
-from sqlmodel import Session, select
+from sqlmodel import Session, col, select
 
 from ladder import ratings
 from ladder.ratings import HistoryPoint, RatingSet, Standing, pool_key
@@ -174,7 +174,7 @@ def load(session: Session) -> ReportData:
     """Read everything the report shows from ``session``'s database."""
     versions = {
         v.id: VersionInfo(v.id, b.name, b.author, v.version, v.content_hash, v.source, tuple(v.games), v.created_at)
-        for v, b in session.exec(select(BotVersionRow, BotRow).join(BotRow, BotRow.id == BotVersionRow.bot_id)).all()
+        for v, b in session.exec(select(BotVersionRow, BotRow).join(BotRow, col(BotRow.id) == col(BotVersionRow.bot_id))).all()
         if v.id is not None
     }
     benched: dict[int, list[tuple[int, str]]] = defaultdict(list)
@@ -313,19 +313,33 @@ def margin(match: MatchRecord, seat: SeatRecord) -> float:
 def notable_matches(data: ReportData, version_id: int, count: int = 5) -> tuple[list[NotableMatch], list[NotableMatch]]:
     """(best wins, worst losses) of a version. Tables: won (ranked 1st) by the widest margin, lost (ranked
     last, failures first) by the widest; solitaires: the highest and the lowest scores."""
+    played = _played_seats(data, version_id)
+    tables = [n for n in played if n.match.num_players > 1]
+    solos = [n for n in played if n.match.num_players == 1]
+    best, worst = _widest_wins_and_losses(tables, count)
+    best += sorted(solos, key=lambda n: (-n.margin, n.match.match_id))[:count]
+    worst += sorted(solos, key=lambda n: (not n.seat.failure_reason, n.margin, n.match.match_id))[:count]
+    return best, worst
+
+
+def _played_seats(data: ReportData, version_id: int) -> list[NotableMatch]:
+    """A version's seat in every match of it that was played (skipped and errored ones have no result),
+    with its margin."""
     played = []
     for match in data.matches_of(version_id):
         seat = match.seat_of(version_id)
         if match.status == "played" and seat is not None:
             played.append(NotableMatch(match, seat, margin(match, seat)))
-    tables = [n for n in played if n.match.num_players > 1]
-    solos = [n for n in played if n.match.num_players == 1]
+    return played
+
+
+def _widest_wins_and_losses(tables: list[NotableMatch], count: int) -> tuple[list[NotableMatch], list[NotableMatch]]:
+    """The ``count`` wins by the widest margin and the ``count`` worst losses (failures first, then the lowest
+    rank, then the widest margin) among a version's table matches."""
     wins = [n for n in tables if n.seat.rank == 1 and not n.seat.failure_reason]
     losses = [n for n in tables if (n.seat.rank or 0) > 1 or n.seat.failure_reason]
     best = sorted(wins, key=lambda n: (-n.margin, n.match.match_id))[:count]
     worst = sorted(losses, key=lambda n: (not n.seat.failure_reason, -(n.seat.rank or 0), n.margin, n.match.match_id))[:count]
-    best += sorted(solos, key=lambda n: (-n.margin, n.match.match_id))[:count]
-    worst += sorted(solos, key=lambda n: (not n.seat.failure_reason, n.margin, n.match.match_id))[:count]
     return best, worst
 
 
