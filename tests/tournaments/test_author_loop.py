@@ -55,7 +55,7 @@ FLAKY_MATCHES = 2 * 2 * 2 + 6 * 2
 
 
 def ladder(*args: str, cwd: Path, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "ladder.cli", *args], capture_output=True, text=True, timeout=600, cwd=cwd,
+    return subprocess.run([sys.executable, "-m", "cli", *args], capture_output=True, text=True, timeout=600, cwd=cwd,
                           env={**os.environ, "COLUMNS": "200", "LADDER_RESULTS": str(cwd / "results"), **(env or {})})
 
 

@@ -10,7 +10,7 @@ import typer
 from rich.console import Console
 from rich.markup import escape
 
-from ladder.commands.tables import fitted_table, label_column, number_column, print_table
+from cli.commands.tables import fitted_table, label_column, number_column, print_table
 from ladder.sandbox import (
     LAYERS,
     SandboxLimits,

@@ -10,8 +10,8 @@ import typer
 from rich.console import Console
 from rich.markup import escape
 
-from ladder.commands.dbview import DbOption, database
-from ladder.commands.tables import fitted_table, number_column, print_table
+from cli.commands.dbview import DbOption, database
+from cli.commands.tables import fitted_table, number_column, print_table
 from ladder.errors import UserError
 from ladder.paths import results_dir
 

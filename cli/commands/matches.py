@@ -9,7 +9,7 @@ import typer
 from rich.console import Console
 from rich.text import Text
 
-from ladder.commands.dbview import (
+from cli.commands.dbview import (
     DbOption,
     compact_table,
     database,

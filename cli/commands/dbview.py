@@ -164,8 +164,8 @@ def failure_blocks(failed: list[tuple[int, dict[str, Any]]]) -> list[Text]:
 
 def compact_table(title: str, caption: str | None = None) -> Table:
     """A table with a rule under the header, two spaces between columns, its caption broken between phrases
-    (so that it fits 80 columns). New tables use :mod:`ladder.commands.tables`, which also keeps numbers whole."""
-    from ladder.commands.tables import phrase_lines
+    (so that it fits 80 columns). New tables use :mod:`cli.commands.tables`, which also keeps numbers whole."""
+    from cli.commands.tables import phrase_lines
 
     shown = "\n".join(phrase_lines(caption, 78)) if caption else None
     return Table(title=title, caption=shown, box=box.SIMPLE_HEAD, show_edge=False, pad_edge=False, padding=(0, 1, 0, 0))

@@ -17,8 +17,8 @@ import typer
 from rich.console import Console
 from rich.markup import escape
 
-from ladder.commands.dbview import DbOption, database, latest_version_ids
-from ladder.commands.tables import fitted_table, label_column, number_column, print_table
+from cli.commands.dbview import DbOption, database, latest_version_ids
+from cli.commands.tables import fitted_table, label_column, number_column, print_table
 from ladder.errors import UserError
 from ladder.text import clean_text
 

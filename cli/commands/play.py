@@ -14,7 +14,7 @@ from rich.text import Text
 from tqdm import tqdm
 
 from engine import Game, get_game
-from ladder.commands.dbview import compact_table
+from cli.commands.dbview import compact_table
 from ladder.errors import UserError
 from ladder.match import MatchOutcome, MatchSpec, play_match
 from ladder.players import PlayerPool, is_builtin

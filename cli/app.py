@@ -1,4 +1,4 @@
-"""The `ladder` command line. Each command lives in ``ladder/commands/``."""
+"""The `ladder` command line. Each command lives in ``cli/commands/``."""
 
 from __future__ import annotations
 
@@ -10,23 +10,23 @@ from rich.markup import escape
 
 from bots.registry import UnknownBotError
 from engine import GameError
-from ladder.commands.bench import bench
-from ladder.commands.games import games
-from ladder.commands.play import play
-from ladder.commands.run import run
-from ladder.commands.rankings import rankings
-from ladder.commands.matches import matches
-from ladder.commands.replay import replay
-from ladder.commands.h2h import h2h
-from ladder.commands.export import export
-from ladder.commands.tournament_list import tournaments
-from ladder.commands.rerate import rerate
-from ladder.commands.doctor import doctor
-from ladder.commands.submit import submit, validate
-from ladder.commands.bots import bots
-from ladder.commands.bench_sandbox import bench_sandbox
-from ladder.commands.report import report
-from ladder.commands.author import bot, logs
+from cli.commands.bench import bench
+from cli.commands.games import games
+from cli.commands.play import play
+from cli.commands.run import run
+from cli.commands.rankings import rankings
+from cli.commands.matches import matches
+from cli.commands.replay import replay
+from cli.commands.h2h import h2h
+from cli.commands.export import export
+from cli.commands.tournament_list import tournaments
+from cli.commands.rerate import rerate
+from cli.commands.doctor import doctor
+from cli.commands.submit import submit, validate
+from cli.commands.bots import bots
+from cli.commands.bench_sandbox import bench_sandbox
+from cli.commands.report import report
+from cli.commands.author import bot, logs
 from ladder.errors import UserError
 from ladder.text import clean_text
 

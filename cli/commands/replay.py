@@ -10,7 +10,7 @@ from rich.console import Console
 from rich.text import Text
 
 from engine import IllegalActionError, get_game
-from ladder.commands.dbview import DbOption, database, failure_lines, find_match, ordinal, version_names
+from cli.commands.dbview import DbOption, database, failure_lines, find_match, ordinal, version_names
 from ladder.errors import UserError
 from ladder.text import clean_text
 

@@ -11,7 +11,7 @@ from rich.markup import escape
 
 from bots.registry import bot_classes, games_of
 from ladder.botstore import registered_bots
-from ladder.commands.tables import fitted_table, label_column, number_column, print_table
+from cli.commands.tables import fitted_table, label_column, number_column, print_table
 from ladder.submission import entry_point_bots
 from ladder.text import clean_text
 

@@ -13,7 +13,7 @@ import typer
 from rich.console import Console
 
 from engine import Game, all_games, get_game
-from ladder.commands.tables import fitted_table, number_column, print_table
+from cli.commands.tables import fitted_table, number_column, print_table
 
 
 @dataclass(frozen=True)

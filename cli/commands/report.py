@@ -10,7 +10,7 @@ import typer
 from rich.console import Console
 from rich.markup import escape
 
-from ladder.commands.dbview import DbOption, database
+from cli.commands.dbview import DbOption, database
 from ladder.errors import UserError
 from ladder.paths import results_dir
 

@@ -6,7 +6,7 @@ import time
 
 from rich.console import Console
 
-from ladder.commands.dbview import DbOption, database
+from cli.commands.dbview import DbOption, database
 
 
 def rerate(db: DbOption = None) -> None:

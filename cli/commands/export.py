@@ -14,8 +14,8 @@ from typing import Annotated, Any
 import typer
 from rich.console import Console
 
-from ladder.commands.dbview import DbOption, database, tournament_names, version_names
-from ladder.commands.rankings import rankings_json
+from cli.commands.dbview import DbOption, database, tournament_names, version_names
+from cli.commands.rankings import rankings_json
 from ladder.errors import UserError
 from ladder.paths import results_dir
 

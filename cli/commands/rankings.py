@@ -17,7 +17,7 @@ from rich.markup import escape
 from rich.table import Table
 from rich.text import Text
 
-from ladder.commands.dbview import DbOption, VersionName, compact_table, database, latest_version_ids, version_names
+from cli.commands.dbview import DbOption, VersionName, compact_table, database, latest_version_ids, version_names
 from ladder.errors import UserError
 
 if TYPE_CHECKING:

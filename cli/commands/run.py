@@ -9,8 +9,8 @@ from typing import Annotated, Any
 import typer
 from rich.console import Console
 
-from ladder.commands.dbview import DbOption, database
-from ladder.commands.rankings import print_rankings
+from cli.commands.dbview import DbOption, database
+from cli.commands.rankings import print_rankings
 from ladder.errors import UserError
 from ladder.text import clean_text
 
