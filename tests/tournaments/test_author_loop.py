@@ -209,7 +209,7 @@ def test_read_only_commands_never_create_a_database(tmp_path: Path, args: tuple[
     run = ladder(*args, "--db", f"sqlite:///{typo}", cwd=tmp_path)
     assert run.returncode == 2 and "Traceback" not in run.stderr
     assert run.stderr.strip() == f"error: the database {typo} does not exist; check the path, or run a tournament first: " \
-                                 "`ladder run tournaments/quick.toml`"
+                                 "`ladder run quick`"
     default = ladder(*args, cwd=tmp_path, env={"LADDER_DB": ""})
     assert default.returncode == 2 and "does not exist (the default" in default.stderr
     assert sorted(p.name for p in tmp_path.iterdir()) == []  # no database, no results/ folder
