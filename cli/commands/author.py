@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated, Any
+from typing import Annotated, Any
 
 import typer
 from rich.console import Console
@@ -14,9 +14,8 @@ from cli.commands.dbview import DbOption, database
 from cli.commands.tables import fitted_table, number_column, print_table
 from ladder.errors import UserError
 from ladder.paths import results_dir
-
-if TYPE_CHECKING:
-    from ladder.report.data import ReportData, VersionInfo
+from ladder.report import data as reportdata
+from ladder.report.data import ReportData, VersionInfo, load
 
 BotArgument = Annotated[str, typer.Argument(metavar="NAME", help="A bot name (every version), or name@hash.")]
 ReportOption = Annotated[Path | None, typer.Option("--report", metavar="DIR", help="Where `ladder report` writes the site (default: results/report).")]
@@ -24,8 +23,6 @@ JsonOption = Annotated[bool, typer.Option("--json", help="Print it as JSON.")]
 
 
 def _load(db: str | None, ref: str) -> tuple[ReportData, list[VersionInfo]]:
-    from ladder.report.data import load
-
     with database(db) as session:
         data = load(session)
     found = data.versions_named(ref)
@@ -49,8 +46,6 @@ def bot(
 ) -> None:
     """One bot: its ratings per pool with their uncertainty, its record, its latest failures with the end of its
     stderr, and where to watch them (the report's replay pages, `ladder replay ID`)."""
-    from ladder.report import data as reportdata
-
     data, versions = _load(db, name)
     site = report_dir if report_dir is not None else results_dir() / "report"
     site_written = (site / "index.html").is_file()

@@ -7,20 +7,23 @@ import io
 import json
 import sys
 from datetime import datetime
-from enum import Enum
+from enum import StrEnum
 from pathlib import Path
 from typing import Annotated, Any
 
 import typer
 from rich.console import Console
+from sqlmodel import select
 
 from cli.commands.dbview import DbOption, database, tournament_names, version_names
 from cli.commands.rankings import rankings_json
+from ladder import ratings
 from ladder.errors import UserError
 from ladder.paths import results_dir
+from ladder.storage import MatchRow, SeatResultRow, unpack_actions
 
 
-class Format(str, Enum):
+class Format(StrEnum):
     csv = "csv"
     json = "json"
 
@@ -36,11 +39,6 @@ def export(
     db: DbOption = None,
 ) -> None:
     """Export every recorded match (and, in JSON, the ratings) for analysis elsewhere."""
-    from sqlmodel import select
-
-    from ladder import ratings
-    from ladder.storage import MatchRow, SeatResultRow, unpack_actions
-
     if actions and format_ is Format.csv:
         raise UserError("--actions needs --format json (an action log does not fit a CSV cell)")
     with database(db) as session:

@@ -9,10 +9,12 @@ from typing import Annotated
 import typer
 from rich.console import Console
 from rich.markup import escape
+from sqlmodel import select
 
 from cli.commands.dbview import DbOption, database, versions_of
 from cli.commands.tables import fitted_table, number_column, print_table
 from ladder.errors import UserError
+from ladder.storage import MatchRow, SeatResultRow
 
 
 def h2h(
@@ -23,10 +25,6 @@ def h2h(
     as_json: Annotated[bool, typer.Option("--json", help="Print the counts as JSON.")] = False,
 ) -> None:
     """Head to head: at the same table, who finished ahead; in solitaires, who scored more on the same deals."""
-    from sqlmodel import select
-
-    from ladder.storage import MatchRow, SeatResultRow
-
     with database(db) as session:
         a_versions, b_versions = set(versions_of(session, first)), set(versions_of(session, second))
         if a_versions & b_versions:

@@ -8,17 +8,19 @@ from typing import Annotated
 import typer
 from rich.console import Console
 from rich.text import Text
+from sqlmodel import select
 
 from cli.commands.dbview import (
     DbOption,
     compact_table,
     database,
     failure_blocks,
-    ordinal,
     tournament_names,
     version_names,
     versions_of,
 )
+from ladder.storage import MatchRow, SeatResultRow
+from ladder.summary import ordinal
 from ladder.text import clean_text
 
 
@@ -32,10 +34,6 @@ def matches(
     as_json: Annotated[bool, typer.Option("--json", help="Print the matches as JSON.")] = False,
 ) -> None:
     """List recorded matches, newest first: seats with bot, rank and score, status and time."""
-    from sqlmodel import select
-
-    from ladder.storage import MatchRow, SeatResultRow
-
     with database(db) as session:
         query = select(MatchRow.id, MatchRow.tournament_id, MatchRow.game, MatchRow.num_players, MatchRow.seed,
                        MatchRow.status, MatchRow.error, MatchRow.seconds, MatchRow.finished_at, MatchRow.key)

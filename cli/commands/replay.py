@@ -8,11 +8,13 @@ from typing import Annotated, Any
 import typer
 from rich.console import Console
 from rich.text import Text
+from sqlmodel import select
 
+from cli.commands.dbview import DbOption, database, failure_lines, find_match, version_names
 from engine import IllegalActionError, get_game
-from cli.commands.dbview import DbOption, database, failure_lines, find_match, ordinal, version_names
 from ladder.errors import UserError
-from ladder.text import clean_text
+from ladder.storage import SeatResultRow
+from ladder.summary import ordinal
 
 MAX_LEGAL_SHOWN = 40  # a long list of legal actions is cut here (the chosen one is always shown)
 
@@ -59,10 +61,6 @@ def replay(
     db: DbOption = None,
 ) -> None:
     """Replay a recorded match move by move: game + seed + options + the action log, through the engine."""
-    from sqlmodel import select
-
-    from ladder.storage import SeatResultRow
-
     console = Console()
     with database(db) as session:
         match = find_match(session, match_ref)

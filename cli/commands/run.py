@@ -13,10 +13,13 @@ from cli.commands.dbview import DbOption, database
 from cli.commands.rankings import print_rankings
 from ladder.errors import UserError
 from ladder.text import clean_text
+from tournaments.backends import check_backend
+from tournaments.config import check_scheduler_address, load_tournament
+from tournaments.runner import RunOptions, plan_tournament, run_tournament
 
 
 def run(
-    file: Annotated[str, typer.Argument(metavar="FILE", help="A tournament file, e.g. tournaments/quick.toml.")],
+    file: Annotated[str, typer.Argument(metavar="FILE", help="A tournament file (a path), or the name of a ready-made one shipped with the ladder: quick, overnight, known-order.")],
     hours: Annotated[float | None, typer.Option("--hours", help="Time budget: play cycles of the schedule until it is spent.")] = None,
     workers: Annotated[int | None, typer.Option("--workers", min=1, help="Worker processes (default: the file's, else one per core); with --backend dask and no --scheduler, the workers of the local cluster it starts.")] = None,
     backend: Annotated[str | None, typer.Option("--backend", metavar="local|dask", help="Where the matches are played: worker processes on this machine (local, the default) or a Dask cluster (dask; pip install \"card-ladder\\[dask]\").")] = None,
@@ -35,10 +38,6 @@ def run(
     Ctrl-C abandons them). Logs of every worker go to results/logs/.
     With --backend dask the matches are played on a Dask cluster (see docs/dask.md).
     """
-    from tournaments.backends import check_backend
-    from tournaments.config import check_scheduler_address
-    from tournaments.runner import RunOptions, plan_tournament, run_tournament
-
     if hours is not None and hours <= 0:
         raise UserError(f"--hours must be more than 0, not {hours:g}")
     if backend is not None:
@@ -85,8 +84,6 @@ def run(
                       "tournament ends", style="dim", highlight=False)
     console.print(f"log: {report.log_path}", style="dim", highlight=False, markup=False)
     if show_rankings and report.recorded:
-        from tournaments.config import load_tournament
-
         games = [entry.game for entry in load_tournament(file).games]
         with database(db) as session:
             print_rankings(session, games, console, overall=True)
