@@ -1,4 +1,7 @@
-"""Tournament files: ``tournaments/*.toml``, read with tomllib and checked key by key.
+"""Tournament files: ``tournaments/*.toml``, read with tomllib and checked by pydantic models.
+
+``ladder run quick`` finds a file shipped in this package by its name (:func:`tournament_file`); any other
+file is given by its path.
 
 A tournament file names the games (with their options and player counts),
 the bots, the format, how many deals each pairing plays, the seed, the
@@ -31,7 +34,8 @@ Top-level keys (all optional but ``seed``):
 - ``scheduler``: the address of a running Dask scheduler (``"tcp://host:8786"``); only with
   ``backend = "dask"``; without it the Dask backend starts a local cluster of its own.
 - ``[limits]``: ``move_seconds``, ``match_seconds``, ``memory_mb``, ``bench_after_failures``, ``max_attempts``,
-  ``packages`` (installed packages bots may import, e.g. ``["numpy"]``; default none).
+  ``packages`` (installed packages bots may import, e.g. ``["numpy"]``; default none), ``bank_seconds`` and
+  ``move_wall_seconds`` (the CPU clock's bank per match and a move's wall-clock cap; default: the sandbox's).
 - ``[game.<id>]``: per-game ``players``, ``options`` (a table, or a list of tables for several
   variants), ``games_per_pairing`` and ``bots``.
 """
