@@ -45,7 +45,7 @@ from ladder.build import BuildFailure, BuildLimits, stage_bot
 from ladder.deals import fresh_seed
 from ladder.errors import UserError
 from ladder.match import BotFailure, MatchSpec, play_match
-from ladder.paths import default_db_url, results_dir
+from ladder.paths import results_dir
 from ladder.players import PlayerPool, builtin_player, failure_line, store_folder
 from ladder.sandbox import BotInfo, SandboxLimits
 from ladder.storage import BotRow, BotVersionRow, session_for
@@ -322,63 +322,3 @@ def _version_row(bot_id: int, version: str, digest: str, games: tuple[str, ...],
 
 def _version_count(session: Session, bot_id: int) -> int:
     return len(session.exec(select(BotVersionRow.id).where(BotVersionRow.bot_id == bot_id)).all())
-
-
-# ---------------------------------------------------------------- lookups
-
-
-def _database_exists(db_url: str | None) -> bool:
-    url = db_url or default_db_url()
-    if url.startswith("sqlite:///") and url != "sqlite:///:memory:":
-        return Path(url.removeprefix("sqlite:///")).exists()
-    return True
-
-
-def latest_hash(name: str, db_url: str | None = None) -> str | None:
-    """The content hash of the latest submitted version of bot ``name``, or ``None``."""
-    if not _database_exists(db_url):
-        return None
-    with session_for(db_url) as session:
-        bot = session.exec(select(BotRow).where(BotRow.name == name)).first()
-        if bot is None:
-            return None
-        version = session.exec(
-            select(BotVersionRow)
-            .where(BotVersionRow.bot_id == bot.id, BotVersionRow.source != "builtin")
-            .order_by(BotVersionRow.id.desc())  # type: ignore[union-attr]
-        ).first()
-        return version.content_hash if version else None
-
-
-def registered_names(db_url: str | None = None) -> list[str]:
-    """Names of the submitted bots (not the built-ins)."""
-    return [row["name"] for row in registered_bots(db_url)]
-
-
-def registered_bots(db_url: str | None = None) -> list[dict[str, Any]]:
-    """Every submitted bot with its versions, newest last (built-in rows are left out)."""
-    if not _database_exists(db_url):
-        return []
-    builtin = set(bot_names())
-    found = []
-    with session_for(db_url) as session:
-        for bot in session.exec(select(BotRow).order_by(BotRow.name)).all():
-            if bot.name in builtin:
-                continue
-            versions = session.exec(
-                select(BotVersionRow)
-                .where(BotVersionRow.bot_id == bot.id, BotVersionRow.source != "builtin")
-                .order_by(BotVersionRow.id)  # type: ignore[arg-type]
-            ).all()
-            if not versions:
-                continue
-            found.append({
-                "name": bot.name,
-                "author": bot.author,
-                "versions": [
-                    {"version": v.version, "hash": v.content_hash, "games": v.games, "source": v.source,
-                     "store_path": v.store_path, "created_at": v.created_at.isoformat() if v.created_at else ""}
-                    for v in versions
-                ],
-            })
-    return found

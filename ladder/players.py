@@ -32,11 +32,12 @@ from typing import Any
 
 from bots.base import Bot, MatchStart
 from bots.registry import UnknownBotError, bot_names, get_bot_class
+from ladder.bot_index import latest_hash, registered_names
 from ladder.build import stage_bot
 from ladder.errors import UserError
+from ladder.exec_bot import make_bot_process
 from ladder.match import BotFailure, Player
 from ladder.paths import results_dir
-from ladder.exec_bot import make_bot_process
 from ladder.sandbox import (
     BotInfo,
     BotProcess,
@@ -119,15 +120,13 @@ def submission_for(ref: str) -> Submission:
         raise UserError(f"no installed package offers a bot {name!r} (entry point group ladder.bots)")
     if is_path_reference(ref):
         return stage_bot(ref)  # built first when its bot.toml has a build (once per process)
-    from ladder import botstore
-
-    content_hash = botstore.latest_hash(ref)
+    content_hash = latest_hash(ref)
     if content_hash is not None:
         return stored_submission(ref, store_folder(content_hash), content_hash)
     for bot in entry_point_bots():
         if bot.name == ref:
             return entry_point_submission(bot)
-    registered = botstore.registered_names()
+    registered = registered_names()
     raise UserError(
         f"no bot {ref!r}; built-in bots: {', '.join(bot_names())}"
         + (f"; registered bots: {', '.join(registered)}" if registered else "")

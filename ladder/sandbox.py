@@ -43,7 +43,6 @@ from __future__ import annotations
 
 import fcntl
 import functools
-import glob
 import importlib.metadata
 import importlib.util
 import json

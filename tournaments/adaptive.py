@@ -41,7 +41,13 @@ from ladder.roster import Entrant
 from ladder.storage import MatchRow
 from tournaments.config import AdaptiveSettings
 from tournaments.formats import (
-    GamePlan, ScheduledMatch, cycle_schedule, deal_group, deal_key, deal_seed, playable_counts,
+    GamePlan,
+    ScheduledMatch,
+    cycle_schedule,
+    deal_group,
+    deal_key,
+    deal_seed,
+    playable_counts,
 )
 
 log = logging.getLogger("ladder.tournament")

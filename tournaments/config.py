@@ -1,4 +1,7 @@
-"""Tournament files: ``tournaments/*.toml``, read with tomllib and checked key by key.
+"""Tournament files: ``tournaments/*.toml``, read with tomllib and checked by pydantic models.
+
+``ladder run quick`` finds a file shipped in this package by its name (:func:`tournament_file`); any other
+file is given by its path.
 
 A tournament file names the games (with their options and player counts),
 the bots, the format, how many deals each pairing plays, the seed, the
@@ -31,7 +34,8 @@ Top-level keys (all optional but ``seed``):
 - ``scheduler``: the address of a running Dask scheduler (``"tcp://host:8786"``); only with
   ``backend = "dask"``; without it the Dask backend starts a local cluster of its own.
 - ``[limits]``: ``move_seconds``, ``match_seconds``, ``memory_mb``, ``bench_after_failures``, ``max_attempts``,
-  ``packages`` (installed packages bots may import, e.g. ``["numpy"]``; default none).
+  ``packages`` (installed packages bots may import, e.g. ``["numpy"]``; default none), ``bank_seconds`` and
+  ``move_wall_seconds`` (the CPU clock's bank per match and a move's wall-clock cap; default: the sandbox's).
 - ``[game.<id>]``: per-game ``players``, ``options`` (a table, or a list of tables for several
   variants), ``games_per_pairing`` and ``bots``.
 """
@@ -43,24 +47,18 @@ import json
 import tomllib
 from collections.abc import Mapping
 from dataclasses import asdict, dataclass, field
+from enum import StrEnum
 from pathlib import Path
-from typing import Any
+from typing import Annotated, Any
+
+from pydantic import AfterValidator, BaseModel, BeforeValidator, ConfigDict, Field, ValidationError
+from pydantic_core import PydanticCustomError
 
 from engine import Game, GameError, game_ids, get_game
 from ladder.errors import UserError
 from ladder.sandbox import allowed_packages
 
-FORMATS = ("round-robin", "adaptive")
-BACKENDS = ("local", "dask")
 SCHEDULER_SCHEMES = ("tcp", "tls", "ucx", "inproc", "ws", "wss")
-
-TOP_KEYS = (
-    "name", "description", "seed", "format", "games", "players", "bots",
-    "games_per_pairing", "cycles", "hours", "workers", "backend", "scheduler", "limits", "game", "adaptive",
-)
-ADAPTIVE_KEYS = ("confidence", "indifference", "max_matches")
-GAME_KEYS = ("players", "options", "games_per_pairing", "bots")
-LIMIT_KEYS = ("move_seconds", "match_seconds", "memory_mb", "bench_after_failures", "max_attempts", "packages")
 
 
 @dataclass(frozen=True)
@@ -80,6 +78,8 @@ class Limits:
     bench_after_failures: int = 5
     max_attempts: int = 3
     packages: tuple[str, ...] = ()  # the operator's allow-list: installed packages a sandboxed bot may import
+    bank_seconds: float | None = None  # the CPU clock's bank per match (issue 13); None: the sandbox's default
+    move_wall_seconds: float | None = None  # the wall-clock cap of one move (issue 13); None: the sandbox's default
 
 
 @dataclass(frozen=True)
@@ -128,6 +128,220 @@ class TournamentConfig:
         return asdict(self)
 
 
+# ---------------------------------------------------------------- the file's schema (pydantic)
+#
+# The models below say what each table may hold; pydantic checks the types, bounds and unknown keys, and
+# :func:`_first_problem` turns its first complaint into the one sentence a user reads. What needs the games
+# themselves (known game ids, player counts, each game's options) is checked after, in plain functions.
+
+PROBLEM = "tournament_file"  # the error type of the sentences the validators below write themselves
+
+
+def _problem(message: str) -> PydanticCustomError:
+    return PydanticCustomError(PROBLEM, message)
+
+
+def _shown(value: Any) -> str:
+    text = json.dumps(value) if isinstance(value, (str, int, float, bool, list, dict)) else repr(value)
+    return text if len(text) <= 60 else text[:57] + "..."
+
+
+def _non_empty_string(value: Any) -> str:
+    if not isinstance(value, str) or not value.strip():
+        raise _problem(f"must be a non-empty string, not {_shown(value)}")
+    return value
+
+
+def _all_or_list(kind: type) -> BeforeValidator:
+    """``"all"`` (None) or a non-empty list of ``kind`` without repeats."""
+
+    def check(value: Any) -> tuple[Any, ...] | None:
+        if value == "all" or value is None:
+            return None
+        if not isinstance(value, list) or not value:
+            raise _problem(f'must be "all" or a non-empty list, not {_shown(value)}')
+        for item in value:
+            if isinstance(item, bool) or not isinstance(item, kind):
+                raise _problem(f"must list {kind.__name__} values, not {_shown(item)}")
+        if len(set(value)) != len(value):
+            raise _problem(f"lists {_shown(next(v for v in value if value.count(v) > 1))} twice")
+        return tuple(value)
+
+    return BeforeValidator(check)
+
+
+def _packages(value: Any) -> tuple[str, ...]:
+    if not isinstance(value, list) or not all(isinstance(name, str) for name in value):
+        raise _problem(f"must be a list of package names, not {_shown(value)}")
+    try:
+        return allowed_packages(value)
+    except UserError as error:
+        raise _problem(str(error)) from None
+
+
+def _scheduler(value: Any) -> str:
+    def fail(_key: str, message: str) -> PydanticCustomError:
+        return _problem(message)
+
+    return check_scheduler_address(_non_empty_string(value), fail, "scheduler")
+
+
+def _confidence(value: float) -> float:
+    if not 0.5 <= value < 1:
+        raise _problem(f"must be at least 0.5 and below 1 (e.g. 0.95), not {value:g}")
+    return value
+
+
+def _indifference(value: Any) -> float:
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or value < 0:
+        raise _problem(f"must be a number of mu points, 0 or more, not {_shown(value)}")
+    return float(value)
+
+
+Count = Annotated[int, Field(ge=0)]
+AtLeastOne = Annotated[int, Field(ge=1)]
+Positive = Annotated[float, Field(gt=0)]
+Seconds = Positive
+IntList = Annotated[tuple[int, ...] | None, _all_or_list(int)]
+StrList = Annotated[tuple[str, ...] | None, _all_or_list(str)]
+
+
+class Format(StrEnum):
+    """How the schedule is made: every table a fixed number of times, or more where the order is uncertain."""
+
+    ROUND_ROBIN = "round-robin"
+    ADAPTIVE = "adaptive"
+
+
+class Backend(StrEnum):
+    """Where the matches are played."""
+
+    LOCAL = "local"
+    DASK = "dask"
+
+
+FORMATS = tuple(f.value for f in Format)
+BACKENDS = tuple(b.value for b in Backend)
+
+
+class _Table(BaseModel):
+    """A TOML table: its keys are the fields, nothing else; TOML's own types, never converted (strict)."""
+
+    model_config = ConfigDict(extra="forbid", strict=True, frozen=True)
+
+
+class LimitsTable(_Table):
+    """``[limits]``: what a bot may use and how failures are treated (see :class:`Limits`)."""
+
+    move_seconds: Seconds = 5.0
+    match_seconds: Seconds = 600.0
+    memory_mb: Annotated[int, Field(ge=16)] = 1024
+    bench_after_failures: AtLeastOne = 5
+    max_attempts: AtLeastOne = 3
+    packages: Annotated[tuple[str, ...], BeforeValidator(_packages)] = ()
+    bank_seconds: Seconds | None = None  # the CPU clock's bank per match (issue 13); None: the sandbox's default
+    move_wall_seconds: Seconds | None = None  # the wall-clock cap of one move (issue 13); None: the sandbox's default
+
+
+class AdaptiveTable(_Table):
+    """``[adaptive]``: when the adaptive format stops a pool (see :class:`AdaptiveSettings`)."""
+
+    confidence: Annotated[Positive, AfterValidator(_confidence)] = 0.95
+    indifference: Annotated[float, BeforeValidator(_indifference)] = 1.0
+    max_matches: AtLeastOne = 5000
+
+
+class GameTable(_Table):
+    """``[game.<id>]``: one game's player counts, option sets, deals per table and bots."""
+
+    players: IntList = None
+    options: Any = None  # a table or a list of tables: checked against the game's own options
+    games_per_pairing: AtLeastOne | None = None
+    bots: StrList = None
+
+
+class TournamentFile(_Table):
+    """A tournament file as written (see the module docstring for what each key means)."""
+
+    name: Annotated[str | None, BeforeValidator(_non_empty_string)] = None
+    description: Annotated[str, BeforeValidator(str)] = ""
+    seed: Annotated[Count, Field(description="every tournament needs a seed (an integer) so its schedule can be replayed")]
+    format: Annotated[Format, Field(strict=False)] = Format.ROUND_ROBIN  # strict=False: an enum from its value
+    games_per_pairing: AtLeastOne = 1
+    cycles: AtLeastOne = 1
+    hours: Seconds | None = None
+    workers: Count = 0
+    backend: Annotated[Backend, Field(strict=False)] = Backend.LOCAL
+    scheduler: Annotated[str, BeforeValidator(_scheduler)] | None = None
+    players: IntList = None
+    bots: StrList = None
+    limits: LimitsTable = LimitsTable()
+    games: StrList = None
+    game: dict[str, GameTable] = {}
+    adaptive: AdaptiveTable | None = None
+
+
+TABLES: dict[tuple[str, ...], type[_Table]] = {
+    (): TournamentFile, ("limits",): LimitsTable, ("adaptive",): AdaptiveTable, ("game", "*"): GameTable,
+}
+
+# A type error's sentence per pydantic error type; {shown} is the value as written, {ctx} pydantic's details.
+TYPE_MESSAGES = {
+    "int_type": "must be an integer, not {shown}",
+    "float_type": "must be a number, not {shown}",
+    "string_type": "must be a string, not {shown}",
+    "bool_type": "must be true or false, not {shown}",
+    "model_type": "must be a table, not {shown}",
+    "dict_type": "must be a table, not {shown}",
+    "greater_than_equal": "must be at least {ge}, not {shown}",
+    "greater_than": "must be more than {gt:g}, not {shown}",
+}
+# Where a table holds tables, the sentence says how (the key as a dotted path).
+SHAPE_HINTS = {"game": "must hold one table per game ([game.<id>]), not {shown}"}
+
+
+def _table_at(loc: tuple[str | int, ...]) -> type[_Table] | None:
+    """The model of the table at ``loc`` (every ``[game.<id>]`` is a :class:`GameTable`)."""
+    key = ("game", "*") if loc[:1] == ("game",) and len(loc) == 2 else tuple(str(part) for part in loc)
+    return TABLES.get(key)
+
+
+def _key_path(loc: tuple[str | int, ...]) -> str:
+    return ".".join(str(part) for part in loc)
+
+
+def _first_problem(error: ValidationError) -> tuple[str, str]:
+    """The key path and the sentence of pydantic's first complaint."""
+    problem = error.errors(include_url=False)[0]
+    loc: tuple[str | int, ...] = tuple(problem["loc"])
+    kind, value, ctx = problem["type"], problem.get("input"), problem.get("ctx") or {}
+    key = _key_path(loc)
+    if kind == PROBLEM:
+        return key, problem["msg"]
+    if kind == "extra_forbidden":
+        table = _table_at(loc[:-1])
+        allowed = ", ".join(table.model_fields) if table else "none"
+        return key, f"unknown key (allowed here: {allowed})"
+    if kind == "missing":
+        field = TournamentFile.model_fields.get(str(loc[-1])) if len(loc) == 1 else None
+        return key, "is missing" + (f": {field.description}" if field and field.description else "")
+    if kind == "enum":
+        choices = ", ".join(str(member.value) for member in _enum_at(loc))
+        return key, f"must be one of {choices}, not {_shown(value)}"
+    template = SHAPE_HINTS.get(key) if kind in ("dict_type", "model_type") else None
+    template = template or TYPE_MESSAGES.get(kind, "is not valid: {msg}")
+    return key, template.format(shown=_shown(value), msg=problem["msg"], **ctx)
+
+
+def _enum_at(loc: tuple[str | int, ...]) -> type[StrEnum]:
+    annotation = TournamentFile.model_fields[str(loc[0])].annotation
+    assert isinstance(annotation, type) and issubclass(annotation, StrEnum)
+    return annotation
+
+
+# ---------------------------------------------------------------- reading a file
+
+
 class _Checker:
     """Reports a bad key as ``<file>: <key path>: <what is wrong>``."""
 
@@ -137,59 +351,33 @@ class _Checker:
     def fail(self, key: str, message: str) -> UserError:
         return UserError(f"{self.path}: {key}: {message}" if key else f"{self.path}: {message}")
 
-    def table(self, key: str, value: Any, allowed: tuple[str, ...]) -> Mapping[str, Any]:
-        if not isinstance(value, Mapping):
-            raise self.fail(key, f"must be a table, not {_shown(value)}")
-        for name in value:
-            if name not in allowed:
-                where = f"{key}.{name}" if key else name
-                raise self.fail(where, f"unknown key (allowed here: {', '.join(allowed)})")
-        return value
 
-    def integer(self, key: str, value: Any, minimum: int) -> int:
-        if isinstance(value, bool) or not isinstance(value, int):
-            raise self.fail(key, f"must be an integer, not {_shown(value)}")
-        if value < minimum:
-            raise self.fail(key, f"must be at least {minimum}, not {value}")
-        return value
-
-    def number(self, key: str, value: Any) -> float:
-        if isinstance(value, bool) or not isinstance(value, (int, float)):
-            raise self.fail(key, f"must be a number, not {_shown(value)}")
-        if not value > 0:
-            raise self.fail(key, f"must be more than 0, not {value}")
-        return float(value)
-
-    def string(self, key: str, value: Any) -> str:
-        if not isinstance(value, str) or not value.strip():
-            raise self.fail(key, f"must be a non-empty string, not {_shown(value)}")
-        return value
-
-    def all_or_list(self, key: str, value: Any, kind: type) -> tuple[Any, ...] | None:
-        """``"all"`` (None) or a non-empty list of ``kind``."""
-        if value == "all":
-            return None
-        if not isinstance(value, list) or not value:
-            raise self.fail(key, f'must be "all" or a non-empty list, not {_shown(value)}')
-        for item in value:
-            if isinstance(item, bool) or not isinstance(item, kind):
-                raise self.fail(key, f"must list {kind.__name__} values, not {_shown(item)}")
-        if len(set(value)) != len(value):
-            raise self.fail(key, f"lists {_shown(next(v for v in value if value.count(v) > 1))} twice")
-        return tuple(value)
+def shipped_tournaments() -> dict[str, Path]:
+    """The ready-made tournament files shipped in this package, by name (``quick``: .../quick.toml)."""
+    folder = Path(__file__).resolve().parent
+    return {path.stem: path for path in sorted(folder.glob("*.toml"))}
 
 
-def _shown(value: Any) -> str:
-    text = json.dumps(value) if isinstance(value, (str, int, float, bool, list, dict)) else repr(value)
-    return text if len(text) <= 60 else text[:57] + "..."
+def tournament_file(ref: str | Path) -> Path:
+    """The file ``ref`` names: a path (relative to the current folder), or the name of a shipped file.
+
+    A file that exists wins, so a local ``quick.toml`` is not shadowed; otherwise ``quick`` or ``quick.toml``
+    is the copy shipped with the package (it works from an installed wheel, in any folder)."""
+    path = Path(ref)
+    if path.is_file():
+        return path
+    shipped = shipped_tournaments()
+    if path.parent == Path(".") and path.stem in shipped and path.suffix in ("", ".toml"):
+        return shipped[path.stem]
+    hint = "" if path.suffix == ".toml" else " (tournament files end in .toml)"
+    raise UserError(f"no tournament file {str(path)!r}{hint}; the ready-made ones are {', '.join(shipped) or 'none'} "
+                    f"(e.g. ladder run quick)")
 
 
 def load_tournament(path: str | Path) -> TournamentConfig:
-    """Read and check a tournament file; raise :class:`UserError` naming the bad key."""
-    path = Path(path)
+    """Read and check a tournament file (a path or a shipped file's name); raise :class:`UserError` naming the bad key."""
+    path = tournament_file(path)
     shown = str(path)
-    if not path.is_file():
-        raise UserError(f"no tournament file {shown!r}" + ("" if path.suffix == ".toml" else " (tournament files end in .toml)"))
     try:
         data = tomllib.loads(path.read_text(encoding="utf-8"))
     except tomllib.TOMLDecodeError as error:
@@ -202,88 +390,130 @@ def load_tournament(path: str | Path) -> TournamentConfig:
 def parse_tournament(data: Mapping[str, Any], shown: str = "<tournament>", default_name: str = "tournament") -> TournamentConfig:
     """Check the parsed TOML of a tournament file (see the module docstring for the keys)."""
     check = _Checker(shown)
-    check.table("", data, TOP_KEYS)
-    name = check.string("name", data.get("name", default_name))
-    description = str(data.get("description", ""))
-    if "seed" not in data:
-        raise check.fail("seed", "is missing: every tournament needs a seed (an integer) so its schedule can be replayed")
-    seed = check.integer("seed", data["seed"], 0)
-    format_ = data.get("format", "round-robin")
-    if format_ not in FORMATS:
-        raise check.fail("format", f"must be one of {', '.join(FORMATS)}, not {_shown(format_)}")
-    gpp = check.integer("games_per_pairing", data.get("games_per_pairing", 1), 1)
-    cycles = check.integer("cycles", data.get("cycles", 1), 1)
-    hours = check.number("hours", data["hours"]) if "hours" in data else None
-    workers = check.integer("workers", data.get("workers", 0), 0)
-    backend = data.get("backend", "local")
-    if backend not in BACKENDS:
-        raise check.fail("backend", f"must be one of {', '.join(BACKENDS)}, not {_shown(backend)}")
-    scheduler = None
-    if "scheduler" in data:
-        scheduler = check_scheduler_address(check.string("scheduler", data["scheduler"]), check.fail, "scheduler")
-        if backend != "dask":
-            raise check.fail("scheduler", 'names a Dask scheduler: set backend = "dask" too')
-    default_players = check.all_or_list("players", data.get("players", "all"), int)
-    default_bots = check.all_or_list("bots", data.get("bots", "all"), str)
-    limits = _limits(check, data.get("limits", {}))
+    try:
+        file = TournamentFile.model_validate(data)
+    except ValidationError as error:
+        raise check.fail(*_first_problem(error)) from None
+    _check_combinations(check, file)
+    chosen = _chosen_games(check, file)
+    entries = tuple(_game_entry(check, get_game(game_id), file, file.game.get(game_id)) for game_id in chosen)
+    _check_top_level_players(check, file, entries)
+    adaptive = None
+    if file.format is Format.ADAPTIVE:
+        adaptive = AdaptiveSettings(**(file.adaptive or AdaptiveTable()).model_dump())
+    return TournamentConfig(file.name or default_name, shown, file.seed, file.format.value, entries, file.cycles,
+                            file.hours, file.workers, limits_from_table(file.limits), file.description,
+                            file.backend.value, file.scheduler, adaptive)
 
+
+def limits_from_table(table: LimitsTable) -> Limits:
+    """The ``[limits]`` table as the limits object the runner hands to every match (the one conversion)."""
+    return Limits(**table.model_dump())
+
+
+def _check_combinations(check: _Checker, file: TournamentFile) -> None:
+    """Keys that only make sense together."""
+    if file.scheduler is not None and file.backend is not Backend.DASK:
+        raise check.fail("scheduler", 'names a Dask scheduler: set backend = "dask" too')
+    if file.format is Format.ADAPTIVE and "cycles" in file.model_fields_set:
+        raise check.fail("cycles", 'does not apply to format = "adaptive" (it plays until every pool is settled or '
+                                   "its budget is spent); leave it out")
+    if file.format is not Format.ADAPTIVE and file.adaptive is not None:
+        raise check.fail("adaptive", 'applies to format = "adaptive" only')
+
+
+def _chosen_games(check: _Checker, file: TournamentFile) -> list[str]:
+    """The games to play, in order, each a registered game, and a ``[game.<id>]`` only for one of them."""
     known = game_ids()
-    requested = check.all_or_list("games", data.get("games", "all"), str)
-    if requested is None:
-        chosen = list(known)
-        if not chosen:
-            raise check.fail("games", 'is "all" but no game is registered')
-    else:
-        for game_id in requested:
-            if game_id not in known:
-                raise check.fail("games", f"no game {game_id!r}; known games: {', '.join(known) or 'none'}")
-        chosen = list(requested)
-    per_game = data.get("game", {})
-    if not isinstance(per_game, Mapping):
-        raise check.fail("game", f"must hold one table per game ([game.<id>]), not {_shown(per_game)}")
-    for game_id in per_game:
+    if file.games is None and not known:
+        raise check.fail("games", 'is "all" but no game is registered')
+    for game_id in file.games or ():
+        if game_id not in known:
+            raise check.fail("games", f"no game {game_id!r}; known games: {', '.join(known) or 'none'}")
+    chosen = list(known if file.games is None else file.games)
+    for game_id in file.game:
         if game_id not in known:
             raise check.fail(f"game.{game_id}", f"no game {game_id!r}; known games: {', '.join(known) or 'none'}")
         if game_id not in chosen:
             raise check.fail(f"game.{game_id}", f"{game_id} is not among the tournament's games ({', '.join(chosen)})")
-    entries = tuple(
-        _game_entry(check, get_game(game_id), per_game.get(game_id, {}), default_players, default_bots, gpp)
-        for game_id in chosen
-    )
+    return chosen
+
+
+def _check_top_level_players(check: _Checker, file: TournamentFile, entries: tuple[GameEntry, ...]) -> None:
+    """Every top-level player count suits at least one of the games that take their counts from it."""
     tables = [get_game(entry.game) for entry in entries
-              if not get_game(entry.game).facts.solitaire and "players" not in per_game.get(entry.game, {})]
-    for count in default_players or ():
+              if not get_game(entry.game).facts.solitaire and not entry.explicit_players]
+    for count in file.players or ():
         if tables and all(count not in game.player_counts() for game in tables):
             ranges = ", ".join(f"{game.id} {_player_range(game)}" for game in tables)
             raise check.fail("players", f"{count} is not a player count of any of the tournament's games ({ranges})")
-    adaptive = None
-    if format_ == "adaptive":
-        if "cycles" in data:
-            raise check.fail("cycles", 'does not apply to format = "adaptive" (it plays until every pool is settled or '
-                                       "its budget is spent); leave it out")
-        adaptive = _adaptive(check, data.get("adaptive", {}))
-    elif "adaptive" in data:
-        raise check.fail("adaptive", 'applies to format = "adaptive" only')
-    return TournamentConfig(name, shown, seed, format_, entries, cycles, hours, workers, limits, description, backend, scheduler,
-                            adaptive)
 
 
-def _adaptive(check: _Checker, value: Any) -> AdaptiveSettings:
-    table = check.table("adaptive", value, ADAPTIVE_KEYS)
-    defaults = AdaptiveSettings()
-    confidence = check.number("adaptive.confidence", table.get("confidence", defaults.confidence))
-    if not 0.5 <= confidence < 1:
-        raise check.fail("adaptive.confidence", f"must be at least 0.5 and below 1 (e.g. 0.95), not {confidence:g}")
-    indifference = table.get("indifference", defaults.indifference)
-    if isinstance(indifference, bool) or not isinstance(indifference, (int, float)) or indifference < 0:
-        raise check.fail("adaptive.indifference", f"must be a number of mu points, 0 or more, not {_shown(indifference)}")
-    max_matches = check.integer("adaptive.max_matches", table.get("max_matches", defaults.max_matches), 1)
-    return AdaptiveSettings(confidence, float(indifference), max_matches)
+def _player_range(game: Game) -> str:
+    if game.min_players == game.max_players:
+        return f"{game.min_players} player{'s' if game.min_players > 1 else ''}"
+    return f"{game.min_players}-{game.max_players} players"
+
+
+def _game_entry(check: _Checker, game: Game, file: TournamentFile, table: GameTable | None) -> GameEntry:
+    """One game's entry: its own ``[game.<id>]`` where given, else the top-level defaults."""
+    table = table or GameTable()
+    explicit = "players" in table.model_fields_set
+    players, dropped = _player_counts(check, game, table, file.players)
+    option_sets = _option_sets(check, game, table.options, players)
+    gpp = table.games_per_pairing if table.games_per_pairing is not None else file.games_per_pairing
+    bots, bots_key = (table.bots, f"game.{game.id}.bots") if "bots" in table.model_fields_set else (file.bots, "bots")
+    return GameEntry(game.id, players, option_sets, gpp, bots, explicit, bots_key, dropped)
+
+
+def _player_counts(check: _Checker, game: Game, table: GameTable,
+                   default_players: tuple[int, ...] | None) -> tuple[tuple[int, ...], tuple[int, ...]]:
+    """The counts to play and the top-level counts this game cannot take (told as a note)."""
+    where, allowed = f"game.{game.id}.players", list(game.player_counts())
+    if game.facts.solitaire:
+        if "players" in table.model_fields_set and table.players not in (None, (1,)):
+            raise check.fail(where, f"{game.id} is a solitaire (1 player)")
+        return (1,), ()
+    if "players" in table.model_fields_set:
+        for count in table.players or ():
+            if count not in allowed:
+                raise check.fail(where, f"{count} is not a player count of {game.id} ({_player_range(game)})")
+        return (tuple(sorted(table.players)) if table.players else tuple(allowed)), ()
+    if default_players is None:
+        return tuple(allowed), ()
+    players = tuple(sorted(n for n in default_players if n in allowed))
+    if not players:
+        raise check.fail("players", f"none of {list(default_players)} suits {game.id} ({_player_range(game)}); "
+                                    f"set [game.{game.id}] players")
+    return players, tuple(sorted(n for n in default_players if n not in allowed))
+
+
+def _option_sets(check: _Checker, game: Game, raw: Any, players: tuple[int, ...]) -> tuple[dict[str, Any], ...]:
+    """The game's option sets (a table, or a list of tables for several variants), validated by the game."""
+    where = f"game.{game.id}.options"
+    option_list = raw if isinstance(raw, list) else [{} if raw is None else raw]
+    if not option_list:
+        raise check.fail(where, "is an empty list; leave it out for the default options")
+    option_sets: list[dict[str, Any]] = []
+    for index, options in enumerate(option_list):
+        key = where + (f"[{index}]" if isinstance(raw, list) else "")
+        if not isinstance(options, Mapping):
+            raise check.fail(key, f"must be a table of option = value, not {_shown(options)}")
+        try:
+            validated = game.validate_options(dict(options))
+            for count in players:
+                game.check_options_for_players(count, validated)
+        except GameError as error:
+            raise check.fail(key, str(error)) from None
+        if validated in option_sets:
+            raise check.fail(key, f"repeats the option set {_shown(dict(options))}")
+        option_sets.append(validated)
+    return tuple(option_sets)
 
 
 def check_scheduler_address(address: str, fail: Any = None, key: str = "--scheduler") -> str:
     """A Dask scheduler address as given (``tcp://host:8786``, or ``host:port`` for tcp); else a :class:`UserError`."""
-    def problem(message: str) -> UserError:
+    def problem(message: str) -> Exception:
         return fail(key, message) if fail is not None else UserError(f"{key}: {message}")
 
     text = address.strip()
@@ -297,95 +527,6 @@ def check_scheduler_address(address: str, fail: Any = None, key: str = "--schedu
     if scheme != "inproc" and (not colon or not host or not port.isdigit() or not 0 < int(port) < 65536):
         raise problem(f"{_shown(address)} is not a Dask scheduler address (expected e.g. tcp://host:8786)")
     return f"{scheme}://{rest}"
-
-
-def _limits(check: _Checker, value: Any) -> Limits:
-    table = check.table("limits", value, LIMIT_KEYS)
-    defaults = Limits()
-    return Limits(
-        move_seconds=check.number("limits.move_seconds", table.get("move_seconds", defaults.move_seconds)),
-        match_seconds=check.number("limits.match_seconds", table.get("match_seconds", defaults.match_seconds)),
-        memory_mb=check.integer("limits.memory_mb", table.get("memory_mb", defaults.memory_mb), 16),
-        bench_after_failures=check.integer(
-            "limits.bench_after_failures", table.get("bench_after_failures", defaults.bench_after_failures), 1
-        ),
-        max_attempts=check.integer("limits.max_attempts", table.get("max_attempts", defaults.max_attempts), 1),
-        packages=_packages(check, table.get("packages", list(defaults.packages))),
-    )
-
-
-def _packages(check: _Checker, value: Any) -> tuple[str, ...]:
-    if not isinstance(value, list) or not all(isinstance(name, str) for name in value):
-        raise check.fail("limits.packages", f"must be a list of package names, not {_shown(value)}")
-    try:
-        return allowed_packages(value)
-    except UserError as error:
-        raise check.fail("limits.packages", str(error)) from None
-
-
-def _player_range(game: Game) -> str:
-    if game.min_players == game.max_players:
-        return f"{game.min_players} player{'s' if game.min_players > 1 else ''}"
-    return f"{game.min_players}-{game.max_players} players"
-
-
-def _game_entry(
-    check: _Checker,
-    game: Game,
-    value: Any,
-    default_players: tuple[int, ...] | None,
-    default_bots: tuple[str, ...] | None,
-    default_gpp: int,
-) -> GameEntry:
-    where = f"game.{game.id}"
-    table = check.table(where, value, GAME_KEYS)
-    allowed = list(game.player_counts())
-    explicit = "players" in table
-    if game.facts.solitaire:
-        if explicit and check.all_or_list(f"{where}.players", table["players"], int) not in (None, (1,)):
-            raise check.fail(f"{where}.players", f"{game.id} is a solitaire (1 player)")
-        players: tuple[int, ...] = (1,)
-    elif explicit:
-        listed = check.all_or_list(f"{where}.players", table["players"], int)
-        for count in listed or ():
-            if count not in allowed:
-                raise check.fail(f"{where}.players", f"{count} is not a player count of {game.id} ({_player_range(game)})")
-        players = tuple(sorted(listed)) if listed else tuple(allowed)
-    elif default_players is None:
-        players = tuple(allowed)
-    else:
-        players = tuple(sorted(n for n in default_players if n in allowed))
-        dropped = tuple(sorted(n for n in default_players if n not in allowed))
-        if not players:
-            raise check.fail("players", f"none of {list(default_players)} suits {game.id} ({_player_range(game)}); "
-                                        f"set [{where}] players")
-
-    raw_options = table.get("options", {})
-    option_list = raw_options if isinstance(raw_options, list) else [raw_options]
-    if not option_list:
-        raise check.fail(f"{where}.options", "is an empty list; leave it out for the default options")
-    option_sets = []
-    for index, options in enumerate(option_list):
-        key = f"{where}.options" + (f"[{index}]" if isinstance(raw_options, list) else "")
-        if not isinstance(options, Mapping):
-            raise check.fail(key, f"must be a table of option = value, not {_shown(options)}")
-        try:
-            validated = game.validate_options(dict(options))
-            for count in players:
-                game.check_options_for_players(count, validated)
-        except GameError as error:
-            raise check.fail(key, str(error)) from None
-        if validated in option_sets:
-            raise check.fail(key, f"repeats the option set {_shown(dict(options))}")
-        option_sets.append(validated)
-    gpp = check.integer(f"{where}.games_per_pairing", table.get("games_per_pairing", default_gpp), 1)
-    if "bots" in table:
-        bots, bots_key = check.all_or_list(f"{where}.bots", table["bots"], str), f"{where}.bots"
-    else:
-        bots, bots_key = default_bots, "bots"
-    if game.facts.solitaire or explicit or default_players is None:
-        dropped = ()
-    return GameEntry(game.id, players, tuple(option_sets), gpp, bots, explicit, bots_key, dropped)
 
 
 def fingerprint(data: Any) -> str:

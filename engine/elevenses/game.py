@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import random
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -18,6 +19,7 @@ from engine.elevenses.cards import (
     card_from_json,
     parse_guest_cards,
 )
+from engine.elevenses.hidden import state_from_observation
 from engine.elevenses.state import (
     LIMITED_BOWL,
     MAX_DECISIONS_PER_TURN,
@@ -170,6 +172,13 @@ class ElevensesGame(Game):
         return self.max_rounds(num_players, options) * turn_cap * num_players * MAX_DECISIONS_PER_TURN
 
     # ---- states ---------------------------------------------------------------------
+    def sample_hidden(self, observation: Mapping[str, Any], rng: random.Random) -> ElevensesState:
+        """A full state that ``observation`` could come from, its hidden cards dealt by ``rng`` (determinization).
+
+        It lives on the game, above both the state and the sampler (:mod:`engine.elevenses.hidden`, which builds
+        states), so that the state module need not import the sampler and the two form no import cycle."""
+        return state_from_observation(self, observation, rng)
+
     def _new_state(self, num_players: int, seed: int, options: dict[str, Any]) -> ElevensesState:
         state = ElevensesState(self, num_players, options, seed, self.guest_table(options))
         state.start_round()

@@ -790,9 +790,7 @@ class ElevensesState(State):
         return view
 
     def resample_hidden(self, seat: int, rng: random.Random) -> ElevensesState:
-        from engine.elevenses.hidden import state_from_observation
-
-        return state_from_observation(self.game, self.observation(seat), rng)
+        return self.game.sample_hidden(self.observation(seat), rng)
 
     # ==================================================================================
     # the end

@@ -15,7 +15,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
-from ladder.commands.bench_sandbox import run_benchmark  # noqa: E402
+from cli.commands.bench_sandbox import run_benchmark  # noqa: E402
 
 
 def main() -> None:

@@ -1,7 +1,7 @@
 """Helpers for tests that go through the ladder's front door: the real `ladder` command into a temporary home.
 
 A :class:`LadderHome` is a results folder and a SQLite database of its own;
-:meth:`LadderHome.ladder` runs ``python -m ladder.cli`` there as a user
+:meth:`LadderHome.ladder` runs ``python -m cli`` there as a user
 would. After an attack the tests ask it what was stored
 (:meth:`LadderHome.matches`), whether any process of this home is left
 (:meth:`LadderHome.leftover_processes`), and whether an error was one clear
@@ -49,7 +49,7 @@ class LadderHome:
 
     def ladder(self, *args: str, timeout: float = 600) -> subprocess.CompletedProcess[str]:
         """Run ``ladder ARGS`` here; text out and err (invalid bytes shown as escapes, never hidden)."""
-        return subprocess.run([sys.executable, "-m", "ladder.cli", *args], capture_output=True, text=True,
+        return subprocess.run([sys.executable, "-m", "cli", *args], capture_output=True, text=True,
                               errors="backslashreplace", timeout=timeout, env=self.env, cwd=ROOT)
 
     def ladder_ok(self, *args: str, timeout: float = 600) -> subprocess.CompletedProcess[str]:

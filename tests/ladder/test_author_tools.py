@@ -15,7 +15,7 @@ needs_elfer_raus = pytest.mark.skipif("elfer-raus" not in game_ids(), reason="el
 
 
 def ladder(*args: str, cwd: Path | None = None) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "ladder.cli", *args], capture_output=True, text=True, timeout=300, cwd=cwd,
+    return subprocess.run([sys.executable, "-m", "cli", *args], capture_output=True, text=True, timeout=300, cwd=cwd,
                           env={**__import__("os").environ, "COLUMNS": "200"})
 
 

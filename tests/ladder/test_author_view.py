@@ -26,7 +26,7 @@ needs_game = pytest.mark.skipif("elfer-raus" not in game_ids(), reason="elfer-ra
 
 
 def ladder(where: Path, *args: str, columns: int = 80) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "ladder.cli", *args], capture_output=True, text=True, timeout=600, cwd=where,
+    return subprocess.run([sys.executable, "-m", "cli", *args], capture_output=True, text=True, timeout=600, cwd=where,
                           env={**os.environ, "COLUMNS": str(columns), "LADDER_RESULTS": str(where / "results"),
                                "LADDER_DB": f"sqlite:///{where / 'l.db'}"})
 

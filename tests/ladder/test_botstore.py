@@ -7,7 +7,8 @@ from pathlib import Path
 import pytest
 from sqlmodel import select
 
-from ladder.botstore import check_bot, latest_hash, register, registered_bots
+from ladder.bot_index import latest_hash, registered_bots
+from ladder.botstore import check_bot, register
 from ladder.errors import UserError
 from ladder.match import MatchSpec, play_match
 from ladder.players import PlayerPool

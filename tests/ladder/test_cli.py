@@ -13,7 +13,7 @@ from engine import game_ids
 
 def ladder(*args: str, cwd: str | None = None) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
-        [sys.executable, "-m", "ladder.cli", *args], capture_output=True, text=True, timeout=300, cwd=cwd
+        [sys.executable, "-m", "cli", *args], capture_output=True, text=True, timeout=300, cwd=cwd
     )
 
 

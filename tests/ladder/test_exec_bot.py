@@ -25,7 +25,7 @@ needs_game = pytest.mark.skipif("elfer-raus" not in game_ids(), reason="elfer-ra
 
 
 def ladder(where: Path, *args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "ladder.cli", *args], capture_output=True, text=True, timeout=600, cwd=where,
+    return subprocess.run([sys.executable, "-m", "cli", *args], capture_output=True, text=True, timeout=600, cwd=where,
                           env={**os.environ, "COLUMNS": "200", "LADDER_RESULTS": str(where / "results"),
                                "LADDER_DB": f"sqlite:///{where / 'l.db'}"})
 

@@ -265,7 +265,7 @@ class Snoop(Bot):
 def ladder(home: Path, *args: str, timeout: int = 600) -> subprocess.CompletedProcess[str]:
     env = {**os.environ, "LADDER_RESULTS": str(home / "results"), "LADDER_DB": f"sqlite:///{home / 'results' / 'ladder.db'}",
            "COLUMNS": "200"}
-    run = subprocess.run([sys.executable, "-m", "ladder.cli", *args], capture_output=True, text=True, timeout=timeout,
+    run = subprocess.run([sys.executable, "-m", "cli", *args], capture_output=True, text=True, timeout=timeout,
                          env=env, cwd=home)
     deadline = time.monotonic() + 5.0
     while bot_processes(str(home)) and time.monotonic() < deadline:

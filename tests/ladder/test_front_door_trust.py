@@ -276,7 +276,7 @@ def test_run_refuses_to_start_when_submitted_bots_cannot_be_sandboxed(home: Ladd
     from typer.testing import CliRunner
 
     import ladder.players
-    from ladder.cli import app
+    from cli.app import app
 
     home.ladder_ok("submit", str(good_bot(home)), "--matches", "1")
     file = home.write_tournament("rootless", {"seed": 1, "games": [GAME], "bots": ["steady", "random"], "players": [2],

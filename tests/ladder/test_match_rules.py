@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from engine import GameResult
-from ladder.commands.play import seat_labels
+from cli.commands.play import seat_labels
 from ladder.match import apply_failure_rule
 from ladder.summary import score_histogram
 

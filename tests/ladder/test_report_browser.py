@@ -27,7 +27,7 @@ webdriver = pytest.importorskip("selenium.webdriver", reason="needs selenium (pi
 
 
 def ladder(where: Path, *args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "ladder.cli", *args, "--db", f"sqlite:///{where / 'l.db'}"],
+    return subprocess.run([sys.executable, "-m", "cli", *args, "--db", f"sqlite:///{where / 'l.db'}"],
                           capture_output=True, text=True, timeout=600, cwd=where,
                           env={**os.environ, "COLUMNS": "120", "LADDER_RESULTS": str(where / "results")})
 

@@ -25,7 +25,7 @@ def env(tmp_path: Path) -> dict[str, str]:
 
 
 def ladder(env: dict[str, str], *args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "ladder.cli", *args], capture_output=True, text=True, timeout=300,
+    return subprocess.run([sys.executable, "-m", "cli", *args], capture_output=True, text=True, timeout=300,
                           env=env, cwd=ROOT)
 
 

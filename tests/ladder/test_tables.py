@@ -7,7 +7,7 @@ import io
 from rich.cells import cell_len
 from rich.console import Console
 
-from ladder.commands.tables import fitted_table, label_column, number_column, phrase_lines, print_table
+from cli.commands.tables import fitted_table, label_column, number_column, phrase_lines, print_table
 
 LONG = "a-bot-whose-name-is-forty-characters-long"
 NOTE = ("TrueSkill per game and player count (mu 25, sigma 25/3, beta 25/6, tau 0), one free-for-all per match "

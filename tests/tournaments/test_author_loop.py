@@ -55,7 +55,7 @@ FLAKY_MATCHES = 2 * 2 * 2 + 6 * 2
 
 
 def ladder(*args: str, cwd: Path, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "ladder.cli", *args], capture_output=True, text=True, timeout=600, cwd=cwd,
+    return subprocess.run([sys.executable, "-m", "cli", *args], capture_output=True, text=True, timeout=600, cwd=cwd,
                           env={**os.environ, "COLUMNS": "200", "LADDER_RESULTS": str(cwd / "results"), **(env or {})})
 
 
@@ -209,7 +209,7 @@ def test_read_only_commands_never_create_a_database(tmp_path: Path, args: tuple[
     run = ladder(*args, "--db", f"sqlite:///{typo}", cwd=tmp_path)
     assert run.returncode == 2 and "Traceback" not in run.stderr
     assert run.stderr.strip() == f"error: the database {typo} does not exist; check the path, or run a tournament first: " \
-                                 "`ladder run tournaments/quick.toml`"
+                                 "`ladder run quick`"
     default = ladder(*args, cwd=tmp_path, env={"LADDER_DB": ""})
     assert default.returncode == 2 and "does not exist (the default" in default.stderr
     assert sorted(p.name for p in tmp_path.iterdir()) == []  # no database, no results/ folder

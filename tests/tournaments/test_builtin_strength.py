@@ -10,7 +10,7 @@ from sqlmodel import Session
 from bots.registry import bots_for_game
 from engine import all_games
 from ladder import ratings
-from ladder.commands.dbview import version_names
+from cli.commands.dbview import version_names
 from ladder.storage import open_database
 from tournaments.config import load_tournament, parse_tournament
 from tournaments.runner import RunOptions, run_tournament

@@ -16,7 +16,7 @@ from engine import all_games
 
 
 def ladder(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "ladder.cli", *args], capture_output=True, text=True, timeout=600, cwd=cwd,
+    return subprocess.run([sys.executable, "-m", "cli", *args], capture_output=True, text=True, timeout=600, cwd=cwd,
                           env={**__import__("os").environ, "COLUMNS": "200", "LADDER_RESULTS": str(cwd / "results")})
 
 

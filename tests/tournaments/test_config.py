@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from ladder.errors import UserError
-from tournaments.config import Limits, load_tournament, parse_tournament
+from tournaments.config import Limits, load_tournament, parse_tournament, shipped_tournaments, tournament_file
 
 HERE = Path(__file__).resolve().parents[2] / "tournaments"
 
@@ -101,3 +101,77 @@ def test_bad_files_name_the_key(toy, tmp_path: Path, text: str, fragments: list[
 def test_missing_file_is_one_line(tmp_path: Path) -> None:
     with pytest.raises(UserError, match="no tournament file"):
         load_tournament(tmp_path / "nope.toml")
+
+
+def test_a_bare_name_finds_the_shipped_file_from_any_folder(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(tmp_path)
+    assert set(shipped_tournaments()) == {"quick", "overnight", "known-order"}
+    for name in ("quick", "quick.toml", "overnight", "known-order"):
+        found = tournament_file(name)
+        assert found == HERE / f"{Path(name).stem}.toml"
+    config = load_tournament("quick")
+    assert config.name == "quick" and config.path == str(HERE / "quick.toml")
+
+
+def test_a_path_keeps_working_and_a_local_file_wins_over_a_shipped_one(tmp_path: Path,
+                                                                      monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "quick.toml").write_text('name = "mine"\nseed = 3\ngames = ["elevenses"]\n')
+    assert load_tournament("quick.toml").name == "mine"
+    assert tournament_file("quick.toml") == Path("quick.toml")
+    assert load_tournament(HERE / "overnight.toml").name == "overnight"
+    assert tournament_file(str(HERE / "quick.toml")) == HERE / "quick.toml"
+
+
+def test_an_unknown_name_lists_the_shipped_files(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(tmp_path)
+    with pytest.raises(UserError) as caught:
+        load_tournament("quik")
+    message = str(caught.value)
+    assert "no tournament file 'quik'" in message and "known-order, overnight, quick" in message and "\n" not in message
+    with pytest.raises(UserError, match="no tournament file 'sub/quick'"):
+        load_tournament("sub/quick")  # a path is a path: only a bare name means a shipped file
+
+
+@pytest.mark.parametrize(
+    ("limits", "fragment"),
+    [
+        ("bank_seconds = 0", "limits.bank_seconds: must be more than 0, not 0"),
+        ("move_wall_seconds = 'x'", 'limits.move_wall_seconds: must be a number, not "x"'),
+        ("memory_mb = 8", "limits.memory_mb: must be at least 16, not 8"),
+        ("packages = 'numpy'", 'limits.packages: must be a list of package names, not "numpy"'),
+    ],
+)
+def test_limits_are_checked_by_the_schema(tmp_path: Path, limits: str, fragment: str) -> None:
+    assert fragment in error_of(tmp_path, f"seed = 1\n[limits]\n{limits}\n")
+
+
+def test_the_clock_limits_are_read(toy) -> None:
+    config = parse_tournament({"seed": 1, "games": ["toy-coins"], "limits": {"bank_seconds": 30, "move_wall_seconds": 2.5}})
+    assert (config.limits.bank_seconds, config.limits.move_wall_seconds) == (30.0, 2.5)
+    assert parse_tournament({"seed": 1, "games": ["toy-coins"]}).limits == Limits()
+
+
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        ("seed = true", "seed: must be an integer, not true"),
+        ("seed = -1", "seed: must be at least 0, not -1"),
+        ("seed = 1\nname = ' '", 'name: must be a non-empty string, not " "'),
+        ("seed = 1\nbackend = 'spark'", 'backend: must be one of local, dask, not "spark"'),
+        ("seed = 1\nplayers = [2, 'x']", 'players: must list int values, not "x"'),
+        ("seed = 1\nlimits = 3", "limits: must be a table, not 3"),
+        ("seed = 1\ngame = 3", "game: must hold one table per game ([game.<id>]), not 3"),
+        ("seed = 1\n[game.toy-coins]\noptions = []", "game.toy-coins.options: is an empty list"),
+        ("seed = 1\n[game.toy-coins]\noptions = [3]", "game.toy-coins.options[0]: must be a table of option = value, not 3"),
+        ("seed = 1\nformat = 'adaptive'\n[adaptive]\nindifference = -1",
+         "adaptive.indifference: must be a number of mu points, 0 or more, not -1"),
+    ],
+)
+def test_each_mistake_is_one_sentence_naming_the_key(toy, tmp_path: Path, text: str, message: str) -> None:
+    assert message in error_of(tmp_path, text)
+
+
+def test_an_unknown_key_names_the_keys_allowed_in_its_table(toy, tmp_path: Path) -> None:
+    message = error_of(tmp_path, "seed = 1\n[game.toy-coins]\nplayer = [2]")
+    assert message.endswith("game.toy-coins.player: unknown key (allowed here: players, options, games_per_pairing, bots)")

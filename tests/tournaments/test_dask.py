@@ -224,7 +224,7 @@ def test_asking_for_dask_without_it_is_one_line_saying_how_to_install_it(toys, t
     with pytest.raises(UserError, match="the dask backend needs Dask, which is not installed here: pip install dask distributed"):
         run(f"sqlite:///{tmp_path / 'l.db'}", toy_config(bots=["random", "greedy"], game={}, backend="dask"))
     script = ("import sys; sys.modules['distributed'] = None; sys.argv = ['ladder', 'run', 'tournaments/quick.toml', "
-              "'--backend', 'dask']; from ladder.cli import main; main()")
+              "'--backend', 'dask']; from cli.app import main; main()")
     done = subprocess.run([sys.executable, "-c", script], cwd=ROOT, capture_output=True, text=True, timeout=120,
                           env={**os.environ, "COLUMNS": "300", "LADDER_RESULTS": str(tmp_path / "results")})
     assert done.returncode == 2 and "Traceback" not in done.stderr
@@ -368,12 +368,12 @@ def test_the_cli_runs_a_file_on_dask(tmp_path: Path) -> None:
     (tmp_path / "tiny.toml").write_text('seed = 4\ngames = ["elfer-raus"]\nbots = ["random", "thumb"]\nplayers = [2]\n'
                                         'games_per_pairing = 2\nbackend = "dask"\nworkers = 2\n')
     env = {**os.environ, "COLUMNS": "300", "LADDER_RESULTS": str(tmp_path / "results")}
-    done = subprocess.run([sys.executable, "-m", "ladder.cli", "run", "tiny.toml", "--no-progress", "--no-rankings",
+    done = subprocess.run([sys.executable, "-m", "cli", "run", "tiny.toml", "--no-progress", "--no-rankings",
                            "--db", f"sqlite:///{tmp_path / 'l.db'}"], cwd=tmp_path, capture_output=True, text=True,
                           timeout=300, env=env)
     assert done.returncode == 0, done.stderr
     assert "complete, 4 of 4 matches recorded" in done.stdout and "on Dask at tcp://" in done.stdout
-    bad = subprocess.run([sys.executable, "-m", "ladder.cli", "run", "tiny.toml", "--scheduler", "tcp://127.0.0.1:1",
+    bad = subprocess.run([sys.executable, "-m", "cli", "run", "tiny.toml", "--scheduler", "tcp://127.0.0.1:1",
                           "--backend", "local"], cwd=tmp_path, capture_output=True, text=True, timeout=120, env=env)
     assert bad.returncode == 2 and len(bad.stderr.strip().splitlines()) == 1
     assert "--scheduler names a Dask scheduler" in bad.stderr

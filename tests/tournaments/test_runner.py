@@ -15,7 +15,7 @@ import pytest
 from sqlmodel import Session, select
 
 from ladder import ratings
-from ladder.commands.dbview import version_names
+from cli.commands.dbview import version_names
 from ladder.errors import UserError
 from ladder.storage import BenchRow, MatchRow, SeatResultRow, TournamentRow, open_database
 from tests.tournaments.stored import count_rows

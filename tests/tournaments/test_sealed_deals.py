@@ -15,8 +15,8 @@ from pathlib import Path
 import pytest
 from sqlmodel import Session, select
 
-from ladder.commands.tournament_list import reveal_secret
-from ladder.commands.tournament_list import tournaments as list_tournaments
+from cli.commands.tournament_list import reveal_secret
+from cli.commands.tournament_list import tournaments as list_tournaments
 from ladder.deals import DealSecret
 from ladder.errors import UserError
 from ladder.storage import MatchRow, SeatResultRow, TournamentRow, open_database

@@ -10,18 +10,20 @@ import typer
 from rich.console import Console
 from rich.table import Table
 from rich.text import Text
+from sqlmodel import select
 
-from ladder.commands.dbview import (
+from cli.commands.dbview import (
     DbOption,
     VersionName,
     compact_table,
     database,
     failure_blocks,
-    ordinal,
     tournament_names,
     version_names,
     versions_of,
 )
+from ladder.storage import MatchRow, SeatResultRow
+from ladder.summary import ordinal
 from ladder.text import clean_text
 
 if TYPE_CHECKING:
@@ -72,9 +74,9 @@ def _newest_matches(session: Session, bot: str | None, game: str | None, tournam
     """The ``limit`` newest matches that pass the filters, as rows of (id, tournament id, game, players, seed,
     status, error, seconds, finished, key)."""
     from sqlalchemy import select as sa_select
-    from sqlmodel import col, select
+    from sqlmodel import col
 
-    from ladder.storage import MatchRow, SeatResultRow
+    from ladder.storage import SeatResultRow
 
     # SQLAlchemy's own select: SQLModel's is typed for at most four columns
     query = sa_select(col(MatchRow.id), col(MatchRow.tournament_id), col(MatchRow.game), col(MatchRow.num_players),
@@ -95,7 +97,7 @@ def _newest_matches(session: Session, bot: str | None, game: str | None, tournam
 
 def _seats_by_match(session: Session, ids: list[int]) -> dict[int, list[SeatResultRow]]:
     """The seats of the matches ``ids``, in seat order, by match id."""
-    from sqlmodel import col, select
+    from sqlmodel import col
 
     from ladder.storage import SeatResultRow
 

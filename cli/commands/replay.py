@@ -10,10 +10,12 @@ from typing import TYPE_CHECKING, Annotated, Any, NoReturn
 import typer
 from rich.console import Console
 from rich.text import Text
+from sqlmodel import select
 
+from cli.commands.dbview import DbOption, database, failure_lines, find_match, version_names
 from engine import IllegalActionError, get_game
-from ladder.commands.dbview import DbOption, database, failure_lines, find_match, ordinal, version_names
 from ladder.errors import UserError
+from ladder.summary import ordinal
 
 if TYPE_CHECKING:
     from engine.core import Game, State
@@ -94,7 +96,7 @@ def replay(
 def _recorded(db: str | None, match_ref: str) -> tuple[MatchRow, Sequence[SeatResultRow], list[str]]:
     """The match meant by ``match_ref``, its seats in seat order and the bot at each seat ("?" for a version
     no longer in the database)."""
-    from sqlmodel import col, select
+    from sqlmodel import col
 
     from ladder.storage import SeatResultRow
 

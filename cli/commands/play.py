@@ -14,8 +14,8 @@ from rich.table import Table
 from rich.text import Text
 from tqdm import tqdm
 
+from cli.commands.dbview import compact_table
 from engine import Game, get_game
-from ladder.commands.dbview import compact_table
 from ladder.match import MatchOutcome, MatchSpec, play_match
 from ladder.players import PlayerPool, is_builtin
 from ladder.sandbox import SandboxLimits, allowed_packages

@@ -6,13 +6,12 @@ import time
 
 from rich.console import Console
 
-from ladder.commands.dbview import DbOption, database
+from cli.commands.dbview import DbOption, database
+from ladder import ratings
 
 
 def rerate(db: DbOption = None) -> None:
     """Recompute every TrueSkill rating from the matches (the source of truth) and store them."""
-    from ladder import ratings
-
     with database(db) as session:
         tick = time.perf_counter()
         rated = ratings.rerate(session)

@@ -12,7 +12,7 @@ from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 
-from ladder.commands.tables import fitted_table, label_column, number_column, print_table
+from cli.commands.tables import fitted_table, label_column, number_column, print_table
 from ladder.sandbox import (
     LAYERS,
     LayerStatus,

@@ -10,9 +10,10 @@ import typer
 from rich.console import Console
 from rich.markup import escape
 
-from ladder.commands.dbview import DbOption, database, versions_of
-from ladder.commands.tables import fitted_table, number_column, print_table
+from cli.commands.dbview import DbOption, database, versions_of
+from cli.commands.tables import fitted_table, number_column, print_table
 from ladder.errors import UserError
+from ladder.storage import MatchRow, SeatResultRow
 
 
 def h2h(
@@ -27,7 +28,6 @@ def h2h(
     from sqlmodel import col
 
     from ladder.ratings import facts_of
-    from ladder.storage import MatchRow, SeatResultRow
 
     with database(db) as session:
         a_versions, b_versions = set(versions_of(session, first)), set(versions_of(session, second))

@@ -47,9 +47,9 @@ import typer
 from rich.console import Console
 
 from bots.base import MatchStart
+from cli.commands.bench import machine
+from cli.commands.tables import fitted_table, number_column, print_table
 from engine import Game, all_games, get_game
-from ladder.commands.bench import machine
-from ladder.commands.tables import fitted_table, number_column, print_table
 from ladder.match import MatchSpec, play_match
 from ladder.players import PlayerPool, builtin_player, current_cpu
 from ladder.sandbox import BotProcess, SandboxLimits, check_layers, default_layers

@@ -10,9 +10,10 @@ import typer
 from rich.console import Console
 from rich.markup import escape
 
-from ladder.commands.dbview import DbOption, database
+from cli.commands.dbview import DbOption, database
 from ladder.errors import UserError
 from ladder.paths import results_dir
+from ladder.report.site import write_site
 
 
 def report(
@@ -22,8 +23,6 @@ def report(
 ) -> None:
     """Write a static website from the database: every leaderboard, a page per bot, head-to-head matrices,
     tournaments, and a replay viewer for every match. Plain files: open index.html from disk or serve the folder."""
-    from ladder.report.site import write_site
-
     target = out if out is not None else results_dir() / "report"
     if target.exists() and not target.is_dir():
         raise UserError(f"--out {target}: that is a file; give a folder (it is created if missing)")

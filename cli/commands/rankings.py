@@ -9,22 +9,21 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterable
-from typing import TYPE_CHECKING, Annotated, Any
+from typing import Annotated, Any
 
 import typer
 from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 from rich.text import Text
+from sqlmodel import Session, select
 
-from ladder.commands.dbview import DbOption, VersionName, compact_table, database, latest_version_ids, version_names
+from cli.commands.dbview import DbOption, VersionName, compact_table, database, latest_version_ids, version_names
+from ladder import certainty, ratings
+from ladder.certainty import OverallInterval, PairState, PoolCertainty, Verdict
 from ladder.errors import UserError
-
-if TYPE_CHECKING:
-    from sqlmodel import Session
-
-    from ladder.certainty import OverallInterval, PoolCertainty
-    from ladder.ratings import RatingSet
+from ladder.ratings import RatingSet
+from ladder.storage import TournamentRow
 
 
 def _pool_title(pool: str, rated: RatingSet) -> str:
@@ -78,22 +77,16 @@ def pool_table(pool: str, rated: RatingSet, names: dict[int, VersionName], sure:
 
 def verdict_line(sure: PoolCertainty) -> str:
     """The pool's one-word verdict (settled / not yet) and its reason, for under its table."""
-    from ladder.certainty import Verdict
-
     style = "green" if sure.verdict is Verdict.SETTLED else "yellow"
     return f"[bold {style}]{sure.verdict.value}[/]: {escape(sure.reason)}\n"
 
 
 def _pair_cell(pair: Any) -> str:
-    from ladder.certainty import PairState
-
     shown = f"{pair.p_order:.0%}" if 0.005 <= pair.p_order < 0.995 else f"{pair.p_order:.1%}"
     return shown + ("=" if pair.state is PairState.EQUAL else "")
 
 
 def overall_table(rated: RatingSet, names: dict[int, VersionName], spread: dict[int, OverallInterval]) -> Table:
-    from ladder import ratings
-
     table = compact_table("Overall, across games", ratings.OVERALL_METHOD +
                           "; 95% interval: the score when each pool's skills are drawn from their ratings")
     for column in ("rank", "bot", "version", "overall score", "95% interval", "pools played", "mean mu-3σ"):
@@ -116,8 +109,6 @@ def overall_table(rated: RatingSet, names: dict[int, VersionName], spread: dict[
 def rankings_json(rated: RatingSet, names: dict[int, VersionName], pools: Iterable[str],
                   sure: dict[str, PoolCertainty] | None = None, spread: dict[int, OverallInterval] | None = None) -> dict[str, Any]:
     """The tables as JSON; ``sure`` and ``spread`` (the certainty, at the defaults when not given)."""
-    from ladder import certainty, ratings
-
     pools = list(pools)
     labels = {version: name.bot for version, name in names.items()}
     sure = sure or {pool: certainty.assess(rated.table(pool), pool, names=labels) for pool in pools}
@@ -171,9 +162,8 @@ def rankings_json(rated: RatingSet, names: dict[int, VersionName], pools: Iterab
 
 def tournament_id(session: Session, ref: str) -> int:
     """A tournament by id (``3``) or by name (the latest of that name)."""
-    from sqlmodel import col, select
+    from sqlmodel import col
 
-    from ladder.storage import TournamentRow
 
     rows = session.exec(select(TournamentRow).order_by(col(TournamentRow.id))).all()
     found = [row.id for row in rows if str(row.id) == ref or row.name == ref]
@@ -186,8 +176,6 @@ def tournament_id(session: Session, ref: str) -> int:
 def filtered_ratings(session: Session, tournament: str | None, latest_versions: bool) -> RatingSet:
     """Ratings computed now from the matches of one tournament and/or among the latest version of every bot
     (a match with an older version of any of its bots is left out)."""
-    from ladder import ratings
-
     facts = ratings.load_match_facts(session)
     if tournament is not None:
         wanted = tournament_id(session, tournament)
@@ -204,8 +192,6 @@ def print_rankings(session: Session, games: list[str] | None = None, console: Co
     """Print the leaderboard of each pool of ``games`` (all when None), then the overall table
     (by default only when every game is shown). ``rated``: ratings computed from a chosen set of matches
     (``scope`` says which), instead of every match's."""
-    from ladder import ratings
-
     console = console or Console()
     fresh = True
     if rated is None:
@@ -235,7 +221,7 @@ def _shown_pools(rated: RatingSet, games: list[str] | None, scope: str) -> list[
     if not rated.pools():
         if scope:
             raise UserError(f"no rated match {scope}")
-        raise UserError("no rated match yet in this database; run a tournament first: `ladder run tournaments/quick.toml`")
+        raise UserError("no rated match yet in this database; run a tournament first: `ladder run quick`")
     pools = [pool for pool in rated.pools() if games is None or pool.partition("/")[0] in games]
     if not pools:
         rated_games = sorted({pool.partition("/")[0] for pool in rated.pools()})

@@ -12,8 +12,8 @@ from typing import Annotated
 import typer
 from rich.console import Console
 
+from cli.commands.tables import fitted_table, number_column, print_table
 from engine import Game, all_games, get_game
-from ladder.commands.tables import fitted_table, number_column, print_table
 
 
 @dataclass(frozen=True)

@@ -6,21 +6,21 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated, Any
+from typing import Annotated, Any
 
 import typer
 from rich import box
 from rich.table import Table
 from rich.text import Text
+from sqlalchemy.engine import make_url
+from sqlalchemy.exc import ArgumentError
+from sqlmodel import Session, select
 
+from cli.commands.tables import phrase_lines
 from ladder.errors import UserError
+from ladder.paths import default_db_url
+from ladder.storage import BotRow, BotVersionRow, MatchRow, TournamentRow, session_for
 from ladder.text import clean_text
-from ladder.summary import ordinal
-
-if TYPE_CHECKING:  # the database modules are imported when a command runs: `ladder --help` stays fast
-    from sqlmodel import Session
-
-    from ladder.storage import MatchRow
 
 DbOption = Annotated[
     str | None,
@@ -30,11 +30,6 @@ DbOption = Annotated[
 
 def check_database_exists(url: str | None) -> None:
     """A read-only command never creates a database: a SQLite file that is not there is one clear line."""
-    from sqlalchemy.engine import make_url
-    from sqlalchemy.exc import ArgumentError
-
-    from ladder.paths import default_db_url
-
     shown = url or default_db_url()
     try:
         parsed = make_url(shown)
@@ -45,14 +40,12 @@ def check_database_exists(url: str | None) -> None:
     if not Path(parsed.database).is_file():
         where = "" if url else " (the default; choose another with --db or $LADDER_DB)"
         raise UserError(f"the database {parsed.database} does not exist{where}; check the path, or run a tournament "
-                        f"first: `ladder run tournaments/quick.toml`")
+                        f"first: `ladder run quick`")
 
 
 @contextmanager
 def database(url: str | None, must_exist: bool = True) -> Iterator[Session]:
     """A session on the ladder's database; by default one that exists (reading never creates files)."""
-    from ladder.storage import session_for
-
     if must_exist:
         check_database_exists(url)
     with session_for(url) as session:
@@ -78,20 +71,12 @@ class VersionName:
 
 
 def version_names(session: Session) -> dict[int, VersionName]:
-    from sqlmodel import select
-
-    from ladder.storage import BotRow, BotVersionRow
-
     rows = session.exec(select(BotVersionRow, BotRow).join(BotRow, BotRow.id == BotVersionRow.bot_id)).all()
     return {v.id: VersionName(v.id, b.name, v.version, v.content_hash) for v, b in rows if v.id is not None}
 
 
 def latest_version_ids(session: Session) -> set[int]:
     """The latest version of every bot (the highest version id of each)."""
-    from sqlmodel import select
-
-    from ladder.storage import BotVersionRow
-
     latest: dict[int, int] = {}
     for version_id, bot_id in session.exec(select(BotVersionRow.id, BotVersionRow.bot_id)).all():
         latest[bot_id] = max(latest.get(bot_id, 0), version_id or 0)
@@ -110,10 +95,6 @@ def versions_of(session: Session, ref: str) -> list[int]:
 
 def find_match(session: Session, ref: str) -> MatchRow:
     """A match by id (``42``) or by key (``c0/elevenses/o0/2p/d3/...``; the latest tournament's if several)."""
-    from sqlmodel import select
-
-    from ladder.storage import MatchRow
-
     match = None
     if ref.isdigit():
         match = session.get(MatchRow, int(ref))
@@ -127,10 +108,6 @@ def find_match(session: Session, ref: str) -> MatchRow:
 
 
 def tournament_names(session: Session) -> dict[int, str]:
-    from sqlmodel import select
-
-    from ladder.storage import TournamentRow
-
     return {t.id: f"{t.name} #{t.id}" for t in session.exec(select(TournamentRow)).all() if t.id is not None}
 
 
@@ -164,8 +141,6 @@ def failure_blocks(failed: list[tuple[int, dict[str, Any]]]) -> list[Text]:
 
 def compact_table(title: str, caption: str | None = None) -> Table:
     """A table with a rule under the header, two spaces between columns, its caption broken between phrases
-    (so that it fits 80 columns). New tables use :mod:`ladder.commands.tables`, which also keeps numbers whole."""
-    from ladder.commands.tables import phrase_lines
-
+    (so that it fits 80 columns). New tables use :mod:`cli.commands.tables`, which also keeps numbers whole."""
     shown = "\n".join(phrase_lines(caption, 78)) if caption else None
     return Table(title=title, caption=shown, box=box.SIMPLE_HEAD, show_edge=False, pad_edge=False, padding=(0, 1, 0, 0))

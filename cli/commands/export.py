@@ -15,11 +15,13 @@ from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 from rich.console import Console
+from sqlmodel import select
 
-from ladder.commands.dbview import DbOption, VersionName, database, tournament_names, version_names
-from ladder.commands.rankings import rankings_json
+from cli.commands.dbview import DbOption, VersionName, database, tournament_names, version_names
+from cli.commands.rankings import rankings_json
 from ladder.errors import UserError
 from ladder.paths import results_dir
+from ladder.storage import MatchRow, SeatResultRow, unpack_actions
 
 if TYPE_CHECKING:
     from sqlmodel import Session
@@ -76,10 +78,10 @@ class _Recorded:
     def read(cls, session: Session, actions: bool) -> _Recorded:
         """Read the export from ``session`` (the packed action logs only with ``actions``: they are the bulk)."""
         from sqlalchemy import select as sa_select
-        from sqlmodel import col, select
+        from sqlmodel import col
 
         from ladder import ratings
-        from ladder.storage import MatchRow, SeatResultRow
+        from ladder.storage import SeatResultRow
 
         names = version_names(session)
         tournaments = tournament_names(session)
@@ -111,7 +113,6 @@ class _Recorded:
 
     def json(self, actions: bool) -> str:
         """Every match with its seats (and, with ``actions``, its action log), then the ratings."""
-        from ladder.storage import unpack_actions
 
         listed: list[dict[str, Any]] = []
         for m in self.matches:

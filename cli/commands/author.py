@@ -4,19 +4,18 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated, Any
+from typing import Annotated, Any
 
 import typer
 from rich.console import Console
 from rich.markup import escape
 
-from ladder.commands.dbview import DbOption, database
-from ladder.commands.tables import fitted_table, number_column, print_table
+from cli.commands.dbview import DbOption, database
+from cli.commands.tables import fitted_table, number_column, print_table
 from ladder.errors import UserError
 from ladder.paths import results_dir
-
-if TYPE_CHECKING:
-    from ladder.report.data import ReportData, VersionInfo
+from ladder.report import data as reportdata
+from ladder.report.data import ReportData, VersionInfo, load
 
 BotArgument = Annotated[str, typer.Argument(metavar="NAME", help="A bot name (every version), or name@hash.")]
 ReportOption = Annotated[Path | None, typer.Option("--report", metavar="DIR", help="Where `ladder report` writes the site (default: results/report).")]
@@ -24,8 +23,6 @@ JsonOption = Annotated[bool, typer.Option("--json", help="Print it as JSON.")]
 
 
 def _load(db: str | None, ref: str) -> tuple[ReportData, list[VersionInfo]]:
-    from ladder.report.data import load
-
     with database(db) as session:
         data = load(session)
     found = data.versions_named(ref)
@@ -66,7 +63,6 @@ def bot(
 def _version_json(data: ReportData, info: VersionInfo, site: Path, failures: int) -> dict[str, Any]:
     """One bot version as --json shows it: who, its record, its place in every pool, its latest ``failures``
     failures and where the report shows it."""
-    from ladder.report import data as reportdata
 
     standings = []
     for pool in data.rated.pools():

@@ -6,8 +6,8 @@ from rich.console import Console
 from rich.markup import escape
 
 from bots.registry import bots_for_game
+from cli.commands.tables import fitted_table, label_column, number_column, print_table
 from engine import all_games
-from ladder.commands.tables import fitted_table, label_column, number_column, print_table
 
 
 def games() -> None:

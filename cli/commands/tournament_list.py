@@ -11,21 +11,18 @@ from __future__ import annotations
 
 import json
 from collections import Counter
-from typing import TYPE_CHECKING, Annotated, Any
+from typing import Annotated, Any
 
 import typer
 from rich.console import Console
 from rich.markup import escape
+from sqlmodel import Session, select
 
-from ladder.commands.dbview import DbOption, database, latest_version_ids
-from ladder.commands.tables import fitted_table, label_column, number_column, print_table
+from cli.commands.dbview import DbOption, database, latest_version_ids
+from cli.commands.tables import fitted_table, label_column, number_column, print_table
 from ladder.errors import UserError
+from ladder.storage import BenchRow, MatchRow, SeatResultRow, TournamentRow, live_state, utcnow
 from ladder.text import clean_text
-
-if TYPE_CHECKING:
-    from sqlmodel import Session
-
-    from ladder.storage import TournamentRow
 
 
 def _deals(row: TournamentRow) -> str:
@@ -36,8 +33,6 @@ def _deals(row: TournamentRow) -> str:
 
 def reveal_secret(session: Session, tournament_id: int) -> TournamentRow:
     """End tournament ``tournament_id`` on purpose and reveal its secret (refused while it is running)."""
-    from ladder.storage import TournamentRow, live_state, utcnow
-
     row = session.get(TournamentRow, tournament_id)
     if row is None:
         raise UserError(f"no tournament #{tournament_id}; `ladder tournaments` lists them")
@@ -59,9 +54,9 @@ def tournaments(
     reveal: Annotated[int | None, typer.Option("--reveal", metavar="ID", help="End this stopped or incomplete tournament and reveal its deal secret (that secret never deals again; running its file again plays the missing matches from a new secret).")] = None,
 ) -> None:
     """List tournament runs: state (running, stopped, interrupted, complete, budget spent), progress and sealed deals."""
-    from sqlmodel import col, select
+    from sqlmodel import col
 
-    from ladder.storage import BenchRow, TournamentRow
+    from ladder.storage import TournamentRow
 
     with database(db) as session:
         if reveal is not None:
@@ -77,7 +72,7 @@ def tournaments(
         print(json.dumps(listed, indent=2))
         return
     if not listed:
-        Console().print("no tournament yet; run one: `ladder run tournaments/quick.toml`", highlight=False)
+        Console().print("no tournament yet; run one: `ladder run quick`", highlight=False)
         return
     _print_tournaments(listed)
 
@@ -85,9 +80,7 @@ def tournaments(
 def _match_counts(session: Session) -> dict[int, Counter[str]]:
     """Each tournament's matches counted by status, except that a match with an older version of one of its
     bots counts as "older versions" whatever its status."""
-    from sqlmodel import select
 
-    from ladder.storage import MatchRow, SeatResultRow
 
     latest = latest_version_ids(session)
     outdated = {match_id for match_id, version in session.exec(

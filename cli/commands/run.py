@@ -9,17 +9,20 @@ from typing import TYPE_CHECKING, Annotated, Any
 import typer
 from rich.console import Console
 
-from ladder.commands.dbview import DbOption, database
-from ladder.commands.rankings import print_rankings
+from cli.commands.dbview import DbOption, database
+from cli.commands.rankings import print_rankings
 from ladder.errors import UserError
 from ladder.text import clean_text
+from tournaments.backends import check_backend
+from tournaments.config import check_scheduler_address
+from tournaments.runner import RunOptions, plan_tournament, run_tournament
 
 if TYPE_CHECKING:
     from tournaments.runner import RunReport
 
 
 def run(
-    file: Annotated[str, typer.Argument(metavar="FILE", help="A tournament file, e.g. tournaments/quick.toml.")],
+    file: Annotated[str, typer.Argument(metavar="FILE", help="A tournament file (a path), or the name of a ready-made one shipped with the ladder: quick, overnight, known-order.")],
     hours: Annotated[float | None, typer.Option("--hours", help="Time budget: play cycles of the schedule until it is spent.")] = None,
     workers: Annotated[int | None, typer.Option("--workers", min=1, help="Worker processes (default: the file's, else one per core); with --backend dask and no --scheduler, the workers of the local cluster it starts.")] = None,
     backend: Annotated[str | None, typer.Option("--backend", metavar="local|dask", help="Where the matches are played: worker processes on this machine (local, the default) or a Dask cluster (dask; pip install \"card-ladder\\[dask]\").")] = None,
@@ -38,7 +41,6 @@ def run(
     Ctrl-C abandons them). Logs of every worker go to results/logs/.
     With --backend dask the matches are played on a Dask cluster (see docs/dask.md).
     """
-    from tournaments.runner import RunOptions, plan_tournament, run_tournament
 
     scheduler = _checked_options(hours, backend, scheduler)
     if dry_run:
@@ -71,8 +73,6 @@ def run(
 def _checked_options(hours: float | None, backend: str | None, scheduler: str | None) -> str | None:
     """Refuse options that cannot work together before anything starts; return the scheduler's address
     in its checked form."""
-    from tournaments.backends import check_backend
-    from tournaments.config import check_scheduler_address
 
     if hours is not None and hours <= 0:
         raise UserError(f"--hours must be more than 0, not {hours:g}")
