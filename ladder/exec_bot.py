@@ -26,6 +26,7 @@ from typing import Any
 from ladder import protocol
 from ladder.match import BotFailure
 from ladder.sandbox import BotProcess, SandboxLimits
+from ladder.statuses import FailureReason
 from ladder.submission import Manifest, Submission
 
 RUNTIME_FOLDERS = ("/usr/bin", "/bin", "/usr/local/bin", "/usr/share", "/etc/alternatives")
@@ -54,7 +55,7 @@ class ExecutableBotProcess(BotProcess):
     def request(self, message: dict[str, Any], timeout: float, what: str) -> dict[str, Any]:
         """The same contract as a Python bot's process: a reply the players understand, or :class:`BotFailure`."""
         if self.dead or self.popen is None:
-            raise BotFailure("crash", "the bot process is not running", self.stderr_tail())
+            raise BotFailure(FailureReason.CRASH, "the bot process is not running", self.stderr_tail())
         op = message["op"]
         deadline = time.monotonic() + max(0.0, timeout)
         if op == "hello":

@@ -49,6 +49,8 @@ import trueskill
 from sqlalchemy import delete, func, insert
 from sqlmodel import Session, select
 
+from ladder.pools import PoolKey
+from ladder.statuses import MatchStatus
 from ladder.storage import MatchRow, RatingHistoryRow, RatingRow, RatingStateRow, SeatResultRow, utcnow
 
 MU = 25.0
@@ -73,7 +75,8 @@ OVERALL_METHOD = (
 
 
 def pool_key(game: str, num_players: int) -> str:
-    return f"{game}/{num_players}p"
+    """The rating pool of a game at a table size, as text (see :class:`ladder.pools.PoolKey`)."""
+    return str(PoolKey(game, num_players))
 
 
 @dataclass(frozen=True)
@@ -450,7 +453,7 @@ def load_match_facts(session: Session, tournament_id: int | None = None) -> list
             SeatResultRow.rank, SeatResultRow.failure_reason,
         )
         .join(SeatResultRow, SeatResultRow.match_id == MatchRow.id)
-        .where(MatchRow.status == "played")
+        .where(MatchRow.status == MatchStatus.PLAYED)
         .order_by(MatchRow.id, SeatResultRow.seat)  # type: ignore[arg-type]
     )
     if tournament_id is not None:
@@ -488,7 +491,7 @@ def solitaire_ids() -> set[str]:
 def played_matches_marker(session: Session) -> tuple[int, int]:
     """(number of played matches, highest played match id): what the stored ratings are checked against."""
     count, last = session.exec(
-        select(func.count(MatchRow.id), func.max(MatchRow.id)).where(MatchRow.status == "played")
+        select(func.count(MatchRow.id), func.max(MatchRow.id)).where(MatchRow.status == MatchStatus.PLAYED)
     ).one()
     return int(count or 0), int(last or 0)
 

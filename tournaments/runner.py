@@ -76,7 +76,7 @@ import time
 from collections.abc import Iterator
 from concurrent.futures import FIRST_COMPLETED, BrokenExecutor, Executor, Future, wait
 from dataclasses import asdict, dataclass, field
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
 
@@ -92,6 +92,7 @@ from ladder.deals import DealSecret, bot_seed
 from ladder.errors import UserError
 from ladder.paths import results_dir
 from ladder.roster import Entrant, entrants_for_game, resolve
+from ladder.statuses import FailureReason, MatchStatus
 from ladder.storage import BenchRow, MatchRow, SeatResultRow, TournamentRow, open_database, utcnow
 from ladder.text import clean_text
 from tournaments.adaptive import WAIT, AdaptivePlanner, Wait
@@ -99,6 +100,7 @@ from tournaments.backends import check_backend
 from tournaments.config import TournamentConfig, check_scheduler_address, fingerprint, load_tournament
 from tournaments.executor import ExecutorLost, LocalPoolExecutor, TaskKilledWorkers, WorkerLost
 from tournaments.formats import GamePlan, ScheduledMatch, cycle_schedule, playable_counts, schedule_fingerprint_data
+from tournaments.tasks import MatchRecord, MatchTask
 from tournaments.worker import close_players, init_worker, play_task
 
 log = logging.getLogger("ladder.tournament")
@@ -159,8 +161,8 @@ class RunReport:
 @dataclass
 class _Finished:
     match: ScheduledMatch
-    status: str  # "played", "skipped" or "error"
-    record: dict[str, Any] | None = None
+    status: MatchStatus
+    record: MatchRecord | None = None
     error: str = ""
     attempts: int = 1
     benched_seats: dict[int, str] = field(default_factory=dict)
@@ -484,7 +486,7 @@ class TournamentRun:
         """Whether this run would play a match of ``row``: a time budget, more cycles, or missing matches."""
         if self.hours is not None or self.config.cycles > row.cycles:
             return True
-        done = set(self.session.exec(select(MatchRow.key).where(MatchRow.tournament_id == row.id, MatchRow.status != "error")).all())
+        done = set(self.session.exec(select(MatchRow.key).where(MatchRow.tournament_id == row.id, MatchRow.status != MatchStatus.ERROR)).all())
         return any(match.key not in done for number in range(max(row.cycles, 1)) for match in self.cycle(number))
 
     def _choose_tournament(self) -> TournamentRow | None:
@@ -558,8 +560,8 @@ class TournamentRun:
         self._set_cycles(target)
         self._repair(tid)
         recorded = dict(self.session.exec(select(MatchRow.key, MatchRow.status).where(MatchRow.tournament_id == tid)).all())
-        self.done = {key for key, status in recorded.items() if status != "error"}
-        self.error_keys = {key for key, status in recorded.items() if status == "error"}
+        self.done = {key for key, status in recorded.items() if status != MatchStatus.ERROR}
+        self.error_keys = {key for key, status in recorded.items() if status == MatchStatus.ERROR}
         self.benched: dict[tuple[int, str], str] = {
             (row.bot_version_id, row.pool): row.reason
             for row in self.session.exec(select(BenchRow).where(BenchRow.tournament_id == tid)).all()
@@ -695,14 +697,12 @@ class TournamentRun:
 
     def _task(self, match: ScheduledMatch) -> dict[str, Any]:
         spec = match.spec()
-        return {
-            "game": spec.game, "seats": list(spec.seats), "seed": spec.seed, "options": dict(spec.options),
-            "key": spec.key, "limits": asdict(self.config.limits),
-            "bot_seeds": [bot_seed(self.secret.value, match.key, seat) for seat in range(len(match.seats))],
-            "deal": match.deal,  # a bot process plays each deal once: it cannot remember it from another seat
-            "hashes": [entrant.content_hash for entrant in match.seats],  # the worker checks its bots are these
-            "retire": sorted(self.retired),  # bots with no match left to hand out: workers stop their idle processes
-        }
+        return MatchTask(
+            key=spec.key, game=spec.game, seats=spec.seats, seed=spec.seed, options=dict(spec.options),
+            limits=asdict(self.config.limits),
+            bot_seeds=tuple(bot_seed(self.secret.value, match.key, seat) for seat in range(len(match.seats))),
+            deal=match.deal, hashes=tuple(entrant.content_hash for entrant in match.seats), retire=tuple(sorted(self.retired)),
+        ).to_wire()
 
     def _count_unplayed(self, cycles: int, deadline: float | None) -> dict[str, int]:
         """Matches not yet handed out per bot reference (empty with a time budget: cycles keep coming)."""
@@ -758,7 +758,7 @@ class TournamentRun:
                            if (e.version_id, match.pool) in self.benched}
                 self._handed_out(match)
                 if benched:
-                    batch.append(_Finished(match, "skipped", benched_seats=benched))
+                    batch.append(_Finished(match, MatchStatus.SKIPPED, benched_seats=benched))
                     continue
                 in_flight[executor.submit(play_task, self._task(match))] = (match, 1)
                 submitted[match.cycle] = submitted.get(match.cycle, 0) + 1
@@ -773,19 +773,19 @@ class TournamentRun:
                 if future.cancelled():
                     continue
                 try:
-                    record = future.result()
+                    record = MatchRecord.from_wire(future.result())
                 except WorkerLost as error:
                     if attempt < self.config.limits.max_attempts:
                         log.warning("match %s: %s; retrying (attempt %d)", match.key, error, attempt + 1)
                         self.stats.retried_now += 1
                         in_flight[executor.submit(play_task, self._task(match))] = (match, attempt + 1)
                     else:
-                        batch.append(_Finished(match, "error", error=f"{error} (after {attempt} attempts)", attempts=attempt))
+                        batch.append(_Finished(match, MatchStatus.ERROR, error=f"{error} (after {attempt} attempts)", attempts=attempt))
                     continue
                 except TaskKilledWorkers as error:
                     log.error("match %s %s", match.key, error)
                     self._given_up += 1
-                    batch.append(_Finished(match, "error", error=f"the match {error}", attempts=error.attempts))
+                    batch.append(_Finished(match, MatchStatus.ERROR, error=f"the match {error}", attempts=error.attempts))
                     continue
                 except BrokenExecutor as error:
                     broken = f"{self._broken_message(error)}; see {self.stats.log_path}"
@@ -793,14 +793,14 @@ class TournamentRun:
                 except Exception as error:  # the match itself raised: an engine or worker bug, not a bot's
                     log.error("match %s raised %s: %s\n%s", match.key, type(error).__name__, clean_text(error, one_line=True),
                               clean_text(getattr(error, "remote_traceback", "")))
-                    batch.append(_Finished(match, "error", error=f"{type(error).__name__}: {error}", attempts=attempt))
+                    batch.append(_Finished(match, MatchStatus.ERROR, error=f"{type(error).__name__}: {error}", attempts=attempt))
                     continue
-                batch.append(_Finished(match, "played", record, attempts=attempt))
-                self.stats.busy_seconds += record["seconds"]
-                self.stats.cpu_seconds += record.get("cpu_seconds", 0.0)
+                batch.append(_Finished(match, MatchStatus.PLAYED, record, attempts=attempt))
+                self.stats.busy_seconds += record.seconds
+                self.stats.cpu_seconds += record.cpu_seconds
             if batch:
                 self._record(batch)
-                failures += sum(1 for item in batch if item.record is not None and item.record["failures"])
+                failures += sum(1 for item in batch if item.record is not None and item.record.failures)
                 progress.total = self.tournament.scheduled
                 progress.update(len(batch))
                 postfix = {}
@@ -838,14 +838,14 @@ class TournamentRun:
                 self._record_alone(item)
         for item in batch:
             self.recorded_now.add(item.match.key)
-            if item.status == "error":
+            if item.status is MatchStatus.ERROR:
                 self.error_keys.add(item.match.key)
             else:
                 self.error_keys.discard(item.match.key)
                 self.done.add(item.match.key)
-            self.stats.played_now += item.status == "played"
-            self.stats.skipped_now += item.status == "skipped"
-            self.stats.errors_now += item.status == "error"
+            self.stats.played_now += item.status is MatchStatus.PLAYED
+            self.stats.skipped_now += item.status is MatchStatus.SKIPPED
+            self.stats.errors_now += item.status is MatchStatus.ERROR
         self.stats.db_seconds += time.perf_counter() - tick
         self.stats.db_batches += 1
 
@@ -859,7 +859,7 @@ class TournamentRun:
             reason = f"its result could not be stored: {_error_line(error)}"
         log.error("match %s: %s; recorded as an error (a new run plays it again)", item.match.key, reason)
         self.stats.unstored += 1
-        item.status, item.record, item.error, item.benched_seats = "error", None, reason[:2000], {}
+        item.status, item.record, item.error, item.benched_seats = MatchStatus.ERROR, None, reason[:2000], {}
         self._write([item], {})  # plain ladder values only: if even this fails the database is unusable: stop
 
     def _write(self, batch: list[_Finished], new_benches: dict[tuple[int, str], str]) -> None:
@@ -901,9 +901,9 @@ class TournamentRun:
         limit = self.config.limits.bench_after_failures
         new: dict[tuple[int, str], str] = {}
         for item in batch:
-            if item.status != "played" or item.record is None:
+            if item.status is not MatchStatus.PLAYED or item.record is None:
                 continue
-            failures = {int(seat): f for seat, f in item.record["failures"].items()}
+            failures = item.record.failures
             for seat, entrant in enumerate(item.match.seats):
                 where = (entrant.version_id, item.match.pool)
                 if seat not in failures:
@@ -913,7 +913,7 @@ class TournamentRun:
                 if self.streaks[where] >= limit and where not in self.benched:
                     failure = failures[seat]
                     reason = clean_text(f"failed {self.streaks[where]} matches in a row in {item.match.pool}; last in "
-                                        f"{item.match.key}: {failure['reason']}: {failure['detail']}", one_line=True)[:1000]
+                                        f"{item.match.key}: {failure.reason}: {failure.detail}", one_line=True)[:1000]
                     self.benched[where] = reason
                     new[where] = reason
                     self.stats.benched[f"{entrant.label} in {item.match.pool}"] = reason
@@ -926,22 +926,22 @@ class TournamentRun:
         values: dict[str, Any] = {
             "tournament_id": self.tournament.id, "key": match.key, "cycle": match.cycle, "deal": match.deal,
             "game": match.game, "options_json": _json(dict(match.options)), "num_players": len(match.seats),
-            "seed": match.seed, "seats_json": _json([e.ref for e in match.seats]), "status": item.status,
-            "error": clean_text(item.error), "attempts": item.attempts, "started_at": None, "finished_at": datetime.now(timezone.utc),
+            "seed": match.seed, "seats_json": _json([e.ref for e in match.seats]), "status": item.status.value,
+            "error": clean_text(item.error), "attempts": item.attempts, "started_at": None, "finished_at": datetime.now(UTC),
             "seconds": 0.0, "think_json": "[]", "details_json": "{}", "action_count": 0, "actions_z": b"", "worker": "",
         }
         if record is not None:
-            started = datetime.fromisoformat(record["started_at"])
+            started = record.started_at
             values.update(
-                started_at=started, finished_at=started + timedelta(seconds=record["seconds"]), seconds=record["seconds"],
-                think_json=_json(record["think"]), details_json=_json(record["details"]), actions_z=record["actions_z"],
-                action_count=record["action_count"], worker=record["worker"],
+                started_at=started, finished_at=started + timedelta(seconds=record.seconds), seconds=record.seconds,
+                think_json=_json(list(record.think)), details_json=_json(record.details), actions_z=record.actions_z,
+                action_count=record.action_count, worker=record.worker,
             )
         return values
 
     def _seat_values(self, item: _Finished, match_id: int) -> list[dict[str, Any]]:
         """The column values of the match's seat rows: score, rank, and the failure if any."""
-        failures = {int(seat): f for seat, f in (item.record or {}).get("failures", {}).items()}
+        failures = item.record.failures if item.record is not None else {}
         seats = []
         for seat, entrant in enumerate(item.match.seats):
             values: dict[str, Any] = {
@@ -949,16 +949,16 @@ class TournamentRun:
                 "failure_reason": None, "failure_detail": "", "stderr_tail": "", "at_action": None,
             }
             if item.record is not None:
-                values["score"] = float(item.record["scores"][seat])
-                values["rank"] = int(item.record["ranks"][seat])
-                stderr = item.record.get("stderr") or []
+                values["score"] = float(item.record.scores[seat])
+                values["rank"] = int(item.record.ranks[seat])
+                stderr = item.record.stderr
                 values["stderr_tail"] = str(stderr[seat])[-4000:] if seat < len(stderr) else ""
             failure = failures.get(seat)
             if failure is not None:
-                values.update(failure_reason=failure["reason"], failure_detail=clean_text(failure["detail"])[:2000],
-                              stderr_tail=clean_text(failure["stderr_tail"])[-4000:], at_action=failure["at_action"])
+                values.update(failure_reason=failure.reason, failure_detail=clean_text(failure.detail)[:2000],
+                              stderr_tail=clean_text(failure.stderr_tail)[-4000:], at_action=failure.at_action)
             elif seat in item.benched_seats:
-                values.update(failure_reason="benched", failure_detail=clean_text(item.benched_seats[seat])[:2000])
+                values.update(failure_reason=FailureReason.BENCHED.value, failure_detail=clean_text(item.benched_seats[seat])[:2000])
             seats.append(values)
         return seats
 
@@ -1026,7 +1026,7 @@ def plan_tournament(source: str | Path | TournamentConfig, db_url: str | None = 
         run.done = set()
         if existing is not None:
             run.done = {key for key, status in run.session.exec(
-                select(MatchRow.key, MatchRow.status).where(MatchRow.tournament_id == existing.id)).all() if status != "error"}
+                select(MatchRow.key, MatchRow.status).where(MatchRow.tournament_id == existing.id)).all() if status != MatchStatus.ERROR}
         missing = [match for number in range(cycles) for match in run.cycle(number) if match.key not in run.done]
         to_play: dict[str, int] = {}
         for match in missing:
@@ -1037,7 +1037,7 @@ def plan_tournament(source: str | Path | TournamentConfig, db_url: str | None = 
             game, _, players = key.partition(" ")
             mean, stored = run.session.exec(
                 select(func.avg(MatchRow.seconds), func.count(MatchRow.id))
-                .where(MatchRow.game == game, MatchRow.num_players == int(players.rstrip("p")), MatchRow.status == "played")
+                .where(MatchRow.game == game, MatchRow.num_players == int(players.rstrip("p")), MatchRow.status == MatchStatus.PLAYED)
             ).one()
             if stored:
                 seconds += float(mean) * count

@@ -13,9 +13,11 @@ from rich import box
 from rich.table import Table
 from rich.text import Text
 
+from ladder.botref import BotRef
 from ladder.errors import UserError
+from ladder.statuses import FailureReason
+from ladder.summary import ordinal as ordinal  # re-exported: the commands use it with the other views
 from ladder.text import clean_text
-from ladder.summary import ordinal
 
 if TYPE_CHECKING:  # the database modules are imported when a command runs: `ladder --help` stays fast
     from sqlmodel import Session
@@ -100,8 +102,8 @@ def latest_version_ids(session: Session) -> set[int]:
 
 def versions_of(session: Session, ref: str) -> list[int]:
     """The version ids a user means by ``ref``: a bot name (every version), or ``name@hashprefix``."""
-    name, _, prefix = ref.partition("@")
-    found = [v.version_id for v in version_names(session).values() if v.bot == name and v.content_hash.startswith(prefix)]
+    wanted = BotRef.parse(ref)
+    found = [v.version_id for v in version_names(session).values() if wanted.matches_version(v.bot, v.content_hash)]
     if not found:
         known = sorted({v.bot for v in version_names(session).values()})
         raise UserError(f"no bot {ref!r} in the database; bots: {', '.join(known) or 'none yet'}")
@@ -153,7 +155,7 @@ def failure_blocks(failed: list[tuple[int, dict[str, Any]]]) -> list[Text]:
     blocks = []
     benched_told: set[str | None] = set()
     for match_id, seat in failed:
-        if seat["failure"] == "benched":
+        if seat["failure"] == FailureReason.BENCHED:
             if seat["bot"] in benched_told:
                 continue
             benched_told.add(seat["bot"])

@@ -13,6 +13,7 @@ from rich.markup import escape
 from ladder.commands.dbview import DbOption, database, versions_of
 from ladder.commands.tables import fitted_table, number_column, print_table
 from ladder.errors import UserError
+from ladder.statuses import MatchStatus
 
 
 def h2h(
@@ -35,7 +36,7 @@ def h2h(
             select(MatchRow.id, MatchRow.tournament_id, MatchRow.game, MatchRow.num_players, MatchRow.deal,
                    SeatResultRow.bot_version_id, SeatResultRow.score, SeatResultRow.rank)
             .join(SeatResultRow, SeatResultRow.match_id == MatchRow.id)
-            .where(MatchRow.status == "played", SeatResultRow.bot_version_id.in_(a_versions | b_versions))  # type: ignore[attr-defined]
+            .where(MatchRow.status == MatchStatus.PLAYED, SeatResultRow.bot_version_id.in_(a_versions | b_versions))  # type: ignore[attr-defined]
         )
         if game:
             query = query.where(MatchRow.game == game)

@@ -12,7 +12,7 @@ from rich.text import Text
 from engine import IllegalActionError, get_game
 from ladder.commands.dbview import DbOption, database, failure_lines, find_match, ordinal, version_names
 from ladder.errors import UserError
-from ladder.text import clean_text
+from ladder.statuses import MatchStatus
 
 MAX_LEGAL_SHOWN = 40  # a long list of legal actions is cut here (the chosen one is always shown)
 
@@ -70,7 +70,7 @@ def replay(
         names = version_names(session)
     who = [names[s.bot_version_id].bot if s.bot_version_id in names else "?" for s in seats]
     failures = [s for s in seats if s.failure_reason]
-    if match.status != "played":
+    if match.status != MatchStatus.PLAYED:
         if not as_json:
             for s in failures:
                 console.print(failure_lines(match.id, s.seat, who[s.seat], s.failure_reason or "", s.failure_detail, s.stderr_tail))

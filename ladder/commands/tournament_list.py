@@ -20,6 +20,7 @@ from rich.markup import escape
 from ladder.commands.dbview import DbOption, database, latest_version_ids
 from ladder.commands.tables import fitted_table, label_column, number_column, print_table
 from ladder.errors import UserError
+from ladder.statuses import MatchStatus
 from ladder.text import clean_text
 
 if TYPE_CHECKING:
@@ -59,7 +60,6 @@ def tournaments(
     reveal: Annotated[int | None, typer.Option("--reveal", metavar="ID", help="End this stopped or incomplete tournament and reveal its deal secret (that secret never deals again; running its file again plays the missing matches from a new secret).")] = None,
 ) -> None:
     """List tournament runs: state (running, stopped, interrupted, complete, budget spent), progress and sealed deals."""
-    from sqlalchemy import func
     from sqlmodel import select
 
     from ladder.storage import BenchRow, MatchRow, SeatResultRow, TournamentRow, live_state
@@ -82,8 +82,8 @@ def tournaments(
     listed = [
         {
             "id": row.id, "name": row.name, "file": row.file, "seed": row.seed, "state": live_state(row),
-            "scheduled": row.scheduled, "cycles": row.cycles, "played": counts.get(row.id, Counter())["played"],
-            "skipped": counts.get(row.id, Counter())["skipped"], "errors": counts.get(row.id, Counter())["error"],
+            "scheduled": row.scheduled, "cycles": row.cycles, "played": counts.get(row.id, Counter())[MatchStatus.PLAYED],
+            "skipped": counts.get(row.id, Counter())[MatchStatus.SKIPPED], "errors": counts.get(row.id, Counter())[MatchStatus.ERROR],
             "older_versions": counts.get(row.id, Counter())["older versions"],
             "benched": benched[row.id], "created": row.created_at.isoformat(timespec="seconds"),
             "updated": row.updated_at.isoformat(timespec="seconds"),
