@@ -92,7 +92,7 @@ class ExecutableBotProcess(BotProcess):
                     return line
                 continue
             if len(buffer) > limit:
-                self._die("garbage", f"a reply line longer than {limit:,} bytes (while {what})")
+                self._die(FailureReason.GARBAGE, f"a reply line longer than {limit:,} bytes (while {what})")
             buffer += self._next_chunk(deadline, what)
 
     def _choice(self, line: bytes, legal: list[dict[str, Any]]) -> dict[str, Any]:
@@ -101,7 +101,7 @@ class ExecutableBotProcess(BotProcess):
             value = json.loads(line.decode("utf-8"), parse_constant=_not_json)
             protocol.check_depth(value)
         except (UnicodeDecodeError, ValueError, RecursionError):
-            self._die("garbage", f"a reply line that is not JSON: {line[:200]!r}")
+            self._die(FailureReason.GARBAGE, f"a reply line that is not JSON: {line[:200]!r}")
         if isinstance(value, dict) and set(value) == {"index"}:
             value = value["index"]
         if isinstance(value, int) and not isinstance(value, bool):
@@ -114,7 +114,7 @@ class ExecutableBotProcess(BotProcess):
                 if candidate == action:
                     return {"index": index}
             return {"illegal": json.dumps(action)[:300]}
-        self._die("garbage", f"a reply that is neither an index nor an action: {line[:200]!r}")
+        self._die(FailureReason.GARBAGE, f"a reply that is neither an index nor an action: {line[:200]!r}")
 
     def close(self) -> None:
         """The program is not told anything more: its stdin closes when it is killed."""

@@ -84,6 +84,7 @@ def builtin_entrant(session: Session, name: str) -> Entrant:
         select(BotVersionRow).where(BotVersionRow.bot_id == bot.id, BotVersionRow.content_hash == content_hash)
     ).first()
     if version is None:
+        assert bot.id is not None  # flushed above
         labels = sorted({cls.version for cls in classes})
         version = BotVersionRow(
             bot_id=bot.id,

@@ -30,3 +30,18 @@ class FailureReason(enum.StrEnum):
     EXCEPTION = "exception"  # the bot raised
     MEMORY = "memory"  # the bot went over its memory limit
     BENCHED = "benched"  # not played: the bot is benched in this pool (only on skipped matches)
+
+
+class TournamentState(enum.StrEnum):
+    """Where a tournament stands (``TournamentRow.state``; ``ladder tournaments`` shows it)."""
+
+    RUNNING = "running"  # a coordinator is playing it
+    STOPPED = "stopped"  # stopped before its end (Ctrl-C, a lost executor): a new run resumes it
+    COMPLETE = "complete"  # every scheduled match recorded as played or skipped
+    INCOMPLETE = "incomplete"  # played to the end, but some matches are errors: a new run plays them again
+    BUDGET_SPENT = "budget spent"  # its time budget ran out
+
+    @property
+    def over(self) -> bool:
+        """Whether the tournament has ended (its deal secret is then revealed)."""
+        return self in (TournamentState.COMPLETE, TournamentState.BUDGET_SPENT)

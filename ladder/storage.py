@@ -39,7 +39,7 @@ from sqlmodel import Column, Field, Session, SQLModel, create_engine, select
 
 from ladder.errors import UserError
 from ladder.paths import default_db_url
-from ladder.statuses import MatchStatus
+from ladder.statuses import MatchStatus, TournamentState
 
 SCHEMA_VERSION = 3
 UPGRADABLE_FROM = {1, 2}  # versions upgraded in place: by adding tables, and the columns of ADDED_COLUMNS
@@ -102,7 +102,7 @@ class BotVersionRow(BotVersionBase, table=True):
 
 # ---- tournaments and matches ----------------------------------------------------------------------
 
-TOURNAMENT_STATES = ("running", "stopped", "complete", "incomplete", "budget spent")
+TOURNAMENT_STATES = tuple(TournamentState)  # the values, in the order of TournamentState
 
 
 class TournamentRow(SQLModel, table=True):

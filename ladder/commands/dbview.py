@@ -80,11 +80,11 @@ class VersionName:
 
 
 def version_names(session: Session) -> dict[int, VersionName]:
-    from sqlmodel import select
+    from sqlmodel import col, select
 
     from ladder.storage import BotRow, BotVersionRow
 
-    rows = session.exec(select(BotVersionRow, BotRow).join(BotRow, BotRow.id == BotVersionRow.bot_id)).all()
+    rows = session.exec(select(BotVersionRow, BotRow).join(BotRow, col(BotRow.id) == BotVersionRow.bot_id)).all()
     return {v.id: VersionName(v.id, b.name, v.version, v.content_hash) for v, b in rows if v.id is not None}
 
 

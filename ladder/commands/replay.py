@@ -59,14 +59,14 @@ def replay(
     db: DbOption = None,
 ) -> None:
     """Replay a recorded match move by move: game + seed + options + the action log, through the engine."""
-    from sqlmodel import select
+    from sqlmodel import col, select
 
     from ladder.storage import SeatResultRow
 
     console = Console()
     with database(db) as session:
         match = find_match(session, match_ref)
-        seats = session.exec(select(SeatResultRow).where(SeatResultRow.match_id == match.id).order_by(SeatResultRow.seat)).all()
+        seats = session.exec(select(SeatResultRow).where(SeatResultRow.match_id == match.id).order_by(col(SeatResultRow.seat))).all()
         names = version_names(session)
     who = [names[s.bot_version_id].bot if s.bot_version_id in names else "?" for s in seats]
     failures = [s for s in seats if s.failure_reason]
@@ -90,8 +90,9 @@ def replay(
     failed_at = {s.seat: s.at_action for s in seats if s.failure_reason and s.at_action is not None}
     moves: list[dict[str, Any]] = []
     for number, action in enumerate(match.actions, start=1):
-        seat = state.current_player
-        assert seat is not None
+        mover = state.current_player
+        assert mover is not None
+        seat = mover
         stand_in = seat in failed_at and number - 1 >= failed_at[seat]
         actor = f"{who[seat]} (random stand-in)" if stand_in else who[seat]
         move: dict[str, Any] = {"number": number, "seat": seat, "bot": who[seat], "stand_in": stand_in, "action": action}

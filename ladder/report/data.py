@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
-from sqlmodel import Session, select
+from sqlmodel import Session, col, select
 
 from ladder import ratings
 from ladder.botref import BotRef
@@ -177,7 +177,7 @@ def load(session: Session) -> ReportData:
     """Read everything the report shows from ``session``'s database."""
     versions = {
         v.id: VersionInfo(v.id, b.name, b.author, v.version, v.content_hash, v.source, tuple(v.games), v.created_at)
-        for v, b in session.exec(select(BotVersionRow, BotRow).join(BotRow, BotRow.id == BotVersionRow.bot_id)).all()
+        for v, b in session.exec(select(BotVersionRow, BotRow).join(BotRow, col(BotRow.id) == BotVersionRow.bot_id)).all()
         if v.id is not None
     }
     benched: dict[int, list[tuple[int, str]]] = defaultdict(list)

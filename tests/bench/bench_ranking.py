@@ -205,7 +205,7 @@ def adaptive(bank: Bank, game: str, seed: int, settings: AdaptiveSettings) -> Ad
         planned |= {m.key for m in matches}
         replay.play(matches)
         rated = ratings.compute(replay.facts, SOLITAIRES, history=False)
-        matches = planner._choose(pool, rated, len(replay.facts), _next_deals(planned), lambda entrant: False)
+        matches = planner._choose(pool, rated, len(replay.facts), _next_deals(planned), lambda entrant, game, players: False)
     rated = ratings.compute(replay.facts, SOLITAIRES, history=False)
     table = rated.table(pool.key)
     sure = certainty.assess(table, pool.key, settings.confidence, settings.indifference)
