@@ -60,7 +60,7 @@ def tournaments(
     reveal: Annotated[int | None, typer.Option("--reveal", metavar="ID", help="End this stopped or incomplete tournament and reveal its deal secret (that secret never deals again; running its file again plays the missing matches from a new secret).")] = None,
 ) -> None:
     """List tournament runs: state (running, stopped, interrupted, complete, budget spent), progress and sealed deals."""
-    from sqlmodel import select
+    from sqlmodel import col, select
 
     from ladder.storage import BenchRow, MatchRow, SeatResultRow, TournamentRow, live_state
 
@@ -70,7 +70,7 @@ def tournaments(
             Console().print(f"tournament {revealed.name} #{revealed.id}: deal secret {revealed.deal_secret} "
                             f"(sha256 {revealed.deal_commitment})", highlight=False, markup=False)
             return
-        rows = session.exec(select(TournamentRow).order_by(TournamentRow.id)).all()
+        rows = session.exec(select(TournamentRow).order_by(col(TournamentRow.id))).all()
         latest = latest_version_ids(session)
         outdated = {match_id for match_id, version in session.exec(
             select(SeatResultRow.match_id, SeatResultRow.bot_version_id)).all() if version not in latest}
@@ -79,20 +79,21 @@ def tournaments(
             # the matches of a bot's older versions stay recorded, but a new version has its own matches to play
             counts.setdefault(tid, Counter())["older versions" if match_id in outdated else status] += 1
         benched = Counter(b.tournament_id for b in session.exec(select(BenchRow)).all())
-    listed = [
-        {
+    listed = []
+    for row in rows:
+        assert row.id is not None  # a stored row
+        tally = counts.get(row.id, Counter())
+        listed.append({
             "id": row.id, "name": row.name, "file": row.file, "seed": row.seed, "state": live_state(row),
-            "scheduled": row.scheduled, "cycles": row.cycles, "played": counts.get(row.id, Counter())[MatchStatus.PLAYED],
-            "skipped": counts.get(row.id, Counter())[MatchStatus.SKIPPED], "errors": counts.get(row.id, Counter())[MatchStatus.ERROR],
-            "older_versions": counts.get(row.id, Counter())["older versions"],
+            "scheduled": row.scheduled, "cycles": row.cycles, "played": tally[MatchStatus.PLAYED],
+            "skipped": tally[MatchStatus.SKIPPED], "errors": tally[MatchStatus.ERROR],
+            "older_versions": tally["older versions"],
             "benched": benched[row.id], "created": row.created_at.isoformat(timespec="seconds"),
             "updated": row.updated_at.isoformat(timespec="seconds"),
             "deals": _deals(row), "deal_commitment": row.deal_commitment or None, "deal_secret": row.shown_secret(),
             "previous_deals": json.loads(row.previous_deals),
             "secret_revealed": row.secret_revealed_at.isoformat(timespec="seconds") if row.secret_revealed_at else None,
-        }
-        for row in rows
-    ]
+        })
     if as_json:
         print(json.dumps(listed, indent=2))
         return
