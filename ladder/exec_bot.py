@@ -26,6 +26,7 @@ from typing import Any
 from ladder import protocol
 from ladder.match import BotFailure
 from ladder.sandbox import BotProcess, SandboxLimits
+from ladder.statuses import FailureReason
 from ladder.submission import Manifest, Submission
 
 RUNTIME_FOLDERS = ("/usr/bin", "/bin", "/usr/local/bin", "/usr/share", "/etc/alternatives")
@@ -54,7 +55,7 @@ class ExecutableBotProcess(BotProcess):
     def request(self, message: dict[str, Any], timeout: float, what: str) -> dict[str, Any]:
         """The same contract as a Python bot's process: a reply the players understand, or :class:`BotFailure`."""
         if self.dead or self.popen is None:
-            raise BotFailure("crash", "the bot process is not running", self.stderr_tail())
+            raise BotFailure(FailureReason.CRASH, "the bot process is not running", self.stderr_tail())
         op = message["op"]
         deadline = time.monotonic() + max(0.0, timeout)
         if op == "hello":
@@ -91,7 +92,7 @@ class ExecutableBotProcess(BotProcess):
                     return line
                 continue
             if len(buffer) > limit:
-                self._die("garbage", f"a reply line longer than {limit:,} bytes (while {what})")
+                self._die(FailureReason.GARBAGE, f"a reply line longer than {limit:,} bytes (while {what})")
             buffer += self._next_chunk(deadline, what)
 
     def _choice(self, line: bytes, legal: list[dict[str, Any]]) -> dict[str, Any]:
@@ -100,7 +101,7 @@ class ExecutableBotProcess(BotProcess):
             value = json.loads(line.decode("utf-8"), parse_constant=_not_json)
             protocol.check_depth(value)
         except (UnicodeDecodeError, ValueError, RecursionError):
-            self._die("garbage", f"a reply line that is not JSON: {line[:200]!r}")
+            self._die(FailureReason.GARBAGE, f"a reply line that is not JSON: {line[:200]!r}")
         if isinstance(value, dict) and set(value) == {"index"}:
             value = value["index"]
         if isinstance(value, int) and not isinstance(value, bool):
@@ -113,7 +114,7 @@ class ExecutableBotProcess(BotProcess):
                 if candidate == action:
                     return {"index": index}
             return {"illegal": json.dumps(action)[:300]}
-        self._die("garbage", f"a reply that is neither an index nor an action: {line[:200]!r}")
+        self._die(FailureReason.GARBAGE, f"a reply that is neither an index nor an action: {line[:200]!r}")
 
     def close(self) -> None:
         """The program is not told anything more: its stdin closes when it is killed."""

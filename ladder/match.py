@@ -20,6 +20,7 @@ from bots.base import MatchStart
 from bots.random_bot import RandomBot
 from engine import GameResult, find_legal, get_game
 from engine.rng import derive_seed
+from ladder.statuses import FailureReason
 
 
 class Player(Protocol):
@@ -32,11 +33,11 @@ class Player(Protocol):
     def end(self, result: dict[str, Any]) -> None: ...
 
 
-FAILURE_REASONS = ("timeout", "crash", "garbage", "illegal", "exception", "memory", "benched")
+FAILURE_REASONS = tuple(FailureReason)  # the values, in the order of FailureReason
 
 
 class BotFailure(Exception):
-    """A bot broke the rules of the ladder; ``reason`` is one of :data:`FAILURE_REASONS`."""
+    """A bot broke the rules of the ladder; ``reason`` is a :class:`~ladder.statuses.FailureReason` (a string)."""
 
     def __init__(self, reason: str, detail: str, stderr_tail: str = "") -> None:
         super().__init__(f"{reason}: {detail}")
@@ -172,7 +173,7 @@ def play_match(spec: MatchSpec, players: Sequence[Player]) -> MatchOutcome:
         chosen = find_legal(action, legal)  # exact JSON types: 2.0 is not 2, true is not 1
         if chosen is None:
             shown = repr(action)
-            fail(seat, BotFailure("illegal", f"answered {shown[:200]}, which is not one of the {len(legal)} legal actions"))
+            fail(seat, BotFailure(FailureReason.ILLEGAL, f"answered {shown[:200]}, which is not one of the {len(legal)} legal actions"))
             continue
         state.apply(chosen)
         actions.append(chosen)

@@ -49,6 +49,7 @@ from ladder.sandbox import (
     process_layer_can_drop_root,
     require_layers,
 )
+from ladder.statuses import FailureReason
 from ladder.submission import (
     Submission,
     entry_point_bots,
@@ -69,7 +70,7 @@ class InProcessPlayer:
             return getattr(self.bot, method)(*args)
         except Exception as error:  # the failure rule covers any exception a bot raises
             tail = "".join(traceback.format_exception(error)[-6:])
-            raise BotFailure("exception", f"{type(error).__name__} in {method}(): {error}", tail) from None
+            raise BotFailure(FailureReason.EXCEPTION, f"{type(error).__name__} in {method}(): {error}", tail) from None
 
     def start(self, match: MatchStart) -> None:
         self._call("start", match)
@@ -187,19 +188,19 @@ class SandboxedPlayer:
     def _request(self, message: dict[str, Any], what: str) -> dict[str, Any]:
         process = self.process
         if process is None:
-            raise BotFailure("crash", "the bot's process is gone")
+            raise BotFailure(FailureReason.CRASH, "the bot's process is gone")
         limits = self.pool.limits
         timeout = min(limits.move_seconds, self.remaining)
         if timeout <= 0:
-            self._fail(BotFailure("timeout", f"used up its {limits.match_seconds:g} s for the match", process.stderr_tail()))
+            self._fail(BotFailure(FailureReason.TIMEOUT, f"used up its {limits.match_seconds:g} s for the match", process.stderr_tail()))
         tick = time.monotonic()
         try:
             reply = process.request(message, timeout, what)
         except BotFailure as failure:
-            if failure.reason == "timeout" and "within the time limit" in failure.detail:
+            if failure.reason == FailureReason.TIMEOUT and "within the time limit" in failure.detail:
                 budget = "per move" if timeout == limits.move_seconds else "left in its match budget"
                 stopped_in = failure.detail.partition("; ")[2]  # where the bot's stack was when it was stopped
-                failure = BotFailure("timeout", f"no answer within {timeout:.3g} s ({budget}) while {what}"
+                failure = BotFailure(FailureReason.TIMEOUT, f"no answer within {timeout:.3g} s ({budget}) while {what}"
                                      + (f"; {stopped_in}" if stopped_in else ""), failure.stderr_tail)
             self._fail(failure)
         spent = time.monotonic() - tick
@@ -230,7 +231,7 @@ class SandboxedPlayer:
         allowed = process.think_seconds + self.pool.limits.idle_cpu_seconds
         if used > allowed:
             self._fail(BotFailure(
-                "timeout",
+                FailureReason.TIMEOUT,
                 f"used {used:.2f} s of CPU while asked to think for {process.think_seconds:.2f} s: "
                 "work between turns (e.g. in a background thread) is not allowed",
                 process.stderr_tail(),
@@ -243,7 +244,7 @@ class SandboxedPlayer:
         info = self.process.info
         assert info is not None
         if not info.plays(match.game):
-            self._fail(BotFailure("exception", f"bot {info.name!r} does not play {match.game} (it plays: {', '.join(info.games)})"))
+            self._fail(BotFailure(FailureReason.EXCEPTION, f"bot {info.name!r} does not play {match.game} (it plays: {', '.join(info.games)})"))
         self._check_cpu()
         payload = {"game": match.game, "seat": match.seat, "num_players": match.num_players,
                    "options": dict(match.options), "seed": match.seed}
@@ -261,9 +262,9 @@ class SandboxedPlayer:
         stderr = self.process.stderr_tail() if self.process else ""
         if "illegal" in reply and isinstance(reply["illegal"], str):
             self._fail(BotFailure(
-                "illegal", f"answered {reply['illegal'][:200]}, which is not one of the {len(legal_actions)} legal actions", stderr
+                FailureReason.ILLEGAL, f"answered {reply['illegal'][:200]}, which is not one of the {len(legal_actions)} legal actions", stderr
             ))
-        self._fail(BotFailure("garbage", f"a reply to act that names no legal action: {str(reply)[:200]}", stderr))
+        self._fail(BotFailure(FailureReason.GARBAGE, f"a reply to act that names no legal action: {str(reply)[:200]}", stderr))
         raise AssertionError("unreachable")
 
     def end(self, result: dict[str, Any]) -> None:

@@ -52,6 +52,8 @@ from sqlalchemy import select as sa_select
 from sqlmodel import Session, col, select
 
 from engine import GameFacts, ScoreOrder, WinRule, all_games, game_ids, get_game
+from ladder.pools import PoolKey
+from ladder.statuses import MatchStatus
 from ladder.storage import MatchRow, RatingHistoryRow, RatingRow, RatingStateRow, SeatResultRow, utcnow
 
 MU = 25.0
@@ -76,7 +78,8 @@ OVERALL_METHOD = (
 
 
 def pool_key(game: str, num_players: int) -> str:
-    return f"{game}/{num_players}p"
+    """The rating pool of a game at a table size, as text (see :class:`ladder.pools.PoolKey`)."""
+    return str(PoolKey(game, num_players))
 
 
 @dataclass(frozen=True)
@@ -608,7 +611,7 @@ def load_match_facts(session: Session, tournament_id: int | None = None) -> list
             col(SeatResultRow.score), col(SeatResultRow.rank), col(SeatResultRow.failure_reason),
         )
         .join(SeatResultRow, col(SeatResultRow.match_id) == col(MatchRow.id))
-        .where(col(MatchRow.status) == "played")
+        .where(col(MatchRow.status) == MatchStatus.PLAYED)
         .order_by(col(MatchRow.id), col(SeatResultRow.seat))
     )
     if tournament_id is not None:
@@ -640,7 +643,7 @@ def _fact(rows: list[Any]) -> MatchFact:
 def played_matches_marker(session: Session) -> tuple[int, int]:
     """(number of played matches, highest played match id): what the stored ratings are checked against."""
     count, last = session.exec(
-        select(func.count(col(MatchRow.id)), func.max(col(MatchRow.id))).where(col(MatchRow.status) == "played")
+        select(func.count(col(MatchRow.id)), func.max(col(MatchRow.id))).where(col(MatchRow.status) == MatchStatus.PLAYED)
     ).one()
     return int(count or 0), int(last or 0)
 

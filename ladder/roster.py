@@ -21,6 +21,7 @@ from pathlib import Path
 from sqlmodel import Session, select
 
 from bots.registry import bot_classes, bot_names, games_of, is_handicapped
+from ladder.botref import BotRef, RefKind
 from ladder.errors import UserError
 from ladder.storage import BotRow, BotVersionRow
 
@@ -49,7 +50,7 @@ def builtin_hash(name: str) -> str:
     """The content hash of a built-in bot: the source files of every class of that name."""
     digest = hashlib.sha256()
     classes = bot_classes()[name]
-    wrapped = [getattr(cls, "wrapped") for cls in classes if hasattr(cls, "wrapped")]  # a handicapped bot's thumb
+    wrapped = [cls.wrapped for cls in classes if hasattr(cls, "wrapped")]  # a handicapped bot's thumb
     files = sorted({inspect.getsourcefile(cls) or "" for cls in [*classes, *wrapped]})
     for file in files:
         digest.update(Path(file).name.encode() + b"\0")
@@ -63,9 +64,9 @@ def _entrant(bot: BotRow, version: BotVersionRow) -> Entrant:
     if version.source == "builtin":
         ref = bot.name
     elif version.source == "entrypoint":
-        ref = f"ep:{bot.name}"
+        ref = str(BotRef.entry_point(bot.name))
     else:
-        ref = f"store:{version.content_hash}"
+        ref = str(BotRef.store(version.content_hash))
     assert version.id is not None
     return Entrant(bot.name, version.version, version.content_hash, version.id, ref, tuple(version.games))
 
@@ -83,6 +84,7 @@ def builtin_entrant(session: Session, name: str) -> Entrant:
         select(BotVersionRow).where(BotVersionRow.bot_id == bot.id, BotVersionRow.content_hash == content_hash)
     ).first()
     if version is None:
+        assert bot.id is not None  # flushed above
         labels = sorted({cls.version for cls in classes})
         version = BotVersionRow(
             bot_id=bot.id,
@@ -117,15 +119,15 @@ def resolve(session: Session, ref: str) -> Entrant:
     """The bot version a reference names: a built-in name, a registered name, or ``store:<sha256>``."""
     if ref in bot_names():
         return builtin_entrant(session, ref)
-    if ref.startswith("store:"):
-        content_hash = ref.removeprefix("store:")
-        version = session.exec(select(BotVersionRow).where(BotVersionRow.content_hash == content_hash)).first()
+    parsed = BotRef.parse(ref)
+    if parsed.kind is RefKind.STORE:
+        version = session.exec(select(BotVersionRow).where(BotVersionRow.content_hash == parsed.target)).first()
         if version is None:
             raise UserError(f"no registered bot version {ref}; `ladder submit` it first")
         bot = session.get(BotRow, version.bot_id)
         assert bot is not None
         return _entrant(bot, version)
-    if "/" in ref or ref.endswith(".py"):
+    if parsed.kind is RefKind.PATH:
         raise UserError(f"bot {ref!r} is a file: `ladder submit {ref}` registers it, then name it in the tournament")
     for entrant in registered_entrants(session):
         if entrant.name == ref:

@@ -28,7 +28,7 @@ import socket
 import zlib
 from collections.abc import Iterator
 from contextlib import contextmanager
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
@@ -39,6 +39,7 @@ from sqlmodel import Column, Field, Session, SQLModel, create_engine, select
 
 from ladder.errors import UserError
 from ladder.paths import default_db_url
+from ladder.statuses import MatchStatus, TournamentState
 
 SCHEMA_VERSION = 3
 UPGRADABLE_FROM = {1, 2}  # versions upgraded in place: by adding tables, and the columns of ADDED_COLUMNS
@@ -51,7 +52,7 @@ ADDED_COLUMNS: tuple[tuple[str, str, str], ...] = (  # (table, column, SQL type 
 
 
 def utcnow() -> datetime:
-    return datetime.now(timezone.utc)
+    return datetime.now(UTC)
 
 
 class SchemaInfo(SQLModel, table=True):
@@ -101,7 +102,7 @@ class BotVersionRow(BotVersionBase, table=True):
 
 # ---- tournaments and matches ----------------------------------------------------------------------
 
-TOURNAMENT_STATES = ("running", "stopped", "complete", "incomplete", "budget spent")
+TOURNAMENT_STATES = tuple(TournamentState)  # the values, in the order of TournamentState
 
 
 class TournamentRow(SQLModel, table=True):
@@ -173,7 +174,7 @@ def live_state(row: TournamentRow) -> str:
     return "running?"
 
 
-MATCH_STATUSES = ("played", "skipped", "error")
+MATCH_STATUSES = tuple(MatchStatus)  # the values, in the order of MatchStatus
 
 
 class MatchRow(SQLModel, table=True):
@@ -198,7 +199,7 @@ class MatchRow(SQLModel, table=True):
     num_players: int
     seed: int
     seats_json: str = "[]"  # the bot reference each worker was given, by seat
-    status: str = "played"
+    status: str = MatchStatus.PLAYED
     error: str = ""
     attempts: int = 1
     started_at: datetime | None = None

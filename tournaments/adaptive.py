@@ -36,6 +36,7 @@ from dataclasses import dataclass
 from sqlmodel import Session, select
 
 from ladder import certainty, ratings
+from ladder.pools import PoolKey
 from ladder.ratings import Standing, pool_key
 from ladder.roster import Entrant
 from ladder.storage import MatchRow
@@ -127,6 +128,7 @@ class AdaptivePlanner:
 
     def _choose(self, pool: _Pool, rated: ratings.RatingSet, played: int, deals: dict[tuple[str, frozenset[str]], int],
                 benched: Callable[[Entrant, str, int], bool]) -> list[ScheduledMatch]:
+        """The pool's deals of the next round (none once it stops)."""
         members = sorted((e for e in pool.plan.entrants if not benched(e, pool.plan.game, pool.count)), key=lambda e: e.label)
         if len(members) < max(2, pool.count):
             self._stop(pool, played, StopReason.TOO_FEW, f"{len(members)} bots not benched")
@@ -145,24 +147,33 @@ class AdaptivePlanner:
                                                         f"{sure.reason}")
             return []
         self.status[pool.key] = PoolStatus(pool.key, played, None, sure.reason)
-        order = [by_version[s.bot_version_id] for s in table]
-        variants = len(pool.plan.option_sets)
-        chosen: list[ScheduledMatch] = []
+        pairs = [(by_version[pair.upper], by_version[pair.lower]) for pair in sure.open_pairs()]
         if pool.count == 1:
-            bots = sorted({by_version[v] for pair in sure.open_pairs() for v in (pair.upper, pair.lower)}, key=lambda e: e.label)
-            number = deals[(pool.key, frozenset())]
-            deals[(pool.key, frozenset())] = number + 1
-            return self._group(pool, number % variants, number, bots)
+            return self._solitaire_deal(pool, pairs, deals)
+        return self._table_deals(pool, [by_version[s.bot_version_id] for s in table], pairs, deals)
+
+    def _solitaire_deal(self, pool: _Pool, pairs: list[tuple[Entrant, Entrant]],
+                        deals: dict[tuple[str, frozenset[str]], int]) -> list[ScheduledMatch]:
+        """One new deal played by every bot of an open pair."""
+        bots = sorted({bot for pair in pairs for bot in pair}, key=lambda e: e.label)
+        number = deals[(pool.key, frozenset())]
+        deals[(pool.key, frozenset())] = number + 1
+        return self._group(pool, number % len(pool.plan.option_sets), number, bots)
+
+    def _table_deals(self, pool: _Pool, order: list[Entrant], pairs: list[tuple[Entrant, Entrant]],
+                     deals: dict[tuple[str, frozenset[str]], int]) -> list[ScheduledMatch]:
+        """For each open pair, one new deal of a table holding it (each table once a round)."""
+        chosen: list[ScheduledMatch] = []
         tables_now: set[frozenset[str]] = set()
-        for pair in sure.open_pairs():
-            bots = _table_around(order, by_version[pair.upper], by_version[pair.lower], pool.count)
+        for upper, lower in pairs:
+            bots = _table_around(order, upper, lower, pool.count)
             labels = frozenset(e.label for e in bots)
             if labels in tables_now:
                 continue
             tables_now.add(labels)
             number = deals[(pool.key, labels)]
             deals[(pool.key, labels)] = number + 1
-            chosen.extend(self._group(pool, number % variants, number, sorted(bots, key=lambda e: e.label)))
+            chosen.extend(self._group(pool, number % len(pool.plan.option_sets), number, sorted(bots, key=lambda e: e.label)))
         return chosen
 
     def _stop(self, pool: _Pool, played: int, stop: StopReason, reason: str) -> None:
@@ -207,9 +218,9 @@ def _next_deals(planned: set[str]) -> dict[tuple[str, frozenset[str]], int]:
     following: dict[tuple[str, frozenset[str]], int] = defaultdict(int)
     for key in planned:
         _, game, _, players, deal, seating = key.split("/", 5)
-        count = int(players.removesuffix("p"))
-        labels = frozenset() if count == 1 else frozenset(seating.split("+"))
-        where = (pool_key(game, count), labels)
+        pool = PoolKey.parse(f"{game}/{players}")
+        labels = frozenset() if pool.players == 1 else frozenset(seating.split("+"))
+        where = (str(pool), labels)
         following[where] = max(following[where], int(deal.removeprefix("d")) + 1)
     return following
 

@@ -34,6 +34,7 @@ from engine import get_game
 from engine.rng import derive_seed
 from ladder.deals import keyed_seed
 from ladder.match import MatchSpec
+from ladder.pools import PoolKey
 from ladder.roster import Entrant
 
 
@@ -65,10 +66,10 @@ class ScheduledMatch:
     seats: tuple[Entrant, ...]
 
     @property
-    def pool(self) -> str:
-        """The pool the match belongs to: its game, option set and player count (``elevenses/o0/3p``).
+    def pool(self) -> PoolKey:
+        """The bench pool the match belongs to: its game, option set and player count (``elevenses/o0/3p``).
         A bot that keeps failing is benched in one pool, not everywhere."""
-        return "/".join(self.deal.split("/")[1:4])
+        return PoolKey.of_deal(self.deal)
 
     def spec(self) -> MatchSpec:
         return MatchSpec(self.game, tuple(e.ref for e in self.seats), self.seed, dict(self.options), self.key)
@@ -116,28 +117,29 @@ def neighbour_balanced_cycles(size: int) -> tuple[tuple[int, ...], ...]:
     candidates = [(0, *rest) for rest in itertools.permutations(range(1, size))]
     arcs_of = [tuple((c[i], c[(i + 1) % size]) for i in range(size)) for c in candidates]
     for lam in itertools.count(1):
-        used: dict[tuple[int, int], int] = dict.fromkeys(itertools.permutations(range(size), 2), 0)
-        chosen: list[int] = []
-
-        def search(start: int) -> bool:
-            if len(chosen) == lam * (size - 1):
-                return True
-            for index in range(start, len(candidates)):
-                arcs = arcs_of[index]
-                if all(used[arc] < lam for arc in arcs):
-                    for arc in arcs:
-                        used[arc] += 1
-                    chosen.append(index)
-                    if search(index + 1):
-                        return True
-                    chosen.pop()
-                    for arc in arcs:
-                        used[arc] -= 1
-            return False
-
-        if search(0):
+        chosen = _cover_arcs(arcs_of, lam, lam * (size - 1), dict.fromkeys(itertools.permutations(range(size), 2), 0), [], 0)
+        if chosen is not None:
             return tuple(candidates[i] for i in chosen)
     raise AssertionError("unreachable")
+
+
+def _cover_arcs(arcs_of: list[tuple[tuple[int, int], ...]], lam: int, wanted: int, used: dict[tuple[int, int], int],
+                chosen: list[int], start: int) -> list[int] | None:
+    """Depth-first: ``wanted`` orders (by index, from ``start`` on) using no arc more than ``lam`` times, or None."""
+    if len(chosen) == wanted:
+        return chosen
+    for index in range(start, len(arcs_of)):
+        arcs = arcs_of[index]
+        if all(used[arc] < lam for arc in arcs):
+            for arc in arcs:
+                used[arc] += 1
+            chosen.append(index)
+            if _cover_arcs(arcs_of, lam, wanted, used, chosen, index + 1) is not None:
+                return chosen
+            chosen.pop()
+            for arc in arcs:
+                used[arc] -= 1
+    return None
 
 
 def playable_counts(plan: GamePlan) -> tuple[list[int], list[str]]:

@@ -1,9 +1,11 @@
 """What a worker process does: play one match from its spec and send back a plain record.
 
-The task is a plain dict (game, options, seed, seat references, the content
-hash of each seat's bot version, key, limits) and so is the answer (scores,
-ranks, details, the packed action log, seat failures, timings): any executor
-can carry them, the local process pool or a Dask cluster. A worker keeps its
+The task is a :class:`~tournaments.tasks.MatchTask` (game, options, seed,
+seat references, the content hash of each seat's bot version, key, limits)
+and the answer a :class:`~tournaments.tasks.MatchRecord` (scores, ranks,
+details, the packed action log, seat failures, timings); both travel as plain
+dicts stamped with their schema version, so any executor can carry them, the
+local process pool or a Dask cluster, and a version mismatch is named. A worker keeps its
 player source between tasks, so the bots' processes stay alive across matches.
 
 :func:`seat_player` is the one place that turns a seat's bot reference into a
@@ -42,14 +44,17 @@ import socket
 import threading
 import time
 from collections.abc import Callable, Mapping
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from typing import Any
 
 from bots.base import MatchStart
+from ladder.botref import BotRef, RefKind
 from ladder.errors import UserError
-from ladder.match import BotFailure, MatchSpec, Player, play_match
+from ladder.match import BotFailure, Player, play_match
+from ladder.statuses import FailureReason
 from ladder.storage import pack_actions
 from ladder.text import bot_lines, clean_text
+from tournaments.tasks import MatchRecord, MatchTask
 
 log = logging.getLogger("ladder.worker")
 
@@ -103,8 +108,8 @@ class _InProcessSource:
     def player(self, ref: str, game_id: str, deal: str = "") -> Player:
         from ladder.players import builtin_player
 
-        if ref.startswith("store:") or "/" in ref or ref.endswith(".py"):
-            raise BotFailure("crash", f"cannot run {ref}: the sandbox (ladder.players.PlayerPool) is not available")
+        if BotRef.parse(ref).sandboxed:
+            raise BotFailure(FailureReason.CRASH, f"cannot run {ref}: the sandbox (ladder.players.PlayerPool) is not available")
         return builtin_player(ref, game_id)
 
     def close(self) -> None:
@@ -146,7 +151,7 @@ def seat_player(ref: str, game_id: str, limits: dict[str, Any], deal: str = "") 
     except BotFailure as failure:
         return _UnavailablePlayer(failure)
     except Exception as error:  # a bot that cannot be loaded fails its seat, not the worker
-        return _UnavailablePlayer(BotFailure("crash", f"could not load {ref}: {type(error).__name__}: {error}"))
+        return _UnavailablePlayer(BotFailure(FailureReason.CRASH, f"could not load {ref}: {type(error).__name__}: {error}"))
 
 
 def _retire(refs: Any, limits: dict[str, Any]) -> None:
@@ -202,11 +207,12 @@ def seat_problem(ref: str, expected_hash: str) -> str | None:
     from ladder.submission import entry_point_bots, entry_point_submission, stored_submission
 
     short = expected_hash[:12]
-    if ref.startswith("store:"):
-        digest = ref.removeprefix("store:")
+    parsed = BotRef.parse(ref)
+    if parsed.kind is RefKind.STORE:
+        digest = parsed.target
         if digest != expected_hash:
             return f"the reference {ref} does not name the version {short} the tournament entered"
-        if len(digest) != 64 or any(c not in "0123456789abcdef" for c in digest):
+        if not parsed.well_formed:
             return f"{ref!r} is not a bot store reference (store:<64 hex digits>)"
         folder = store_folder(digest)
         if not folder.is_dir():
@@ -217,8 +223,8 @@ def seat_problem(ref: str, expected_hash: str) -> str | None:
         except UserError as error:
             return f"bot version {short} in this worker's bot store is not the one entered: {error}"
         return None
-    if ref.startswith("ep:"):
-        name = ref.removeprefix("ep:")
+    if parsed.kind is RefKind.ENTRY_POINT:
+        name = parsed.target
         bot = next((b for b in entry_point_bots() if b.name == name), None)
         if bot is None:
             return f"no installed package here offers the bot {name!r} (entry point group ladder.bots)"
@@ -240,23 +246,22 @@ def seat_problem(ref: str, expected_hash: str) -> str | None:
     return f"no bot {ref!r} here (neither built-in, nor store:<sha256>, nor ep:<name>)"
 
 
-def verify_seats(task: Mapping[str, Any]) -> None:
+def verify_seats(task: MatchTask) -> None:
     """Raise :class:`MatchRefused` unless every seat's bot here is exactly the version the task names.
 
     Each (reference, hash) is checked once per process: the bot store's
     files are hashed the first time they are used. A task without hashes
-    (from older code) is not checked.
+    is not checked.
     """
-    hashes = task.get("hashes")
-    if not hashes:
+    if not task.hashes:
         return
-    for seat, (ref, expected) in enumerate(zip(task["seats"], hashes)):
+    for seat, (ref, expected) in enumerate(zip(task.seats, task.hashes)):
         with _verified_lock:
             if (ref, expected) in _verified:
                 continue
         problem = seat_problem(ref, expected)
         if problem is not None:
-            raise MatchRefused(f"worker {_worker_name()} refuses match {task['key']} (seat {seat}): {problem}")
+            raise MatchRefused(f"worker {_worker_name()} refuses match {task.key} (seat {seat}): {problem}")
         with _verified_lock:
             _verified.add((ref, expected))
 
@@ -280,7 +285,7 @@ def install_bot_files(bundles: Mapping[str, Mapping[str, bytes]]) -> list[str]:
             raise ValueError(f"the files shipped for bot version {digest[:12]} arrived with hash {found[:12]}: refused")
         target = store_folder(digest)
         try:
-            stored_submission(f"store:{digest}", target, digest)
+            stored_submission(str(BotRef.store(digest)), target, digest)
             continue  # already here, intact
         except UserError:
             if target.exists():
@@ -293,7 +298,7 @@ def install_bot_files(bundles: Mapping[str, Mapping[str, bytes]]) -> list[str]:
             os.replace(partial, target)
         except OSError:  # another worker of this machine was first
             shutil.rmtree(partial, ignore_errors=True)
-            stored_submission(f"store:{digest}", target, digest)
+            stored_submission(str(BotRef.store(digest)), target, digest)
         installed.append(digest)
     return installed
 
@@ -388,18 +393,23 @@ def stop_hosts(timeout: float = 10.0) -> None:
         host.thread.join(max(0.0, deadline - time.monotonic()))
 
 
-def play_task(task: dict[str, Any]) -> dict[str, Any]:
-    """Play the match of ``task`` and return its record (plain data, actions packed)."""
-    spec = MatchSpec(task["game"], tuple(task["seats"]), task["seed"], dict(task["options"]), task["key"],
-                     tuple(task.get("bot_seeds", ())))
-    limits = task.get("limits", {})
+def play_task(message: Mapping[str, Any]) -> dict[str, Any]:
+    """Play the match of a task sent as :meth:`MatchTask.to_wire` and return its record as
+    :meth:`MatchRecord.to_wire` (:class:`~tournaments.tasks.SchemaMismatch` if the task is of another version)."""
+    return play(MatchTask.from_wire(message)).to_wire()
+
+
+def play(task: MatchTask) -> MatchRecord:
+    """Play the match of ``task`` (after checking its seats' bots are the versions named) and return its record."""
+    spec = task.spec()
+    limits = dict(task.limits)
     verify_seats(task)
-    started = datetime.now(timezone.utc)
+    started = datetime.now(UTC)
     tick = time.perf_counter()
     cpu = time.process_time()
-    players = [seat_player(ref, spec.game, limits, task.get("deal", "")) for ref in spec.seats]
+    players = [seat_player(ref, spec.game, limits, task.deal) for ref in spec.seats]
     outcome = play_match(spec, players)
-    _retire(task.get("retire") or (), limits)
+    _retire(task.retire, limits)
     global _played
     _played += 1
     log.debug("match %s played in %.3f s", spec.key, time.perf_counter() - tick)
@@ -409,18 +419,18 @@ def play_task(task: dict[str, Any]) -> dict[str, Any]:
                 if failure.stderr_tail.strip() else "")
         log.warning("match %s: seat %d (%s) failed: %s: %s%s", spec.key, seat, spec.seats[seat], failure.reason,
                     clean_text(failure.detail, one_line=True), tail)
-    return {
-        "key": spec.key,
-        "scores": list(outcome.result.scores),
-        "ranks": list(outcome.result.ranks),
-        "details": dict(outcome.result.details),
-        "actions_z": pack_actions(outcome.actions),
-        "action_count": len(outcome.actions),
-        "failures": {seat: f.to_json() for seat, f in outcome.failures.items()},
-        "seconds": time.perf_counter() - tick,
-        "cpu_seconds": time.process_time() - cpu,  # this worker's CPU (sandboxed bots' processes not included)
-        "think": list(outcome.think_seconds),
-        "stderr": list(outcome.stderr),
-        "started_at": started.isoformat(),
-        "worker": _worker_name(),
-    }
+    return MatchRecord(
+        key=spec.key,
+        scores=tuple(outcome.result.scores),
+        ranks=tuple(outcome.result.ranks),
+        details=dict(outcome.result.details),
+        actions_z=pack_actions(outcome.actions),
+        action_count=len(outcome.actions),
+        failures=dict(outcome.failures),
+        seconds=time.perf_counter() - tick,
+        cpu_seconds=time.process_time() - cpu,  # this worker's CPU (sandboxed bots' processes not included)
+        think=tuple(outcome.think_seconds),
+        stderr=tuple(outcome.stderr),
+        started_at=started,
+        worker=_worker_name(),
+    )

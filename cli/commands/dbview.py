@@ -17,8 +17,10 @@ from sqlalchemy.exc import ArgumentError
 from sqlmodel import Session, select
 
 from cli.commands.tables import phrase_lines
+from ladder.botref import BotRef
 from ladder.errors import UserError
 from ladder.paths import default_db_url
+from ladder.statuses import FailureReason
 from ladder.storage import BotRow, BotVersionRow, MatchRow, TournamentRow, session_for
 from ladder.text import clean_text
 
@@ -85,8 +87,8 @@ def latest_version_ids(session: Session) -> set[int]:
 
 def versions_of(session: Session, ref: str) -> list[int]:
     """The version ids a user means by ``ref``: a bot name (every version), or ``name@hashprefix``."""
-    name, _, prefix = ref.partition("@")
-    found = [v.version_id for v in version_names(session).values() if v.bot == name and v.content_hash.startswith(prefix)]
+    wanted = BotRef.parse(ref)
+    found = [v.version_id for v in version_names(session).values() if wanted.matches_version(v.bot, v.content_hash)]
     if not found:
         known = sorted({v.bot for v in version_names(session).values()})
         raise UserError(f"no bot {ref!r} in the database; bots: {', '.join(known) or 'none yet'}")
@@ -130,7 +132,7 @@ def failure_blocks(failed: list[tuple[int, dict[str, Any]]]) -> list[Text]:
     blocks = []
     benched_told: set[str | None] = set()
     for match_id, seat in failed:
-        if seat["failure"] == "benched":
+        if seat["failure"] == FailureReason.BENCHED:
             if seat["bot"] in benched_told:
                 continue
             benched_told.add(seat["bot"])

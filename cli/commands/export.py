@@ -35,6 +35,24 @@ class Format(StrEnum):
     json = "json"
 
 
+@dataclass(frozen=True)
+class _Exported:
+    """The columns of a match that the export shows (the action log only when asked for: it is the bulk)."""
+
+    id: int
+    tournament_id: int
+    key: str
+    game: str
+    num_players: int
+    options_json: str
+    seed: int
+    status: str
+    finished_at: datetime
+    seconds: float
+    details_json: str
+    actions_z: bytes | None = None
+
+
 SEAT_COLUMNS = ("match_id", "tournament", "key", "game", "players", "options", "seed", "status", "finished_at", "seconds",
                 "seat", "bot", "version", "hash", "score", "rank", "failure_reason", "failure_detail", "at_action", "traceback")
 

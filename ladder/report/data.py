@@ -23,7 +23,9 @@ from typing import Any
 from sqlmodel import Session, col, select
 
 from ladder import ratings
+from ladder.botref import BotRef
 from ladder.ratings import HistoryPoint, RatingSet, Standing, pool_key
+from ladder.statuses import MatchStatus
 from ladder.storage import (
     BenchRow,
     BotRow,
@@ -166,8 +168,8 @@ class ReportData:
 
     def versions_named(self, ref: str) -> list[VersionInfo]:
         """The versions meant by ``ref``: a bot name (every version) or ``name@hashprefix``."""
-        name, _, prefix = ref.partition("@")
-        return [v for v in self.versions.values() if v.bot == name and v.content_hash.startswith(prefix)]
+        wanted = BotRef.parse(ref)
+        return [v for v in self.versions.values() if wanted.matches_version(v.bot, v.content_hash)]
 
 
 def load(session: Session) -> ReportData:
@@ -264,7 +266,7 @@ def head_to_head(data: ReportData, pool: str) -> dict[tuple[int, int], PairCount
     groups: dict[Any, list[tuple[int, float]]] = defaultdict(list)  # group -> (version, key: lower is better)
     sign = -ratings.facts_of(pool.partition("/")[0]).score_sign  # the game's score order: lower key is better
     for match in data.matches:
-        if match.status != "played" or match.pool != pool:
+        if match.status != MatchStatus.PLAYED or match.pool != pool:
             continue
         for seat in match.seats:
             if is_solitaire(pool):
@@ -328,7 +330,7 @@ def _played_seats(data: ReportData, version_id: int) -> list[NotableMatch]:
     played = []
     for match in data.matches_of(version_id):
         seat = match.seat_of(version_id)
-        if match.status == "played" and seat is not None:
+        if match.status == MatchStatus.PLAYED and seat is not None:
             played.append(NotableMatch(match, seat, margin(match, seat)))
     return played
 
@@ -371,9 +373,9 @@ def record(data: ReportData, version_id: int) -> Record:
     for match in data.matches_of(version_id):
         seat = match.seat_of(version_id)
         assert seat is not None
-        if match.status == "skipped":
+        if match.status == MatchStatus.SKIPPED:
             found.skipped += 1
-        elif match.status == "error":
+        elif match.status == MatchStatus.ERROR:
             found.errors += 1
         else:
             found.matches += 1
@@ -387,7 +389,7 @@ def solitaire_scores(data: ReportData, version_id: int) -> dict[str, list[float]
     scores: dict[str, list[float]] = defaultdict(list)
     for match in data.matches_of(version_id):
         seat = match.seat_of(version_id)
-        if match.num_players == 1 and match.status == "played" and seat is not None and seat.score is not None:
+        if match.num_players == 1 and match.status == MatchStatus.PLAYED and seat is not None and seat.score is not None:
             scores[match.pool].append(seat.score)
     return dict(scores)
 

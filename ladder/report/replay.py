@@ -21,6 +21,7 @@ from typing import Any
 from engine import GameError, get_game
 from engine.core import EventLog, State
 from ladder.report.data import MatchRecord
+from ladder.statuses import MatchStatus
 
 
 @dataclass(frozen=True)
@@ -96,6 +97,6 @@ def build_replay(match: MatchRecord, actions: list[dict[str, Any]]) -> Replay:
             break
         stand_in = seat is not None and seat in stand_in_from and number - 1 >= stand_in_from[seat]
         frame({"number": number, "seat": seat, "action": action, "stand_in": stand_in})
-    if not problem and match.status == "played" and not state.is_over():
+    if not problem and match.status == MatchStatus.PLAYED and not state.is_over():
         problem = "the recorded moves end before the match does"
     return Replay(frames, problem)

@@ -147,7 +147,7 @@ def bank_order(bank: Bank, game: str) -> tuple[list[int], certainty.PoolCertaint
     so that is the truth they are scored against (and the report says where it differs)."""
     replay = Replay(bank, game, 0)
     entrants = {e.name: e for e in field_entrants()}
-    for number, (table, deals) in enumerate(sorted(bank.tables[game].items(), key=lambda item: sorted(item[0]))):
+    for number, (_table, deals) in enumerate(sorted(bank.tables[game].items(), key=lambda item: sorted(item[0]))):
         for index, seatings in enumerate(deals):
             for seating, result in seatings.items():
                 seats = tuple(SeatFact(entrants[name].version_id, score, rank, failed, None)
@@ -207,7 +207,7 @@ def adaptive(bank: Bank, game: str, seed: int, settings: AdaptiveSettings) -> Ad
         planned |= {m.key for m in matches}
         replay.play(matches)
         rated = ratings.compute(replay.facts, GAME_FACTS, history=False)
-        matches = planner._choose(pool, rated, len(replay.facts), _next_deals(planned), lambda entrant: False)
+        matches = planner._choose(pool, rated, len(replay.facts), _next_deals(planned), lambda entrant, game, players: False)
     rated = ratings.compute(replay.facts, GAME_FACTS, history=False)
     table = rated.table(pool.key)
     sure = certainty.assess(table, pool.key, settings.confidence, settings.indifference)

@@ -413,11 +413,12 @@ def test_a_worker_stops_the_idle_processes_of_a_bot_with_no_match_left(tmp_path:
     from dataclasses import asdict
 
     from tournaments.config import Limits
+    from tournaments.tasks import MatchTask
     from tournaments.worker import _player_source, play_task
 
     path = write_bot(tmp_path, WHO + "    def act(self, observation, legal_actions):\n        return legal_actions[0]\n")
     limits = asdict(Limits())
-    task = {"game": GAME_ID, "seats": [path], "seed": 1, "options": {}, "key": "k1", "limits": limits, "retire": []}
+    task = MatchTask(key="k1", game=GAME_ID, seats=(path,), seed=1, limits=limits).to_wire()
     pool = _player_source(limits)
     try:
         assert not play_task(task)["failures"]

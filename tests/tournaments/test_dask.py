@@ -31,6 +31,7 @@ from tests.tournaments import dask_toys
 from tests.tournaments.stored import count_rows, differences, stored_results
 from tournaments.config import parse_tournament
 from tournaments.runner import RunOptions, run_tournament
+from tournaments.tasks import MatchTask
 from tournaments.worker import (
     MatchRefused,
     host_threads,
@@ -169,8 +170,8 @@ def test_a_worker_refuses_a_bot_it_lacks_or_has_in_another_version(toys, tmp_pat
     digest = content_hash(files)
 
     def task(seats: list[str], hashes: list[str]) -> dict[str, Any]:
-        return {"game": "toy-coins", "seats": seats, "hashes": hashes, "seed": 1, "options": {"coins": 12},
-                "key": "k", "limits": {}}
+        return MatchTask(key="k", game="toy-coins", seats=tuple(seats), hashes=tuple(hashes), seed=1,
+                         options={"coins": 12}).to_wire()
 
     greedy = builtin_hash("greedy")
     with pytest.raises(MatchRefused, match=r"refuses match k \(seat 1\): bot version .* is not in this worker's bot store"):

@@ -60,3 +60,18 @@ def test_a_failing_initializer_breaks_the_pool_instead_of_looping() -> None:
     with pytest.raises(BrokenExecutor):
         future.result(timeout=60)
     pool.shutdown()
+
+
+def test_the_local_pool_offers_the_optional_parts_of_the_executor_interface() -> None:
+    from concurrent.futures import ThreadPoolExecutor
+
+    from tournaments.executor_api import RetryingExecutor, SizedExecutor, TerminableExecutor
+
+    pool = LocalPoolExecutor(1)
+    try:
+        assert isinstance(pool, SizedExecutor) and isinstance(pool, TerminableExecutor)
+        assert not isinstance(pool, RetryingExecutor)  # the runner retries a lost worker's match itself
+    finally:
+        pool.shutdown()
+    with ThreadPoolExecutor(1) as plain:  # any Executor will do: without worker_count the runner assumes its workers
+        assert not isinstance(plain, SizedExecutor)

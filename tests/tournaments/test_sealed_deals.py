@@ -22,6 +22,7 @@ from ladder.errors import UserError
 from ladder.storage import MatchRow, SeatResultRow, TournamentRow, open_database
 from tests.tournaments.test_runner import config, options
 from tournaments.formats import deal_seed
+from tournaments.recorder import Recorder
 from tournaments.runner import TournamentRun, run_tournament
 
 DEAL_ID = re.compile(r"^c(\d+)/([^/]+)/o(\d+)/(\d+)p/d(\d+)$")
@@ -145,16 +146,16 @@ def test_a_result_the_database_refuses_is_an_error_with_the_reason_and_nothing_h
     probe = TournamentRun(cfg, options(db_url))
     victim = sorted(m.key for m in probe.cycle(0))[3]
     probe.close()
-    original = TournamentRun._seat_values
+    original = Recorder.seat_values
 
-    def poisoned(self: TournamentRun, item, match_id: int) -> list[dict]:
+    def poisoned(self: Recorder, item, match_id: int) -> list[dict]:
         values = original(self, item, match_id)
         if item.match.key == victim and item.record is not None:
             values[-1]["stderr_tail"] = "lone \ud800"  # what a ladder without cleaning would have tried to store
         return values
 
     with monkeypatch.context() as patch:
-        patch.setattr(TournamentRun, "_seat_values", poisoned)
+        patch.setattr(Recorder, "seat_values", poisoned)
         first = run_tournament(cfg, options(db_url))
     assert first.state == "incomplete" and first.unstored == 1 and first.errors_now == 1
     assert first.deal_secret is None  # a new run would still play the failed match: sealed

@@ -1,0 +1,83 @@
+"""The schedule of a round-robin tournament: its matches cycle by cycle, and what of them is still missing.
+
+The matches of a cycle are a pure function of the tournament file, its bots
+and the deal secret (:func:`tournaments.formats.cycle_schedule`). What is
+*missing* is every match of the cycles asked for whose key is not recorded
+as played or skipped (an error is played again). The runner's decisions
+(does a finished tournament have more to play? how much is recorded? what
+is handed out next? how many matches are left for each bot?) and
+``ladder run --plan`` all ask this one object.
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from collections.abc import Callable, Collection, Iterator, Mapping, Sequence
+
+from tournaments.formats import GamePlan, ScheduledMatch, cycle_schedule
+
+log = logging.getLogger("ladder.tournament")
+
+
+class Schedule:
+    """The cycles of one tournament, dealt from its secret (the last cycle asked for is kept)."""
+
+    def __init__(self, format_: str, plans: Sequence[GamePlan], seed: int, secret: bytes) -> None:
+        self.format = format_
+        self.plans = list(plans)
+        self.seed = seed
+        self._secret = secret
+        self._cycles: dict[int, list[ScheduledMatch]] = {}
+        self.per_cycle = len(self.cycle(0))  # the same whatever the secret: it deals the cards, not the tables
+
+    def deal_from(self, secret: bytes) -> None:
+        """Deal every cycle from ``secret`` from now on (the tournament's own, once it is chosen)."""
+        self._secret = secret
+        self._cycles = {}
+
+    def cycle(self, number: int) -> list[ScheduledMatch]:
+        """The matches of cycle ``number``, in playing order."""
+        if number not in self._cycles:
+            self._cycles = {number: cycle_schedule(self.format, self.plans, self.seed, number, self._secret)}
+        return self._cycles[number]
+
+    def missing(self, cycles: int, done: Collection[str]) -> Iterator[ScheduledMatch]:
+        """The matches of the first ``cycles`` cycles whose key is not in ``done``, in playing order."""
+        for number in range(cycles):
+            for match in self.cycle(number):
+                if match.key not in done:
+                    yield match
+
+    def missing_keys(self, cycles: int, done: Collection[str]) -> list[str]:
+        return [match.key for match in self.missing(cycles, done)]
+
+    def matches_left_per_bot(self, cycles: int, done: Collection[str]) -> dict[str, int]:
+        """How many missing matches each bot reference has a seat in (the worker retires a bot at zero)."""
+        counts: dict[str, int] = {}
+        for match in self.missing(cycles, done):
+            for ref in {entrant.ref for entrant in match.seats}:
+                counts[ref] = counts.get(ref, 0) + 1
+        return counts
+
+    def pending(self, cycles: int, deadline: float | None, done: Collection[str], submitted: Mapping[int, int],
+                start_cycle: Callable[[int], None]) -> Iterator[ScheduledMatch]:
+        """What to play: the missing matches of the ``cycles`` cycles started, then (with a time budget,
+        ``deadline`` on the monotonic clock) new cycles while time is left; ``start_cycle(n)`` is told
+        when n cycles are started. ``done`` and ``submitted`` (matches sent to the workers per cycle) are
+        read live: a new cycle none of whose matches was sent (every bot benched) ends it."""
+        first_new = cycles
+        number = 0
+        while True:
+            if number >= cycles:
+                if deadline is None or time.monotonic() >= deadline:
+                    return
+                if number > first_new and submitted.get(number - 1, 0) == 0:
+                    log.info("cycle %d had nothing to play (every bot benched?): no new cycle", number - 1)
+                    return
+                cycles = number + 1
+                start_cycle(cycles)
+            for match in self.cycle(number):
+                if match.key not in done:
+                    yield match
+            number += 1
