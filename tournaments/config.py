@@ -30,8 +30,12 @@ Top-level keys (all optional but ``seed``):
   machine, the default) or ``"dask"`` (a Dask cluster; needs ``pip install "card-ladder[dask]"``).
 - ``scheduler``: the address of a running Dask scheduler (``"tcp://host:8786"``); only with
   ``backend = "dask"``; without it the Dask backend starts a local cluster of its own.
-- ``[limits]``: ``move_seconds``, ``match_seconds``, ``memory_mb``, ``bench_after_failures``, ``max_attempts``,
-  ``packages`` (installed packages bots may import, e.g. ``["numpy"]``; default none).
+- ``[limits]`` (:class:`ladder.sandbox.SandboxLimits`, the one limits type): ``move_seconds`` (CPU time per
+  move, all the bot's threads), ``bank_seconds`` (extra CPU time per match for moves that run over; default 0),
+  ``move_wall_seconds`` (wall-clock cap of a move; default 5 x ``move_seconds``), ``match_seconds`` (wall-clock
+  time for a bot's whole match), ``clock_builtin_bots`` (true: built-in bots play under the same CPU clocks;
+  default false), ``memory_mb``, ``bench_after_failures``, ``max_attempts``, ``packages`` (installed packages
+  bots may import, e.g. ``["numpy"]``; default none).
 - ``[game.<id>]``: per-game ``players``, ``options`` (a table, or a list of tables for several
   variants), ``games_per_pairing`` and ``bots``.
 """
@@ -48,7 +52,7 @@ from typing import Any
 
 from engine import Game, GameError, game_ids, get_game
 from ladder.errors import UserError
-from ladder.sandbox import allowed_packages
+from ladder.sandbox import Limits, allowed_packages
 
 FORMATS = ("round-robin", "adaptive")
 BACKENDS = ("local", "dask")
@@ -60,26 +64,8 @@ TOP_KEYS = (
 )
 ADAPTIVE_KEYS = ("confidence", "indifference", "max_matches")
 GAME_KEYS = ("players", "options", "games_per_pairing", "bots")
-LIMIT_KEYS = ("move_seconds", "match_seconds", "memory_mb", "bench_after_failures", "max_attempts", "packages")
-
-
-@dataclass(frozen=True)
-class Limits:
-    """What a bot may use, and how the tournament treats failures.
-
-    ``move_seconds``/``match_seconds``/``memory_mb`` are handed to the sandbox
-    for sandboxed bots. ``bench_after_failures``: a bot version that fails
-    that many matches in a row is benched for the rest of the tournament.
-    ``max_attempts``: a match whose worker dies is retried up to that many
-    times in all, then recorded as an error.
-    """
-
-    move_seconds: float = 5.0
-    match_seconds: float = 600.0
-    memory_mb: int = 1024
-    bench_after_failures: int = 5
-    max_attempts: int = 3
-    packages: tuple[str, ...] = ()  # the operator's allow-list: installed packages a sandboxed bot may import
+LIMIT_KEYS = ("move_seconds", "bank_seconds", "move_wall_seconds", "match_seconds", "clock_builtin_bots", "memory_mb",
+              "bench_after_failures", "max_attempts", "packages")
 
 
 @dataclass(frozen=True)
@@ -159,6 +145,18 @@ class _Checker:
         if not value > 0:
             raise self.fail(key, f"must be more than 0, not {value}")
         return float(value)
+
+    def at_least_zero(self, key: str, value: Any) -> float:
+        if isinstance(value, bool) or not isinstance(value, (int, float)):
+            raise self.fail(key, f"must be a number, not {_shown(value)}")
+        if not value >= 0:
+            raise self.fail(key, f"must be 0 or more, not {value}")
+        return float(value)
+
+    def boolean(self, key: str, value: Any) -> bool:
+        if not isinstance(value, bool):
+            raise self.fail(key, f"must be true or false, not {_shown(value)}")
+        return value
 
     def string(self, key: str, value: Any) -> str:
         if not isinstance(value, str) or not value.strip():
@@ -302,8 +300,17 @@ def check_scheduler_address(address: str, fail: Any = None, key: str = "--schedu
 def _limits(check: _Checker, value: Any) -> Limits:
     table = check.table("limits", value, LIMIT_KEYS)
     defaults = Limits()
+    move_seconds = check.number("limits.move_seconds", table.get("move_seconds", defaults.move_seconds))
+    wall = table.get("move_wall_seconds")
+    if wall is not None and check.number("limits.move_wall_seconds", wall) < move_seconds:
+        raise check.fail("limits.move_wall_seconds", f"must be at least move_seconds ({move_seconds:g}), not {wall}: "
+                         "a move could never use its CPU time")
     return Limits(
-        move_seconds=check.number("limits.move_seconds", table.get("move_seconds", defaults.move_seconds)),
+        move_seconds=move_seconds,
+        bank_seconds=check.at_least_zero("limits.bank_seconds", table.get("bank_seconds", defaults.bank_seconds)),
+        move_wall_seconds=None if wall is None else float(wall),
+        clock_builtin_bots=check.boolean("limits.clock_builtin_bots",
+                                         table.get("clock_builtin_bots", defaults.clock_builtin_bots)),
         match_seconds=check.number("limits.match_seconds", table.get("match_seconds", defaults.match_seconds)),
         memory_mb=check.integer("limits.memory_mb", table.get("memory_mb", defaults.memory_mb), 16),
         bench_after_failures=check.integer(

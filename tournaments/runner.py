@@ -30,7 +30,12 @@ run. Losing the executor (a Dask scheduler gone) stops the run as
 version that fails ``limits.bench_after_failures`` matches in a row in one
 pool (a game, option set and player count) is benched in that pool for the
 rest of the tournament: its remaining matches there are recorded as
-skipped, with the reason; its matches in other pools go on.
+skipped, with the reason; its matches in other pools go on. A match in
+which the host starved a bot (a wall-clock timeout while the bot was
+runnable but not running, or stopped by someone else: see
+:mod:`ladder.move_clock`) comes back marked voided: it is recorded as
+``voided`` with the reason, counts for nothing (no rating, no benching), and
+the next run plays it again from its key, the same deal, like an error.
 
 A tournament is identified by its name, seed, format and games, not by its
 bots: a new bot version (or a new bot) run again under the same file joins
@@ -90,9 +95,10 @@ from engine import get_game
 from ladder import ratings
 from ladder.deals import DealSecret, bot_seed
 from ladder.errors import UserError
+from ladder.host_load import workers_warning
 from ladder.paths import results_dir
 from ladder.roster import Entrant, entrants_for_game, resolve
-from ladder.storage import BenchRow, MatchRow, SeatResultRow, TournamentRow, open_database, utcnow
+from ladder.storage import REPLAYED_STATUSES, BenchRow, MatchRow, SeatResultRow, TournamentRow, open_database, utcnow
 from ladder.text import clean_text
 from tournaments.adaptive import WAIT, AdaptivePlanner, Wait
 from tournaments.backends import check_backend
@@ -151,6 +157,7 @@ class RunReport:
     deal_commitment: str = ""  # SHA-256 of the deal secret, public from the start
     deal_secret: str | None = None  # the secret once revealed (the tournament ended), else None
     unstored: int = 0  # matches whose result could not be written (recorded as errors with the reason)
+    voided_now: int = 0  # matches voided for a host fault (a starved bot): the next run plays them again
 
     def to_json(self) -> dict[str, Any]:
         return asdict(self)
@@ -159,7 +166,7 @@ class RunReport:
 @dataclass
 class _Finished:
     match: ScheduledMatch
-    status: str  # "played", "skipped" or "error"
+    status: str  # "played", "skipped", "error" or "voided"
     record: dict[str, Any] | None = None
     error: str = ""
     attempts: int = 1
@@ -386,6 +393,9 @@ class TournamentRun:
         except BaseException:
             self.close()
             raise
+        crowded = workers_warning(self.workers) if self.backend == "local" else None
+        if crowded is not None:
+            self.notes.append(crowded)
         self.stop = _Stop()
         self._given_up = 0  # matches the executor gave up after their workers died (Dask's KilledWorker)
         self.unplayed: dict[str, int] = {}  # matches not yet handed out per bot reference (without a time budget)
@@ -484,7 +494,8 @@ class TournamentRun:
         """Whether this run would play a match of ``row``: a time budget, more cycles, or missing matches."""
         if self.hours is not None or self.config.cycles > row.cycles:
             return True
-        done = set(self.session.exec(select(MatchRow.key).where(MatchRow.tournament_id == row.id, MatchRow.status != "error")).all())
+        done = set(self.session.exec(select(MatchRow.key).where(MatchRow.tournament_id == row.id,
+                                                                MatchRow.status.not_in(REPLAYED_STATUSES))).all())  # type: ignore[attr-defined]
         return any(match.key not in done for number in range(max(row.cycles, 1)) for match in self.cycle(number))
 
     def _choose_tournament(self) -> TournamentRow | None:
@@ -558,8 +569,8 @@ class TournamentRun:
         self._set_cycles(target)
         self._repair(tid)
         recorded = dict(self.session.exec(select(MatchRow.key, MatchRow.status).where(MatchRow.tournament_id == tid)).all())
-        self.done = {key for key, status in recorded.items() if status != "error"}
-        self.error_keys = {key for key, status in recorded.items() if status == "error"}
+        self.done = {key for key, status in recorded.items() if status not in REPLAYED_STATUSES}
+        self.error_keys = {key for key, status in recorded.items() if status in REPLAYED_STATUSES}
         self.benched: dict[tuple[int, str], str] = {
             (row.bot_version_id, row.pool): row.reason
             for row in self.session.exec(select(BenchRow).where(BenchRow.tournament_id == tid)).all()
@@ -795,7 +806,8 @@ class TournamentRun:
                               clean_text(getattr(error, "remote_traceback", "")))
                     batch.append(_Finished(match, "error", error=f"{type(error).__name__}: {error}", attempts=attempt))
                     continue
-                batch.append(_Finished(match, "played", record, attempts=attempt))
+                voided = record.get("voided", "")  # a host fault: recorded, counted for nothing, played again
+                batch.append(_Finished(match, "voided" if voided else "played", record, error=voided, attempts=attempt))
                 self.stats.busy_seconds += record["seconds"]
                 self.stats.cpu_seconds += record.get("cpu_seconds", 0.0)
             if batch:
@@ -838,7 +850,7 @@ class TournamentRun:
                 self._record_alone(item)
         for item in batch:
             self.recorded_now.add(item.match.key)
-            if item.status == "error":
+            if item.status in REPLAYED_STATUSES:
                 self.error_keys.add(item.match.key)
             else:
                 self.error_keys.discard(item.match.key)
@@ -846,6 +858,7 @@ class TournamentRun:
             self.stats.played_now += item.status == "played"
             self.stats.skipped_now += item.status == "skipped"
             self.stats.errors_now += item.status == "error"
+            self.stats.voided_now += item.status == "voided"
         self.stats.db_seconds += time.perf_counter() - tick
         self.stats.db_batches += 1
 
@@ -935,7 +948,7 @@ class TournamentRun:
             values.update(
                 started_at=started, finished_at=started + timedelta(seconds=record["seconds"]), seconds=record["seconds"],
                 think_json=_json(record["think"]), details_json=_json(record["details"]), actions_z=record["actions_z"],
-                action_count=record["action_count"], worker=record["worker"],
+                action_count=record["action_count"], worker=record["worker"], host_json=_json(record.get("host", {})),
             )
         return values
 
@@ -1026,7 +1039,8 @@ def plan_tournament(source: str | Path | TournamentConfig, db_url: str | None = 
         run.done = set()
         if existing is not None:
             run.done = {key for key, status in run.session.exec(
-                select(MatchRow.key, MatchRow.status).where(MatchRow.tournament_id == existing.id)).all() if status != "error"}
+                select(MatchRow.key, MatchRow.status).where(MatchRow.tournament_id == existing.id)).all()
+                if status not in REPLAYED_STATUSES}
         missing = [match for number in range(cycles) for match in run.cycle(number) if match.key not in run.done]
         to_play: dict[str, int] = {}
         for match in missing:
