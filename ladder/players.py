@@ -224,7 +224,9 @@ class SandboxedPlayer:
         self.process: BotProcess | None = None
         self.remaining = pool.limits.match_seconds
         self.bank = pool.limits.bank_seconds  # CPU seconds left to draw on when a move runs over
-        self._clock: dict[str, float] = {}
+        self._clock: dict[str, float] = {}  # what the bot is told, and the clocks it implies (while the bank holds)
+        self._clock_bank = -1.0
+        self._wall_cap = self._cpu_allowance = 0.0
         self.last_cpu_check = 0.0
         self.actions = 0
         self.stderr_mark = 0
@@ -236,15 +238,17 @@ class SandboxedPlayer:
         if process is None:
             raise BotFailure("crash", "the bot's process is gone")
         limits = self.pool.limits
-        cap = limits.wall_seconds(self.bank)
+        if self.bank != self._clock_bank:
+            self._set_clock()
+        cap = self._wall_cap
         timeout = min(cap, self.remaining)
         if timeout <= 0:
             self._fail(BotTimeout(TimeoutKind.WALL, f"used up its {limits.match_seconds:g} s (wall-clock) for the match",
                                   process.stderr_tail()))
-        message["clock"] = self._clock_message()
+        message["clock"] = self._clock
         tick = time.monotonic()
         try:
-            reply = process.request(message, timeout, what, cpu_seconds=limits.move_seconds + self.bank)
+            reply = process.request(message, timeout, what, cpu_seconds=self._cpu_allowance)
         except BotTimeout as failure:
             if failure.kind is TimeoutKind.WALL and timeout < cap:
                 failure = BotTimeout(failure.kind, f"{failure.detail} (all that was left in its match budget of "
@@ -265,12 +269,14 @@ class SandboxedPlayer:
                 self._fail(failure)
         return reply
 
-    def _clock_message(self) -> dict[str, float]:
-        """The ``clock`` sent with each request: CPU seconds per move and the bank left (one dict while it holds)."""
-        bank = round(self.bank, 3)
-        if self._clock.get("bank_seconds") != bank:
-            self._clock = {"move_seconds": self.pool.limits.move_seconds, "bank_seconds": bank}
-        return self._clock
+    def _set_clock(self) -> None:
+        """The ``clock`` sent with each request (CPU seconds per move, the bank left), the CPU the next request
+        may use and its wall-clock cap: computed again only when the bank changes (rarely; not per decision)."""
+        limits = self.pool.limits
+        self._clock_bank = self.bank
+        self._clock = {"move_seconds": limits.move_seconds, "bank_seconds": round(self.bank, 3)}
+        self._cpu_allowance = limits.move_seconds + self.bank
+        self._wall_cap = limits.wall_seconds(self.bank)
 
     def _fail(self, failure: BotFailure) -> Any:
         if self.process is not None:
