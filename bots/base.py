@@ -33,21 +33,40 @@ class MatchStart:
     seed: int = 0
 
 
+@dataclass(frozen=True)
+class Clock:
+    """The bot's clock for the request it is answering (``Bot.clock``), in CPU seconds.
+
+    ``move_seconds`` is the CPU time one answer may use (all the bot's
+    threads together); ``bank_seconds`` is what is left of the match's bank:
+    extra CPU time an answer that runs over ``move_seconds`` draws on. An
+    answer may use ``move_seconds + bank_seconds`` in all; a wall-clock cap
+    (several times that) stops a bot that sleeps or blocks.
+    """
+
+    move_seconds: float
+    bank_seconds: float = 0.0
+
+
 class Bot:
     """Subclass this, set ``name`` and ``games``, and implement :meth:`act`.
 
     ``games`` is a tuple of game ids, or ``("*",)`` for a bot that can play
     every game (it then relies only on the legal actions it is offered).
+    ``clock`` is set before each call when the match is played under clocks
+    (always for a submitted bot; ``None`` otherwise): see :class:`Clock`.
     """
 
     name: ClassVar[str] = "unnamed"
     author: ClassVar[str] = ""
     version: ClassVar[str] = "1"
     games: ClassVar[tuple[str, ...]] = ("*",)
+    clock: Clock | None = None  # set by the ladder before each call when there are clocks
 
     def __init__(self) -> None:
         self.match: MatchStart | None = None
         self.rng = random.Random(0)
+        self.clock: Clock | None = None
 
     @classmethod
     def plays(cls, game_id: str) -> bool:

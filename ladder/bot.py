@@ -7,6 +7,6 @@ which depends on nothing but the standard library, so that a sandboxed bot
 process imports it in a few milliseconds and sees nothing else of the ladder.
 """
 
-from bots.base import Bot, MatchStart
+from bots.base import Bot, Clock, MatchStart
 
-__all__ = ["Bot", "MatchStart"]
+__all__ = ["Bot", "Clock", "MatchStart"]

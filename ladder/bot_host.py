@@ -264,7 +264,7 @@ def main() -> None:
     sys.path.extend(config.get("package_dirs") or [])  # the packages the operator allows, after the bot's own files
     _load_orjson(config.get("orjson"))
 
-    from bots.base import Bot, MatchStart
+    from bots.base import Bot, Clock, MatchStart
     from ladder import protocol
 
     if config.get("cpu") is not None:
@@ -295,7 +295,7 @@ def main() -> None:
     except BaseException as error:  # noqa: BLE001 - a bot's import may raise anything, SystemExit included
         load_error = _error(error, _host_frames(error, config))
 
-    host = _Host(cls, load_error, MatchStart)
+    host = _Host(cls, load_error, MatchStart, Clock)
     _serve(host, protocol)
 
 
@@ -332,6 +332,9 @@ def _serve(host: _Host, protocol: Any) -> None:
         request = decode_request(body)
         op = request["op"]
         if op == "act" and host.bot is not None:  # the hot path: one decision
+            clock = request.get("clock")
+            if clock != host.clock_seen:  # the first decision of a match, or the bank changed
+                host.set_clock(clock)
             try:
                 reply = host.act(request["observation"], request["legal"])
             except Exception as error:  # noqa: BLE001 - the bot broke something the host relies on: report it
@@ -357,11 +360,23 @@ def _serve(host: _Host, protocol: Any) -> None:
 class _Host:
     """Answers the ladder's requests with the bot class ``cls`` (a fresh bot object for every match)."""
 
-    def __init__(self, cls: type | None, load_error: dict[str, str] | None, match_start: type) -> None:
+    def __init__(self, cls: type | None, load_error: dict[str, str] | None, match_start: type, clock_type: type) -> None:
         self.cls = cls
         self.load_error = load_error
         self.match_start = match_start
+        self.clock_type = clock_type
+        self.clock_seen: Any = None  # the last ``clock`` of a request, as it came
         self.bot: Any = None
+
+    def set_clock(self, clock: Any) -> None:
+        """Tell the bot its clock (``Bot.clock``): the CPU seconds per move and what is left of its bank."""
+        self.clock_seen = clock
+        if self.bot is None or not isinstance(clock, dict):
+            return
+        try:
+            self.bot.clock = self.clock_type(float(clock["move_seconds"]), float(clock["bank_seconds"]))
+        except Exception:  # noqa: BLE001 - a bot whose attribute cannot be set goes without
+            pass
 
     def handle(self, request: dict[str, Any]) -> dict[str, Any]:
         op = request["op"]
@@ -374,11 +389,14 @@ class _Host:
         if op == "start":
             try:
                 self.bot = self.cls()  # type: ignore[misc]
+                self.set_clock(request.get("clock"))
                 match = request["match"]
                 self.bot.start(self.match_start(match["game"], match["seat"], match["num_players"], match["options"], match["seed"]))
             except Exception as error:  # noqa: BLE001 - every exception of the bot's is reported
                 return {"error": _error(error)}
             return {"ok": True}
+        if "clock" in request and request["clock"] != self.clock_seen:
+            self.set_clock(request["clock"])
         if op == "act":
             reply = self.act(request["observation"], request["legal"])
             return {"index": reply} if isinstance(reply, int) else reply

@@ -7,7 +7,9 @@ host's frames:
 
 - the ladder writes one JSON object per line: ``{"type": "start", "game", "seat", "num_players",
   "options", "seed"}``, then ``{"type": "act", "observation", "legal"}`` for every decision, and
-  ``{"type": "end", "result"}``; the next match starts again with ``start``;
+  ``{"type": "end", "result"}``; the next match starts again with ``start``; every line also carries
+  ``"clock": {"move_seconds", "bank_seconds"}``: the CPU seconds one answer may use, and what is left of
+  the match's bank (extra CPU time for answers that run over);
 - the program answers each ``act`` (and only ``act``) with one line: the index of its choice in
   ``legal`` (``3``), ``{"index": 3}``, ``{"action": {...}}``, or the action itself.
 
@@ -19,7 +21,6 @@ The failure rules are a Python bot's: no answer in time (timeout), a line that i
 from __future__ import annotations
 
 import json
-import time
 from collections.abc import Iterable
 from typing import Any
 
@@ -52,12 +53,13 @@ class ExecutableBotProcess(BotProcess):
     def system_folders(self) -> tuple[str, ...]:
         return RUNTIME_FOLDERS
 
-    def request(self, message: dict[str, Any], timeout: float, what: str) -> dict[str, Any]:
+    def request(self, message: dict[str, Any], timeout: float, what: str, cpu_seconds: float | None = None) -> dict[str, Any]:
         """The same contract as a Python bot's process: a reply the players understand, or :class:`BotFailure`."""
         if self.dead or self.popen is None:
             raise BotFailure(FailureReason.CRASH, "the bot process is not running", self.stderr_tail())
         op = message["op"]
-        deadline = time.monotonic() + max(0.0, timeout)
+        deadline = self._begin_move(timeout, cpu_seconds)
+        clock = {"clock": message["clock"]} if "clock" in message else {}
         if op == "hello":
             manifest = self.manifest
             return {"bot": {"name": manifest.name, "author": manifest.author, "version": manifest.version,
@@ -65,14 +67,14 @@ class ExecutableBotProcess(BotProcess):
         if op == "ping":
             return {"ok": True}
         if op == "start":
-            self._write_line({"type": "start", **message["match"]}, deadline, what)
+            self._write_line({"type": "start", **message["match"], **clock}, deadline, what)
             return {"ok": True}
         if op == "end":
-            self._write_line({"type": "end", "result": message["result"]}, deadline, what)
+            self._write_line({"type": "end", "result": message["result"], **clock}, deadline, what)
             return {"ok": True}
         if op == "act":
             legal = message["legal"]
-            self._write_line({"type": "act", "observation": message["observation"], "legal": legal}, deadline, what)
+            self._write_line({"type": "act", "observation": message["observation"], "legal": legal, **clock}, deadline, what)
             return self._choice(self._read_line(deadline, what), legal)
         raise RuntimeError(f"an executable bot has no request {op!r}")
 

@@ -11,6 +11,7 @@ seats are then ranked last.
 
 from __future__ import annotations
 
+import enum
 import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
@@ -46,17 +47,47 @@ class BotFailure(Exception):
         self.stderr_tail = stderr_tail
 
 
+class TimeoutKind(enum.Enum):
+    """Which clock ran out: the move's CPU time (with the bank), its wall-clock cap, or the start-up limit."""
+
+    CPU = "cpu"
+    WALL = "wall"
+    STARTUP = "startup"
+
+
+class BotTimeout(BotFailure):
+    """A bot ran out of time (reason ``timeout``), with the clock that ran out.
+
+    ``host_fault`` is empty when the bot is to blame; otherwise it says how
+    the host starved the bot (a wall-clock timeout while it was runnable but
+    not running, or stopped by someone else): such a match is voided, never
+    counted against the bot.
+    """
+
+    def __init__(self, kind: TimeoutKind, detail: str, stderr_tail: str = "", host_fault: str = "") -> None:
+        super().__init__("timeout", detail, stderr_tail)
+        self.kind = kind
+        self.host_fault = host_fault
+
+
 @dataclass(frozen=True)
 class SeatFailure:
-    """Why a seat lost by failure, for the record."""
+    """Why a seat lost by failure, for the record; ``host_fault`` (empty if none) voids the match."""
 
     reason: str
     detail: str
     stderr_tail: str = ""
     at_action: int = 0
+    host_fault: str = ""
 
     def to_json(self) -> dict[str, Any]:
-        return {"reason": self.reason, "detail": self.detail, "stderr_tail": self.stderr_tail, "at_action": self.at_action}
+        return {"reason": self.reason, "detail": self.detail, "stderr_tail": self.stderr_tail, "at_action": self.at_action,
+                "host_fault": self.host_fault}
+
+    @classmethod
+    def of(cls, failure: BotFailure, at_action: int) -> SeatFailure:
+        host_fault = failure.host_fault if isinstance(failure, BotTimeout) else ""
+        return cls(failure.reason, failure.detail, failure.stderr_tail, at_action, host_fault)
 
 
 @dataclass(frozen=True)
@@ -148,7 +179,7 @@ def play_match(spec: MatchSpec, players: Sequence[Player]) -> MatchOutcome:
     started = time.perf_counter()
 
     def fail(seat: int, failure: BotFailure) -> None:
-        failures[seat] = SeatFailure(failure.reason, failure.detail, failure.stderr_tail, len(actions))
+        failures[seat] = SeatFailure.of(failure, len(actions))
         seats[seat] = _substitute(seat, spec, num_players, options)
 
     for seat in range(num_players):
@@ -185,7 +216,7 @@ def play_match(spec: MatchSpec, players: Sequence[Player]) -> MatchOutcome:
         try:
             seats[seat].end(result.to_json())
         except BotFailure as failure:
-            failures[seat] = SeatFailure(failure.reason, failure.detail, failure.stderr_tail, len(actions))
+            failures[seat] = SeatFailure.of(failure, len(actions))
     result = apply_failure_rule(state.result(), sorted(failures))
     stderr = tuple(failures[seat].stderr_tail if seat in failures else str(getattr(players[seat], "stderr_text", ""))
                    for seat in range(num_players))

@@ -30,13 +30,14 @@ from pathlib import Path
 from types import TracebackType
 from typing import Any
 
-from bots.base import Bot, MatchStart
+from bots.base import Bot, Clock, MatchStart
 from bots.registry import UnknownBotError, bot_names, get_bot_class
 from ladder.bot_index import latest_hash, registered_names
 from ladder.build import stage_bot
 from ladder.errors import UserError
 from ladder.exec_bot import make_bot_process
-from ladder.match import BotFailure, Player
+from ladder.match import BotFailure, BotTimeout, Player, TimeoutKind
+from ladder.move_clock import MoveUsage, own_run_delay
 from ladder.paths import results_dir
 from ladder.sandbox import (
     BotInfo,
@@ -48,6 +49,7 @@ from ladder.sandbox import (
     is_root,
     process_layer_can_drop_root,
     require_layers,
+    timeout_detail,
 )
 from ladder.statuses import FailureReason
 from ladder.submission import (
@@ -82,12 +84,52 @@ class InProcessPlayer:
         self._call("end", result)
 
 
-def builtin_player(name: str, game_id: str) -> Player:
-    """A fresh in-process player for the built-in bot ``name`` in ``game_id``."""
+class ClockedInProcessPlayer(InProcessPlayer):
+    """A built-in bot under the CPU clocks of a submitted one (``limits.clock_builtin_bots``).
+
+    The bot runs in the ladder's own thread, so its CPU time is that
+    thread's (:func:`time.thread_time`) and its clock is checked when it
+    answers: a built-in bot is the ladder's own code and cannot be stopped
+    mid-move, but one that used more than ``move_seconds`` plus its bank, or
+    answered after the wall-clock cap, loses on time like any other (a
+    wall-clock overrun while the thread waited for a CPU is a host fault).
+    """
+
+    def __init__(self, bot: Bot, limits: SandboxLimits) -> None:
+        super().__init__(bot)
+        self.limits = limits
+        self.bank = limits.bank_seconds
+
+    def _call(self, method: str, *args: Any) -> Any:
+        limits = self.limits
+        self.bot.clock = Clock(limits.move_seconds, round(self.bank, 3))
+        delay_before = own_run_delay()
+        wall, cpu = time.monotonic(), time.thread_time()
+        answer = super()._call(method, *args)
+        wall, cpu = time.monotonic() - wall, time.thread_time() - cpu
+        allowed = limits.move_seconds + self.bank
+        cap = limits.wall_seconds(self.bank)
+        what = f"in {method}()"
+        if cpu > allowed:
+            detail, _ = timeout_detail(TimeoutKind.CPU, MoveUsage(wall, cpu), allowed, cap, what)
+            raise BotTimeout(TimeoutKind.CPU, detail)
+        if wall > cap:
+            delay_after = own_run_delay()
+            delay = None if delay_before is None or delay_after is None else (delay_after - delay_before) / 1e9
+            detail, host_fault = timeout_detail(TimeoutKind.WALL, MoveUsage(wall, cpu, delay), allowed, cap, what)
+            raise BotTimeout(TimeoutKind.WALL, detail, "", host_fault)
+        self.bank = max(0.0, self.bank - max(0.0, cpu - limits.move_seconds))
+        return answer
+
+
+def builtin_player(name: str, game_id: str, limits: SandboxLimits | None = None) -> Player:
+    """A fresh in-process player for the built-in bot ``name`` in ``game_id`` (under clocks if ``limits`` ask for them)."""
     try:
         cls = get_bot_class(name, game_id)
     except UnknownBotError as error:
         raise UserError(str(error)) from None
+    if limits is not None and limits.clock_builtin_bots:
+        return ClockedInProcessPlayer(cls(), limits)
     return InProcessPlayer(cls())
 
 
@@ -164,9 +206,11 @@ def failure_line(failure: BotFailure) -> str:
 class SandboxedPlayer:
     """One seat played by a sandboxed bot process from a :class:`PlayerPool`.
 
-    Keeps the match's time budget: each request may take ``move_seconds`` and
-    all of them together ``match_seconds``. Checks that the bot's process uses
-    no more CPU than the time it was given to think (plus ``idle_cpu_seconds``).
+    Keeps the match's clocks: each request may use ``move_seconds`` of CPU
+    time plus what is left of the match's bank (``bank_seconds``; a request
+    that runs over draws on it), within its wall-clock cap, and all of them
+    together ``match_seconds`` of wall-clock time. Checks that the bot's
+    process uses no more CPU than it was given to think (plus ``idle_cpu_seconds``).
     """
 
     CPU_CHECK_EVERY = 0.25  # seconds of wall time between two CPU checks in a match
@@ -179,6 +223,10 @@ class SandboxedPlayer:
         self.deal = deal
         self.process: BotProcess | None = None
         self.remaining = pool.limits.match_seconds
+        self.bank = pool.limits.bank_seconds  # CPU seconds left to draw on when a move runs over
+        self._clock: dict[str, float] = {}  # what the bot is told, and the clocks it implies (while the bank holds)
+        self._clock_bank = -1.0
+        self._wall_cap = self._cpu_allowance = 0.0
         self.last_cpu_check = 0.0
         self.actions = 0
         self.stderr_mark = 0
@@ -190,28 +238,45 @@ class SandboxedPlayer:
         if process is None:
             raise BotFailure(FailureReason.CRASH, "the bot's process is gone")
         limits = self.pool.limits
-        timeout = min(limits.move_seconds, self.remaining)
+        if self.bank != self._clock_bank:
+            self._set_clock()
+        cap = self._wall_cap
+        timeout = min(cap, self.remaining)
         if timeout <= 0:
-            self._fail(BotFailure(FailureReason.TIMEOUT, f"used up its {limits.match_seconds:g} s for the match", process.stderr_tail()))
+            self._fail(BotTimeout(TimeoutKind.WALL, f"used up its {limits.match_seconds:g} s (wall-clock) for the match",
+                                  process.stderr_tail()))
+        message["clock"] = self._clock
         tick = time.monotonic()
         try:
-            reply = process.request(message, timeout, what)
+            reply = process.request(message, timeout, what, cpu_seconds=self._cpu_allowance)
+        except BotTimeout as failure:
+            if failure.kind is TimeoutKind.WALL and timeout < cap:
+                failure = BotTimeout(failure.kind, f"{failure.detail} (all that was left in its match budget of "
+                                     f"{limits.match_seconds:g} s)", failure.stderr_tail, failure.host_fault)
+            self._fail(failure)
         except BotFailure as failure:
-            if failure.reason == FailureReason.TIMEOUT and "within the time limit" in failure.detail:
-                budget = "per move" if timeout == limits.move_seconds else "left in its match budget"
-                stopped_in = failure.detail.partition("; ")[2]  # where the bot's stack was when it was stopped
-                failure = BotFailure(FailureReason.TIMEOUT, f"no answer within {timeout:.3g} s ({budget}) while {what}"
-                                     + (f"; {stopped_in}" if stopped_in else ""), failure.stderr_tail)
             self._fail(failure)
         spent = time.monotonic() - tick
         self.remaining -= spent
-        process.think_seconds += spent
+        cpu = process.move_cpu_seconds()
+        if cpu is not None and cpu > limits.move_seconds:
+            self.bank = max(0.0, self.bank - (cpu - limits.move_seconds))
+        process.think_seconds += spent if cpu is None else max(spent, cpu)  # threads may use more CPU than wall time
         if "error" in reply:
             try:
                 process._fail_with_error(reply["error"], what)
             except BotFailure as failure:
                 self._fail(failure)
         return reply
+
+    def _set_clock(self) -> None:
+        """The ``clock`` sent with each request (CPU seconds per move, the bank left), the CPU the next request
+        may use and its wall-clock cap: computed again only when the bank changes (rarely; not per decision)."""
+        limits = self.pool.limits
+        self._clock_bank = self.bank
+        self._clock = {"move_seconds": limits.move_seconds, "bank_seconds": round(self.bank, 3)}
+        self._cpu_allowance = limits.move_seconds + self.bank
+        self._wall_cap = limits.wall_seconds(self.bank)
 
     def _fail(self, failure: BotFailure) -> Any:
         if self.process is not None:
@@ -366,7 +431,7 @@ class PlayerPool:
         so it cannot remember, from another seat, cards it should not see.
         """
         if ref in bot_names():
-            return builtin_player(ref, game_id)
+            return builtin_player(ref, game_id, self.limits)
         return SandboxedPlayer(self, ref, self.submission(ref), game_id, deal)
 
     def describe(self, ref: str) -> BotInfo:

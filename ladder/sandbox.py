@@ -57,9 +57,10 @@ import sys
 import tempfile
 import threading
 import time
+import typing
 import uuid
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass, fields
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, NoReturn
 
@@ -69,7 +70,8 @@ import ladder
 from ladder import protocol
 from ladder import seccomp as seccomp_module
 from ladder.errors import UserError
-from ladder.match import BotFailure
+from ladder.match import BotFailure, BotTimeout, TimeoutKind
+from ladder.move_clock import MoveUsage, MoveWatch, wall_cap
 from ladder.submission import Submission
 
 LAYERS = ("process", "bubblewrap", "seccomp")
@@ -98,11 +100,30 @@ BOT_ENV = {
 
 @dataclass(frozen=True)
 class SandboxLimits:
-    """What a sandboxed bot may use. Times are wall-clock seconds unless said otherwise.
+    """What a bot may use, and how a tournament treats failures: the one limits type of the ladder.
 
-    - ``move_seconds``: to answer one request (a decision, or the start/end hooks);
-    - ``match_seconds``: for all of one match's requests together;
-    - ``start_seconds``: to start the process and load the bot;
+    A tournament file's ``[limits]`` table holds exactly these keys. The clocks:
+
+    - ``move_seconds``: CPU time (every thread of the bot's process, and the
+      children it has waited for) to answer one request (a decision, or the
+      start/end hooks). CPU, not wall-clock time: a busy host does not make
+      a bot lose (see :mod:`ladder.move_clock`);
+    - ``bank_seconds``: extra CPU time per match that a move running over
+      ``move_seconds`` draws on; the bot is told what is left with each
+      request;
+    - ``move_wall_seconds``: wall-clock cap of one request, which stops a bot
+      that sleeps or blocks (``None``: :data:`~ladder.move_clock.WALL_FACTOR`
+      times ``move_seconds``; it grows in proportion when the bank lets a move
+      use more CPU). A wall-clock timeout while the host starved the bot is a
+      host fault: the match is voided and played again;
+    - ``match_seconds``: wall-clock time for all of one match's requests together;
+    - ``start_seconds``: wall-clock time to start the process and load the bot;
+    - ``clock_builtin_bots``: run the built-in bots (in the ladder's own
+      process) under the same CPU clocks; they are checked when they answer,
+      since they cannot be stopped mid-move.
+
+    The process:
+
     - ``memory_mb``: address space of the bot process;
     - ``cpu_seconds``: CPU time of one bot process over its whole life (a
       backstop; the pool replaces a process that has used half of it);
@@ -118,11 +139,21 @@ class SandboxLimits:
       ``("numpy",)``) the operator allows bots to import. Nothing else of the
       host's ``site-packages`` is visible (with bubblewrap); a package's own
       dependencies must be listed too.
+
+    The tournament (not used by the sandbox itself):
+
+    - ``bench_after_failures``: a bot version that fails that many matches
+      in a row is benched for the rest of the tournament;
+    - ``max_attempts``: a match whose worker dies is retried up to that many
+      times in all, then recorded as an error.
     """
 
     move_seconds: float = 5.0
+    bank_seconds: float = 0.0
+    move_wall_seconds: float | None = None
     match_seconds: float = 600.0
     start_seconds: float = 10.0
+    clock_builtin_bots: bool = False
     memory_mb: int = 1024
     cpu_seconds: int = 3600
     idle_cpu_seconds: float = 1.0
@@ -133,6 +164,8 @@ class SandboxLimits:
     tmp_mb: int = 16
     stderr_lines: int = 20
     packages: tuple[str, ...] = ()
+    bench_after_failures: int = 5
+    max_attempts: int = 3
 
     @classmethod
     def from_mapping(cls, values: Mapping[str, Any] | SandboxLimits | None) -> SandboxLimits:
@@ -141,16 +174,35 @@ class SandboxLimits:
             return cls()
         if isinstance(values, SandboxLimits):
             return values
-        known = {f.name: f.type for f in fields(cls)}
+        hints = _limit_types()
         chosen: dict[str, Any] = {}
         for key, value in values.items():
-            if key not in known or value is None:
+            if key not in hints or value is None:
                 continue
             if key == "packages":
                 chosen[key] = allowed_packages([value] if isinstance(value, str) else value)
             else:
-                chosen[key] = float(value) if known[key] == "float" else int(value)
+                chosen[key] = hints[key](value)
         return cls(**chosen)
+
+    def wall_seconds(self, bank_left: float) -> float:
+        """The wall-clock cap of one request when ``bank_left`` CPU seconds of bank are left."""
+        return wall_cap(self.move_seconds, bank_left, self.move_wall_seconds)
+
+
+@functools.lru_cache(maxsize=1)
+def _limit_types() -> dict[str, Any]:
+    """How each field of :class:`SandboxLimits` is read from a plain value (from the resolved type hints)."""
+    converters: dict[str, Any] = {}
+    for name, hint in typing.get_type_hints(SandboxLimits).items():
+        kinds = set(typing.get_args(hint)) - {type(None)} or {hint}
+        kind = next(iter(kinds)) if len(kinds) == 1 else hint
+        converters[name] = kind if kind in (bool, int, float) else (lambda value: value)
+    return converters
+
+
+Limits = SandboxLimits
+"""The name tournament code uses for the same type."""
 
 
 def allowed_packages(names: Iterable[str]) -> tuple[str, ...]:
@@ -194,7 +246,12 @@ def _package_paths(name: str) -> tuple[str, ...] | None:
     parent = os.path.dirname(locations[0])
     if parent == os.path.realpath(os.path.dirname(os.__file__)):
         return None  # the standard library
-    paths = set(locations)
+    return tuple(sorted(set(locations) | _distribution_entries(name, parent)))
+
+
+def _distribution_entries(name: str, parent: str) -> set[str]:
+    """The top-level entries in ``parent`` that the distributions providing ``name`` install (e.g. ``numpy.libs``)."""
+    paths: set[str] = set()
     for distribution in importlib.metadata.packages_distributions().get(name, []):
         try:
             files = importlib.metadata.distribution(distribution).files or []
@@ -205,7 +262,7 @@ def _package_paths(name: str) -> tuple[str, ...] | None:
             candidate = os.path.join(parent, top)
             if top and top not in ("..", "__pycache__") and not top.endswith((".dist-info", ".pth")) and os.path.exists(candidate):
                 paths.add(os.path.realpath(candidate))
-    return tuple(sorted(paths))
+    return paths
 
 
 # ---------------------------------------------------------------- the layers of this machine
@@ -593,6 +650,40 @@ class StderrTail:
         self.thread.join(timeout)
 
 
+class _BwrapArgs:
+    """bubblewrap arguments being built: what is shown where, each parent folder made once."""
+
+    def __init__(self, args: list[str]) -> None:
+        self.args = args
+        self.made: set[str] = {"/"}
+
+    def parents(self, dest: str) -> None:
+        """Make the missing parents of ``dest`` (bwrap creates them with mode 0700 as root: make them reachable)."""
+        for parent in reversed(Path(dest).parents):
+            text = str(parent)
+            if text not in self.made:
+                self.made.add(text)
+                self.args.extend(["--perms", "0755", "--dir", text])
+
+    def ro_bind(self, source: str, dest: str) -> None:
+        self.parents(dest)
+        self.args.extend(["--ro-bind", source, dest])
+        self.made.add(dest)
+
+    def link_or_bind(self, folder: str, again: bool) -> bool:
+        """Show the host's ``folder`` at the same place: the same link if it is one, else read-only; whether it
+        was bound as a folder. ``again``: bind it even if the place is already made."""
+        if os.path.islink(folder):
+            self.parents(folder)
+            self.args.extend(["--symlink", os.readlink(folder), folder])
+            self.made.add(folder)
+            return False
+        if os.path.isdir(folder) and (again or folder not in self.made):
+            self.ro_bind(folder, folder)
+            return True
+        return False
+
+
 class BotProcess:
     """One sandboxed bot process: start it, send it requests with deadlines, kill it.
 
@@ -631,6 +722,9 @@ class BotProcess:
         self._file_fds: list[int] = []  # the bot's files, open for bubblewrap to copy into the sandbox
         self.lease: UidLease | None = None  # the bot's own uid (when the ladder runs as root)
         self.paused = False  # stopped (SIGSTOP) while the ladder does not wait for it
+        self._watch: MoveWatch | None = None  # measures each request's CPU time (once the bot process is known)
+        self._move_started = 0.0
+        self._move_limit = 0.0  # the wall-clock limit of the request in progress
         self._poll_in = select.poll()
         self._poll_out = select.poll()
 
@@ -675,7 +769,29 @@ class BotProcess:
 
     def _bwrap_command(self, info_fd: int) -> list[str]:
         binary, folders = interpreter()
-        root = api_root()
+        plan = _BwrapArgs(self._bwrap_options())
+        shown = [*folders, *self._bind_interpreter(plan, folders)]
+        args = plan.args
+        for hidden in installed_package_folders(tuple(shown)):  # the standard library only: no host site-packages
+            args.extend(["--perms", "0555", "--tmpfs", hidden, "--remount-ro", hidden])
+        codec_inside = self._bind_api(plan)
+        for folder in self.system_folders():
+            plan.link_or_bind(folder, again=False)
+        for name in self.limits.packages:
+            for path in _package_paths(name) or ():
+                plan.ro_bind(path, f"{SANDBOX_PACKAGES}/{os.path.basename(path)}")
+        args += self._bot_file_copies(plan.parents)
+        args += ["--proc", "/proc", "--dev", "/dev", "--perms", "0555", "--tmpfs", "/dev/shm", "--remount-ro", "/dev/shm",
+                 "--remount-ro", "/dev", "--size", str(self.limits.tmp_mb * 1024 * 1024), "--perms", "1777",
+                 "--tmpfs", "/tmp", "--chdir", "/tmp", "--info-fd", str(info_fd)]
+        packages = [SANDBOX_PACKAGES] if self.limits.packages else []
+        config = self._host_config(SANDBOX_API, SANDBOX_BOT, drop=is_root(), parent_pid=0, orjson=codec_inside,
+                                   package_dirs=packages)
+        return [*args, binary, "-S", "-s", "-B", "-P", f"{SANDBOX_API}/ladder/bot_host.py", config]
+
+    @staticmethod
+    def _bwrap_options() -> list[str]:
+        """bubblewrap's namespaces, user and environment for a bot (before any folder is shown)."""
         args = [shutil.which("bwrap") or "bwrap", "--unshare-pid", "--unshare-net", "--unshare-ipc", "--unshare-uts", "--unshare-cgroup-try",
                 "--die-with-parent", "--new-session", "--hostname", "bot", "--clearenv"]
         # Not --as-pid-1: bubblewrap's own init is the sandbox's pid 1 and the bot its child. A bot stopped between
@@ -690,62 +806,35 @@ class BotProcess:
             args += ["--unshare-user", "--disable-userns"]
         for key, value in {**BOT_ENV, "HOME": "/tmp", "TMPDIR": "/tmp"}.items():
             args += ["--setenv", key, value]
-        made: set[str] = {"/"}
+        return args
 
-        def parents(dest: str) -> None:
-            # bwrap creates missing folders with mode 0700 when run as root: make them reachable.
-            for parent in reversed(Path(dest).parents):
-                text = str(parent)
-                if text not in made:
-                    made.add(text)
-                    args.extend(["--perms", "0755", "--dir", text])
-
-        def ro_bind(source: str, dest: str) -> None:
-            parents(dest)
-            args.extend(["--ro-bind", source, dest])
-            made.add(dest)
-
+    @staticmethod
+    def _bind_interpreter(plan: _BwrapArgs, folders: list[str]) -> list[str]:
+        """Show the interpreter's installation and the system's library folders; the library folders shown."""
         for folder in folders:  # the interpreter's installation (for a system Python, that is /usr)
-            ro_bind(folder, folder)
-        shown = list(folders)
+            plan.ro_bind(folder, folder)
+        shown = []
         for library in ("/lib", "/lib64", "/lib32", "/libx32", "/usr/lib", "/usr/lib64", "/usr/lib32", "/usr/libx32"):
             if any(library == folder or library.startswith(folder + "/") for folder in folders):
                 continue
-            if os.path.islink(library):
-                parents(library)
-                args.extend(["--symlink", os.readlink(library), library])
-                made.add(library)
-            elif os.path.isdir(library):
-                ro_bind(library, library)
+            if plan.link_or_bind(library, again=True):
                 shown.append(library)
-        for hidden in installed_package_folders(tuple(shown)):  # the standard library only: no host site-packages
-            args.extend(["--perms", "0555", "--tmpfs", hidden, "--remount-ro", hidden])
+        return shown
+
+    @staticmethod
+    def _bind_api(plan: _BwrapArgs) -> str | None:
+        """Show the bot API (read-only) and the ladder's orjson extension; where the extension is inside, if any."""
+        root = api_root()
         for name in API_LADDER_FILES:
-            ro_bind(str(root / "ladder" / name), f"{SANDBOX_API}/ladder/{name}")
-        ro_bind(str(Path(bots.__file__).resolve().parent), f"{SANDBOX_API}/bots")
-        ro_bind(str(Path(engine.__file__).resolve().parent), f"{SANDBOX_API}/engine")
-        codec, codec_inside = orjson_extension(), None
-        if codec is not None:  # one file, read-only: the host reads the ladder's requests with it
-            codec_inside = f"{SANDBOX_CODEC}/{os.path.basename(codec)}"
-            ro_bind(codec, codec_inside)
-        for folder in self.system_folders():
-            if os.path.islink(folder):
-                parents(folder)
-                args.extend(["--symlink", os.readlink(folder), folder])
-                made.add(folder)
-            elif os.path.isdir(folder) and folder not in made:
-                ro_bind(folder, folder)
-        for name in self.limits.packages:
-            for path in _package_paths(name) or ():
-                ro_bind(path, f"{SANDBOX_PACKAGES}/{os.path.basename(path)}")
-        args += self._bot_file_copies(parents)
-        args += ["--proc", "/proc", "--dev", "/dev", "--perms", "0555", "--tmpfs", "/dev/shm", "--remount-ro", "/dev/shm",
-                 "--remount-ro", "/dev", "--size", str(self.limits.tmp_mb * 1024 * 1024), "--perms", "1777",
-                 "--tmpfs", "/tmp", "--chdir", "/tmp", "--info-fd", str(info_fd)]
-        packages = [SANDBOX_PACKAGES] if self.limits.packages else []
-        config = self._host_config(SANDBOX_API, SANDBOX_BOT, drop=is_root(), parent_pid=0, orjson=codec_inside,
-                                   package_dirs=packages)
-        return [*args, binary, "-S", "-s", "-B", "-P", f"{SANDBOX_API}/ladder/bot_host.py", config]
+            plan.ro_bind(str(root / "ladder" / name), f"{SANDBOX_API}/ladder/{name}")
+        plan.ro_bind(str(Path(bots.__file__).resolve().parent), f"{SANDBOX_API}/bots")
+        plan.ro_bind(str(Path(engine.__file__).resolve().parent), f"{SANDBOX_API}/engine")
+        codec = orjson_extension()
+        if codec is None:
+            return None
+        inside = f"{SANDBOX_CODEC}/{os.path.basename(codec)}"  # one file, read-only: the host reads requests with it
+        plan.ro_bind(codec, inside)
+        return inside
 
     def _bot_file_copies(self, parents: Any) -> list[str]:
         """bubblewrap arguments that copy the bot's files into a private, then read-only, tmpfs at ``/bot``.
@@ -878,7 +967,7 @@ class BotProcess:
                 if int(text[text.rfind(b")") + 2:].split()[1]) == parent:
                     return int(entry.name)
             if time.monotonic() >= deadline:
-                self._die("timeout", f"the sandbox did not start within {self.limits.start_seconds:g} s")
+                self._die_timeout(TimeoutKind.STARTUP, f"the sandbox did not start within {self.limits.start_seconds:g} s")
             if self.popen is not None and self.popen.poll() is not None:
                 self._die("crash", "the sandbox (bubblewrap) failed to start")
             time.sleep(0.002)
@@ -898,6 +987,7 @@ class BotProcess:
             text = os.pread(self._stat, 4096, 0)
         except OSError:
             self._die("crash", "the bot process ended while the sandbox was starting")
+        self._watch = MoveWatch(self._stat, pid)
         parent = int(text[text.rfind(b")") + 2:].split()[1])
         ours = pid == self.popen.pid or parent in (self.popen.pid, self.init_pid)
         if not ours or (self._bot_pidfd >= 0 and not _pidfd_alive(self._bot_pidfd)):
@@ -949,9 +1039,8 @@ class BotProcess:
             return int(json.loads(data)["child-pid"])
         except (ValueError, KeyError, TypeError):
             if time.monotonic() >= deadline:
-                self._die("timeout", f"the sandbox did not start within {self.limits.start_seconds:g} s")
+                self._die_timeout(TimeoutKind.STARTUP, f"the sandbox did not start within {self.limits.start_seconds:g} s")
             self._die("crash", "the sandbox (bubblewrap) failed to start")
-            raise AssertionError("unreachable")
 
     def _check_info(self, data: Any) -> BotInfo:
         if not isinstance(data, dict):
@@ -968,12 +1057,15 @@ class BotProcess:
         return BotInfo(values["name"], values["author"], values["version"], tuple(games), values["class"])
 
     # -- requests -----------------------------------------------------------------------------
-    def request(self, message: dict[str, Any], timeout: float, what: str) -> dict[str, Any]:
-        """Send one request and wait at most ``timeout`` seconds for the reply with its ``seq``.
+    def request(self, message: dict[str, Any], timeout: float, what: str, cpu_seconds: float | None = None) -> dict[str, Any]:
+        """Send one request and wait at most ``timeout`` wall-clock seconds for the reply with its ``seq``.
 
-        Replies to earlier requests (stale ``seq``) are skipped. Raises
-        :class:`BotFailure` (after killing the process) on a timeout, a dead
-        process, or a malformed reply. Error replies are returned to the caller.
+        ``cpu_seconds``: the CPU time the bot may use on it (``None``: no CPU
+        limit). Replies to earlier requests (stale ``seq``) are skipped.
+        Raises :class:`BotFailure` (after killing the process) on a dead
+        process or a malformed reply, and :class:`BotTimeout` when a clock
+        runs out. Error replies are returned to the caller. The move's CPU time
+        is then :meth:`move_cpu_seconds`.
         """
         if self.dead or self.popen is None:
             raise BotFailure("crash", "the bot process is not running", self.stderr_tail())
@@ -982,7 +1074,7 @@ class BotProcess:
         self.seq += 1
         seq = self.seq
         message["seq"] = seq
-        deadline = time.monotonic() + max(0.0, timeout)
+        deadline = self._begin_move(timeout, cpu_seconds)
         try:
             data = protocol.encode_request(message)
         except ValueError as error:  # the ladder's own data: a bug, not the bot's fault
@@ -1003,6 +1095,25 @@ class BotProcess:
                 return reply
             if reply_seq > seq:
                 self._die("garbage", f"a reply numbered {reply_seq} to a request not yet made (expected {seq})")
+
+    def _begin_move(self, timeout: float, cpu_seconds: float | None) -> float:
+        """Start the clocks of one request; its wall-clock deadline."""
+        now = time.monotonic()
+        self._move_started = now
+        self._move_limit = timeout
+        if self._watch is not None:
+            self._watch.begin(cpu_seconds, now)
+        return now + max(0.0, timeout)
+
+    def move_cpu_seconds(self) -> float | None:
+        """CPU seconds the last request used (``None``: answered too fast to be measured, see :mod:`ladder.move_clock`).
+
+        Read after the reply: the bot is stopped by then, so its CPU time no longer moves.
+        """
+        watch = self._watch
+        if watch is None or watch.cpu_start is None:
+            return None
+        return watch.finish(time.monotonic()).cpu_seconds
 
     def _send(self, view: memoryview, deadline: float, what: str) -> None:
         while view:
@@ -1035,10 +1146,22 @@ class BotProcess:
             buffer += chunk
 
     def _next_chunk(self, deadline: float, what: str) -> bytes:
-        """What the bot wrote next on its channel, waiting until ``deadline`` (a timeout, or a crash if it closed it)."""
-        remaining = deadline - time.monotonic()
-        if remaining <= 0 or not self._poll_in.poll(remaining * 1000):
-            self._timeout(what)
+        """What the bot wrote next on its channel, waiting until ``deadline`` (a timeout, or a crash if it closed it).
+
+        While it waits, it looks at the bot's CPU time now and then (:class:`MoveWatch`): a bot over its CPU
+        limit is stopped then, not at the wall-clock deadline.
+        """
+        watch = self._watch
+        while True:
+            now = time.monotonic()
+            remaining = deadline - now
+            if remaining <= 0:
+                self._timeout(what)
+            wait = remaining if watch is None else min(remaining, watch.wait_slice(now))
+            if self._poll_in.poll(wait * 1000):
+                break
+            if watch is not None and watch.over_cpu(time.monotonic()):
+                self._timeout(what, over_cpu=True)
         try:
             chunk = os.read(self._in, 65536)
         except OSError:
@@ -1060,10 +1183,20 @@ class BotProcess:
             self._die("garbage", f"a reply that is not valid: {error} (while {what})")
 
     # -- failures -----------------------------------------------------------------------------
-    def _timeout(self, what: str) -> NoReturn:
+    def _timeout(self, what: str, over_cpu: bool = False) -> NoReturn:
+        """A clock ran out: say which, with the evidence of whose fault it is, and kill the bot."""
+        now = time.monotonic()
+        usage = self._watch.finish(now, timed_out=True) if self._watch is not None else MoveUsage(now - self._move_started)
+        limit = self._watch.cpu_limit if self._watch is not None else None
         stack = self._stuck_stack()
         where = next((line.strip() for line in stack.splitlines() if line.strip().startswith("File ")), "")
-        self._die("timeout", f"no answer within the time limit while {what}" + (f"; stopped in {where}" if where else ""))
+        kind = TimeoutKind.CPU if over_cpu else TimeoutKind.STARTUP if self.info is None else TimeoutKind.WALL
+        detail, host_fault = timeout_detail(kind, usage, limit, self._move_limit, what)
+        self._die_timeout(kind, detail + (f"; stopped in {where}" if where else ""), host_fault)
+
+    def _die_timeout(self, kind: TimeoutKind, detail: str, host_fault: str = "") -> NoReturn:
+        self.kill()
+        raise BotTimeout(kind, detail, self.stderr_tail(), host_fault)
 
     def _stuck_stack(self) -> str:
         """The Python stack of a bot that does not answer, before it is killed: the bot host's faulthandler
@@ -1099,7 +1232,7 @@ class BotProcess:
             except ValueError:
                 name = f"signal {number}"
             if number == signal.SIGXCPU:
-                self._die("timeout", f"the bot process used up its CPU time limit while {what}")
+                self._die_timeout(TimeoutKind.CPU, f"the bot process used up its CPU time limit while {what}")
             self._die("crash", f"the bot process was killed by {name} while {what}")
         self._die("crash", f"the bot process exited with status {status} while {what}")
 
@@ -1141,6 +1274,43 @@ class BotProcess:
             return None
         return ticks / _CLOCK_TICKS
 
+    def _kill_and_reap(self, popen: subprocess.Popen[bytes]) -> None:
+        """SIGKILL the bot, bubblewrap's init and the process the ladder started, then reap it."""
+        # Through pidfds: a pid the ladder recorded may belong to another process by now, a pidfd never does.
+        for pidfd in dict.fromkeys((self._bot_pidfd, self._init_pidfd, self._popen_pidfd)):
+            if pidfd >= 0:
+                try:
+                    signal.pidfd_send_signal(pidfd, signal.SIGKILL)
+                except (ProcessLookupError, PermissionError, OSError):
+                    pass
+        if self._popen_pidfd < 0 and popen.returncode is None:  # a kernel without pidfds: our unreaped child
+            try:
+                os.kill(popen.pid, signal.SIGKILL)
+            except (ProcessLookupError, PermissionError):
+                pass
+        if popen.returncode is None:  # not reaped yet, so the group's id (its pid) is still its own
+            try:
+                os.killpg(popen.pid, signal.SIGKILL)
+            except (ProcessLookupError, PermissionError):
+                pass
+        try:
+            popen.wait(timeout=5.0)
+        except subprocess.TimeoutExpired:
+            pass
+
+    def _close_handles(self) -> None:
+        """Close the channel, the ``/proc`` file, the pidfds and any bot file not yet handed to bubblewrap."""
+        for fd in dict.fromkeys((self._out, self._in, self._stat, self._bot_pidfd, self._init_pidfd, self._popen_pidfd,
+                                 *self._file_fds)):
+            if fd >= 0:
+                try:
+                    os.close(fd)
+                except OSError:
+                    pass
+        self._out = self._in = self._stat = self._bot_pidfd = self._init_pidfd = self._popen_pidfd = -1
+        self._file_fds.clear()
+        self._watch = None  # its /proc file is closed
+
     def alive(self) -> bool:
         return not self.dead and self.popen is not None and self.popen.poll() is None
 
@@ -1160,36 +1330,8 @@ class BotProcess:
         self.dead = True
         popen = self.popen
         if popen is not None:
-            # Through pidfds: a pid the ladder recorded may belong to another process by now, a pidfd never does.
-            for pidfd in dict.fromkeys((self._bot_pidfd, self._init_pidfd, self._popen_pidfd)):
-                if pidfd >= 0:
-                    try:
-                        signal.pidfd_send_signal(pidfd, signal.SIGKILL)
-                    except (ProcessLookupError, PermissionError, OSError):
-                        pass
-            if self._popen_pidfd < 0 and popen.returncode is None:  # a kernel without pidfds: our unreaped child
-                try:
-                    os.kill(popen.pid, signal.SIGKILL)
-                except (ProcessLookupError, PermissionError):
-                    pass
-            if popen.returncode is None:  # not reaped yet, so the group's id (its pid) is still its own
-                try:
-                    os.killpg(popen.pid, signal.SIGKILL)
-                except (ProcessLookupError, PermissionError):
-                    pass
-            try:
-                popen.wait(timeout=5.0)
-            except subprocess.TimeoutExpired:
-                pass
-        for fd in dict.fromkeys((self._out, self._in, self._stat, self._bot_pidfd, self._init_pidfd, self._popen_pidfd,
-                                 *self._file_fds)):
-            if fd >= 0:
-                try:
-                    os.close(fd)
-                except OSError:
-                    pass
-        self._out = self._in = self._stat = self._bot_pidfd = self._init_pidfd = self._popen_pidfd = -1
-        self._file_fds.clear()
+            self._kill_and_reap(popen)
+        self._close_handles()
         if self.lease is not None and (popen is None or popen.returncode is not None):
             self.lease.release()  # the process is gone: its uid may serve another bot
             self.lease = None
@@ -1201,6 +1343,24 @@ class BotProcess:
 
 
 _CLOCK_TICKS = os.sysconf("SC_CLK_TCK") if hasattr(os, "sysconf") else 100
+
+
+def timeout_detail(kind: TimeoutKind, usage: MoveUsage, cpu_limit: float | None, wall_limit: float, what: str) -> tuple[str, str]:
+    """A timeout's detail for the record, and the host fault (empty if the bot is to blame).
+
+    A CPU timeout is always the bot's. A wall-clock (or start-up) timeout is
+    the host's when the bot was starved (:attr:`MoveUsage.host_fault`).
+    """
+    if kind is TimeoutKind.CPU:
+        used = "more" if usage.cpu_seconds is None else f"{usage.cpu_seconds:.2f} s"
+        allowed = f" (its limit: {cpu_limit:.3g} s, move_seconds plus what was left of its bank)" if cpu_limit is not None else ""
+        return f"used {used} of CPU time on one move{allowed} while {what}", ""
+    clock = "start-up" if kind is TimeoutKind.STARTUP else "wall-clock"
+    if usage.host_fault:
+        host_fault = f"the host starved the bot: {usage.describe()}"
+        return f"no answer within the {clock} limit of {wall_limit:.3g} s while {what}: a host fault, {host_fault}", host_fault
+    return (f"no answer within the {clock} limit of {wall_limit:.3g} s while {what}, although the host did not "
+            f"starve it ({usage.describe()})"), ""
 
 
 def _pidfd_open(pid: int) -> int:

@@ -18,6 +18,11 @@ class MatchStatus(enum.StrEnum):
     PLAYED = "played"  # played to the end (seats may still have failed)
     SKIPPED = "skipped"  # not played: a seat's bot was benched in the match's pool
     ERROR = "error"  # could not be played or stored (a worker kept dying...): a new run plays it again
+    VOIDED = "voided"  # a seat timed out while the host starved it of CPU (docs/clocks.md): a new run plays it again
+
+
+REPLAYED_STATUSES: tuple[MatchStatus, ...] = (MatchStatus.ERROR, MatchStatus.VOIDED)
+"""A match recorded with one of these did not count: the next run plays it again (its row replaced)."""
 
 
 class FailureReason(enum.StrEnum):

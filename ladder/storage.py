@@ -39,11 +39,13 @@ from sqlmodel import Column, Field, Session, SQLModel, create_engine, select
 
 from ladder.errors import UserError
 from ladder.paths import default_db_url
+from ladder.statuses import REPLAYED_STATUSES as REPLAYED_STATUSES  # re-exported: the runner's import
 from ladder.statuses import MatchStatus, TournamentState
 
-SCHEMA_VERSION = 3
-UPGRADABLE_FROM = {1, 2}  # versions upgraded in place: by adding tables, and the columns of ADDED_COLUMNS
-ADDED_COLUMNS: tuple[tuple[str, str, str], ...] = (  # (table, column, SQL type and default) added by version 3
+SCHEMA_VERSION = 4
+UPGRADABLE_FROM = {1, 2, 3}  # versions upgraded in place: by adding tables, and the columns of ADDED_COLUMNS
+ADDED_COLUMNS: tuple[tuple[str, str, str], ...] = (  # (table, column, SQL type and default) added by versions 3 and 4
+    ("match", "host_json", "VARCHAR NOT NULL DEFAULT '{}'"),
     ("tournament", "deal_secret", "VARCHAR"),
     ("tournament", "deal_commitment", "VARCHAR NOT NULL DEFAULT ''"),
     ("tournament", "secret_revealed_at", "DATETIME"),
@@ -183,7 +185,12 @@ class MatchRow(SQLModel, table=True):
     ``status`` is ``played``; ``skipped`` when a seat's bot was benched before
     the match began (nothing was played; the seats have no score); or
     ``error`` when the match could not be played (a worker kept dying), with
-    the reason in ``error``. ``deal`` groups the matches that share a deal:
+    the reason in ``error``; ``voided`` when the host starved a bot (a
+    wall-clock timeout while it was runnable but not running, or stopped by
+    someone else): the match counts for nothing (no rating, no benching) and
+    the next run plays it again from its key, the same deal, with the reason
+    in ``error``. ``host_json`` is the host's CPU pressure while the match was
+    played (:class:`ladder.host_load.HostPressure`). ``deal`` groups the matches that share a deal:
     the seatings of one table, or every bot's game of one solitaire deal.
     """
 
@@ -210,6 +217,7 @@ class MatchRow(SQLModel, table=True):
     action_count: int = 0
     actions_z: bytes = Field(default=b"", sa_column=Column(LargeBinary, nullable=False, default=b""))
     worker: str = ""
+    host_json: str = "{}"
 
     @property
     def options(self) -> dict[str, Any]:

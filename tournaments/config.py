@@ -33,9 +33,12 @@ Top-level keys (all optional but ``seed``):
   machine, the default) or ``"dask"`` (a Dask cluster; needs ``pip install "card-ladder[dask]"``).
 - ``scheduler``: the address of a running Dask scheduler (``"tcp://host:8786"``); only with
   ``backend = "dask"``; without it the Dask backend starts a local cluster of its own.
-- ``[limits]``: ``move_seconds``, ``match_seconds``, ``memory_mb``, ``bench_after_failures``, ``max_attempts``,
-  ``packages`` (installed packages bots may import, e.g. ``["numpy"]``; default none), ``bank_seconds`` and
-  ``move_wall_seconds`` (the CPU clock's bank per match and a move's wall-clock cap; default: the sandbox's).
+- ``[limits]`` (:class:`ladder.sandbox.SandboxLimits`, the one limits type): ``move_seconds`` (CPU time per
+  move, all the bot's threads), ``bank_seconds`` (extra CPU time per match for moves that run over; default 0),
+  ``move_wall_seconds`` (wall-clock cap of a move; default 5 x ``move_seconds``), ``match_seconds`` (wall-clock
+  time for a bot's whole match), ``clock_builtin_bots`` (true: built-in bots play under the same CPU clocks;
+  default false), ``memory_mb``, ``bench_after_failures``, ``max_attempts``, ``packages`` (installed packages
+  bots may import, e.g. ``["numpy"]``; default none).
 - ``[game.<id>]``: per-game ``players``, ``options`` (a table, or a list of tables for several
   variants), ``games_per_pairing`` and ``bots``.
 """
@@ -56,30 +59,9 @@ from pydantic_core import PydanticCustomError
 
 from engine import Game, GameError, game_ids, get_game
 from ladder.errors import UserError
-from ladder.sandbox import allowed_packages
+from ladder.sandbox import Limits, allowed_packages
 
 SCHEDULER_SCHEMES = ("tcp", "tls", "ucx", "inproc", "ws", "wss")
-
-
-@dataclass(frozen=True)
-class Limits:
-    """What a bot may use, and how the tournament treats failures.
-
-    ``move_seconds``/``match_seconds``/``memory_mb`` are handed to the sandbox
-    for sandboxed bots. ``bench_after_failures``: a bot version that fails
-    that many matches in a row is benched for the rest of the tournament.
-    ``max_attempts``: a match whose worker dies is retried up to that many
-    times in all, then recorded as an error.
-    """
-
-    move_seconds: float = 5.0
-    match_seconds: float = 600.0
-    memory_mb: int = 1024
-    bench_after_failures: int = 5
-    max_attempts: int = 3
-    packages: tuple[str, ...] = ()  # the operator's allow-list: installed packages a sandboxed bot may import
-    bank_seconds: float | None = None  # the CPU clock's bank per match (issue 13); None: the sandbox's default
-    move_wall_seconds: float | None = None  # the wall-clock cap of one move (issue 13); None: the sandbox's default
 
 
 @dataclass(frozen=True)
@@ -186,6 +168,12 @@ def _scheduler(value: Any) -> str:
     return check_scheduler_address(_non_empty_string(value), fail, "scheduler")
 
 
+def _bank(value: Any) -> float:
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not value >= 0:
+        raise _problem(f"must be 0 or more seconds of CPU time, not {_shown(value)}")
+    return float(value)
+
+
 def _confidence(value: float) -> float:
     if not 0.5 <= value < 1:
         raise _problem(f"must be at least 0.5 and below 1 (e.g. 0.95), not {value:g}")
@@ -239,8 +227,9 @@ class LimitsTable(_Table):
     bench_after_failures: AtLeastOne = 5
     max_attempts: AtLeastOne = 3
     packages: Annotated[tuple[str, ...], BeforeValidator(_packages)] = ()
-    bank_seconds: Seconds | None = None  # the CPU clock's bank per match (issue 13); None: the sandbox's default
-    move_wall_seconds: Seconds | None = None  # the wall-clock cap of one move (issue 13); None: the sandbox's default
+    bank_seconds: Annotated[float, BeforeValidator(_bank)] = 0.0  # extra CPU time per match for moves that run over
+    move_wall_seconds: Seconds | None = None  # a move's wall-clock cap; None: WALL_FACTOR x the CPU the move may use
+    clock_builtin_bots: bool = False  # the built-in bots play under the same CPU clocks
 
 
 class AdaptiveTable(_Table):
@@ -402,12 +391,17 @@ def parse_tournament(data: Mapping[str, Any], shown: str = "<tournament>", defau
     if file.format is Format.ADAPTIVE:
         adaptive = AdaptiveSettings(**(file.adaptive or AdaptiveTable()).model_dump())
     return TournamentConfig(file.name or default_name, shown, file.seed, file.format.value, entries, file.cycles,
-                            file.hours, file.workers, limits_from_table(file.limits), file.description,
+                            file.hours, file.workers, limits_from_table(file.limits, check), file.description,
                             file.backend.value, file.scheduler, adaptive)
 
 
-def limits_from_table(table: LimitsTable) -> Limits:
-    """The ``[limits]`` table as the limits object the runner hands to every match (the one conversion)."""
+def limits_from_table(table: LimitsTable, check: _Checker) -> Limits:
+    """The ``[limits]`` table as the one limits type (:class:`ladder.sandbox.SandboxLimits`) the runner hands to
+    every match (the one conversion)."""
+    wall = table.move_wall_seconds
+    if wall is not None and wall < table.move_seconds:
+        raise check.fail("limits.move_wall_seconds", f"must be at least move_seconds ({table.move_seconds:g}), not "
+                         f"{wall:g}: a move could never use its CPU time")
     return Limits(**table.model_dump())
 
 

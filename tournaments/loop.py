@@ -218,4 +218,6 @@ class ExecutorLoop:
             return Finished(match, MatchStatus.ERROR, error=f"{type(error).__name__}: {error}", attempts=attempt)
         self.counts.busy_seconds += record.seconds
         self.counts.cpu_seconds += record.cpu_seconds
+        if record.voided:  # a host fault: recorded with the reason, counted for nothing, played again by a new run
+            return Finished(match, MatchStatus.VOIDED, record, error=record.voided, attempts=attempt)
         return Finished(match, MatchStatus.PLAYED, record, attempts=attempt)

@@ -29,7 +29,7 @@ from sqlalchemy.exc import SQLAlchemyError
 from sqlmodel import Session, col, select
 
 from ladder.pools import PoolKey
-from ladder.statuses import FailureReason, MatchStatus
+from ladder.statuses import REPLAYED_STATUSES, FailureReason, MatchStatus
 from ladder.storage import BenchRow, MatchRow, SeatResultRow, TournamentRow, utcnow
 from ladder.text import clean_text
 from tournaments.formats import ScheduledMatch
@@ -75,7 +75,7 @@ class Recorder:
         self._bulk_returning = bool(getattr(bind.dialect, "insert_executemany_returning_sort_by_parameter_order", False))
         self._touched = 0.0
         self.done: set[str] = set()  # keys recorded as played or skipped
-        self.errors: set[str] = set()  # keys recorded as errors (played again by a new run)
+        self.errors: set[str] = set()  # keys recorded as errors or voided (played again by a new run)
         self.now: set[str] = set()  # keys recorded by this run, errors included
         self.unstored = 0  # matches whose result could not be written (recorded as errors with the reason)
         self.seconds = 0.0  # spent writing
@@ -85,7 +85,7 @@ class Recorder:
         """Read which keys the tournament has recorded."""
         recorded = self.session.exec(select(MatchRow.key, MatchRow.status).where(MatchRow.tournament_id == self.tournament_id))
         for key, status in recorded.all():
-            (self.errors if status == MatchStatus.ERROR else self.done).add(key)
+            (self.errors if status in REPLAYED_STATUSES else self.done).add(key)
 
     def repair(self) -> int:
         """Drop matches stored without all their seat rows (by a ladder before atomic storing): they are played
@@ -114,7 +114,7 @@ class Recorder:
                 self._record_alone(item)
         for item in batch:
             self.now.add(item.match.key)
-            if item.status is MatchStatus.ERROR:
+            if item.status in REPLAYED_STATUSES:
                 self.errors.add(item.match.key)
             else:
                 self.errors.discard(item.match.key)
@@ -188,7 +188,7 @@ class Recorder:
             values.update(
                 started_at=started, finished_at=started + timedelta(seconds=record.seconds), seconds=record.seconds,
                 think_json=to_json(list(record.think)), details_json=to_json(record.details), actions_z=record.actions_z,
-                action_count=record.action_count, worker=record.worker,
+                action_count=record.action_count, worker=record.worker, host_json=to_json(dict(record.host)),
             )
         return values
 
@@ -217,6 +217,6 @@ class Recorder:
 
 
 def recorded_keys(session: Session, tournament_id: int) -> set[str]:
-    """The keys a tournament has recorded as played or skipped (an error is played again)."""
+    """The keys a tournament has recorded as played or skipped (an error or a voided match is played again)."""
     return set(session.exec(select(MatchRow.key).where(MatchRow.tournament_id == tournament_id,
-                                                       MatchRow.status != MatchStatus.ERROR)).all())
+                                                       col(MatchRow.status).not_in(REPLAYED_STATUSES))).all())

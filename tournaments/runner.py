@@ -30,7 +30,12 @@ run. Losing the executor (a Dask scheduler gone) stops the run as
 version that fails ``limits.bench_after_failures`` matches in a row in one
 pool (a game, option set and player count) is benched in that pool for the
 rest of the tournament: its remaining matches there are recorded as
-skipped, with the reason; its matches in other pools go on.
+skipped, with the reason; its matches in other pools go on. A match in
+which the host starved a bot (a wall-clock timeout while the bot was
+runnable but not running, or stopped by someone else: see
+:mod:`ladder.move_clock`) comes back marked voided: it is recorded as
+``voided`` with the reason, counts for nothing (no rating, no benching), and
+the next run plays it again from its key, the same deal, like an error.
 
 A tournament is identified by its name, seed, format and games, not by its
 bots: a new bot version (or a new bot) run again under the same file joins
@@ -88,6 +93,7 @@ from engine import get_game
 from ladder import ratings
 from ladder.deals import DealSecret, bot_seed
 from ladder.errors import UserError
+from ladder.host_load import workers_warning
 from ladder.paths import results_dir
 from ladder.statuses import MatchStatus, TournamentState
 from ladder.storage import MatchRow, TournamentRow, open_database, utcnow
@@ -160,6 +166,7 @@ class RunReport:
     deal_commitment: str = ""  # SHA-256 of the deal secret, public from the start
     deal_secret: str | None = None  # the secret once revealed (the tournament ended), else None
     unstored: int = 0  # matches whose result could not be written (recorded as errors with the reason)
+    voided_now: int = 0  # matches voided for a host fault (a starved bot): the next run plays them again
 
     def to_json(self) -> dict[str, Any]:
         return asdict(self)
@@ -217,6 +224,9 @@ class TournamentRun:
         self.hours = hours
         self.workers = options.workers or config.workers or default_workers()
         self.backend, self.scheduler = self._choose_backend()
+        crowded = workers_warning(self.workers) if self.backend == "local" else None
+        if crowded is not None:
+            self.notes.append(crowded)
         self.stop = StopSignals()
         self.unplayed: dict[str, int] = {}  # matches not yet handed out per bot reference (without a time budget)
         self.retired: set[str] = set()  # bot references with no match left to hand out
@@ -474,6 +484,7 @@ class TournamentRun:
             self.stats.played_now += item.status is MatchStatus.PLAYED
             self.stats.skipped_now += item.status is MatchStatus.SKIPPED
             self.stats.errors_now += item.status is MatchStatus.ERROR
+            self.stats.voided_now += item.status is MatchStatus.VOIDED
         self.stats.db_seconds = self.recorder.seconds
         self.stats.db_batches = self.recorder.batches
         self.stats.unstored = self.recorder.unstored

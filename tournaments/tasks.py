@@ -18,7 +18,7 @@ from typing import Any
 
 from ladder.match import MatchSpec, SeatFailure
 
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2  # 2: a record says whether the match is void (a host fault) and the host's pressure
 
 
 class SchemaMismatch(ValueError):
@@ -82,6 +82,8 @@ class MatchRecord:
     stderr: tuple[str, ...]  # each seat's stderr (the end of it)
     started_at: datetime
     worker: str  # host:pid
+    host: Mapping[str, Any] = field(default_factory=dict)  # the host's CPU pressure during the match (ladder.host_load)
+    voided: str = ""  # empty, or why the match is void: a seat timed out while the host starved it (not the bot's fault)
 
     def to_wire(self) -> dict[str, Any]:
         message = {"schema": SCHEMA_VERSION, **asdict(self)}
@@ -100,4 +102,5 @@ class MatchRecord:
             failures=failures, seconds=message["seconds"], cpu_seconds=message.get("cpu_seconds", 0.0),
             think=tuple(message["think"]), stderr=tuple(message.get("stderr") or ()),
             started_at=datetime.fromisoformat(message["started_at"]), worker=message["worker"],
+            host=dict(message.get("host") or {}), voided=message.get("voided", ""),
         )

@@ -48,6 +48,7 @@ from datetime import UTC, datetime
 from typing import Any
 
 from bots.base import MatchStart
+from ladder import host_load
 from ladder.botref import BotRef, RefKind
 from ladder.errors import UserError
 from ladder.match import BotFailure, Player, play_match
@@ -407,8 +408,10 @@ def play(task: MatchTask) -> MatchRecord:
     started = datetime.now(UTC)
     tick = time.perf_counter()
     cpu = time.process_time()
+    host_before = host_load.sample()
     players = [seat_player(ref, spec.game, limits, task.deal) for ref in spec.seats]
     outcome = play_match(spec, players)
+    host = host_load.pressure_between(host_before, host_load.sample())
     _retire(task.retire, limits)
     global _played
     _played += 1
@@ -419,6 +422,9 @@ def play(task: MatchTask) -> MatchRecord:
                 if failure.stderr_tail.strip() else "")
         log.warning("match %s: seat %d (%s) failed: %s: %s%s", spec.key, seat, spec.seats[seat], failure.reason,
                     clean_text(failure.detail, one_line=True), tail)
+    voided = _voided(outcome.failures, spec.seats, host)
+    if voided:
+        log.warning("match %s voided (it will be played again): %s", spec.key, voided)
     return MatchRecord(
         key=spec.key,
         scores=tuple(outcome.result.scores),
@@ -433,4 +439,15 @@ def play(task: MatchTask) -> MatchRecord:
         stderr=tuple(outcome.stderr),
         started_at=started,
         worker=_worker_name(),
+        host=host.to_json(),  # the host's CPU pressure while the match was played
+        voided=voided,  # empty, or why the host (not a bot) is to blame: the match counts for nothing
     )
+
+
+def _voided(failures: Mapping[int, Any], seats: tuple[str, ...], host: host_load.HostPressure) -> str:
+    """Why the match is void (a seat's timeout was a host fault), with the host's pressure; empty if it counts."""
+    starved = [f"seat {seat} ({seats[seat]}): {failure.host_fault}" for seat, failure in sorted(failures.items())
+               if failure.host_fault]
+    if not starved:
+        return ""
+    return f"host fault, not the bot's: {'; '.join(starved)}; host during the match: {host.describe()}"

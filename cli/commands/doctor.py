@@ -13,6 +13,8 @@ from rich.markup import escape
 from rich.table import Table
 
 from cli.commands.tables import fitted_table, label_column, number_column, print_table
+from ladder.host_load import usable_cores, workers_warning
+from ladder.move_clock import WALL_FACTOR
 from ladder.sandbox import (
     LAYERS,
     LayerStatus,
@@ -33,8 +35,11 @@ INSTALL_HINTS = {
 
 def doctor(
     as_json: Annotated[bool, typer.Option("--json", help="Print the findings as JSON.")] = False,
+    workers: Annotated[int | None, typer.Option("--workers", min=1, help="Say whether this many tournament workers fit this machine.")] = None,
 ) -> None:
     """Say which sandbox layers are active here (probed by starting a bot), and why any is missing."""
+    cores = usable_cores()
+    crowded = workers_warning(workers) if workers is not None else None
     statuses = layer_statuses()
     active = default_layers()
     limits = SandboxLimits()
@@ -49,6 +54,8 @@ def doctor(
             "interpreter_view": view,
             "between_turns": "stopped (SIGSTOP) while the ladder does not wait for the bot",
             "default_limits": asdict(limits),
+            "usable_cores": cores,
+            "workers_warning": crowded,
         }, indent=2))
         return
     console = Console()
@@ -67,11 +74,16 @@ def doctor(
         console.print(f"[yellow]Missing: {', '.join(missing)}.[/yellow] `--require-layer NAME` on play/submit/validate "
                       "refuses to run without a layer.", highlight=False)
     console.print(
-        f"Default limits: {limits.move_seconds:g} s per move, {limits.match_seconds:g} s per match, "
+        f"Default limits: {limits.move_seconds:g} s of CPU time per move (plus a bank of {limits.bank_seconds:g} s per "
+        f"match; a wall-clock cap of {WALL_FACTOR:g}x that), {limits.match_seconds:g} s per match, "
         f"{limits.memory_mb} MB of memory, {limits.start_seconds:g} s to start, replies up to "
         f"{limits.reply_bytes // 1024} KB, files up to {limits.file_mb} MB, /tmp {limits.tmp_mb} MB.",
         highlight=False,
     )
+    console.print(f"Usable cores here: {cores}: a tournament carries up to {cores} worker{'s' if cores != 1 else ''} "
+                  "(one match keeps about one core busy).", highlight=False)
+    if crowded is not None:
+        console.print(f"[yellow]Warning:[/yellow] {escape(crowded)}.", highlight=False)
 
 
 def _bots_can_run(active: Sequence[str]) -> bool:

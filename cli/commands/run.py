@@ -98,6 +98,7 @@ def _print_report(console: Console, report: RunReport) -> None:
         f"{report.workers} worker{'s' if report.workers != 1 else ''}" + (f" on Dask at {report.scheduler}" if report.backend == "dask" else "") + ")"
         + (f", skipped {report.skipped_now}" if report.skipped_now else "")
         + (f", {report.errors_now} errors" if report.errors_now else "")
+        + (f", {report.voided_now} voided for a host fault (run again to replay them)" if report.voided_now else "")
         + (f", {report.abandoned} abandoned" if report.abandoned else ""),
         highlight=False,
     )

@@ -18,8 +18,8 @@ from ladder.text import clean_text
 
 PathArgument = Annotated[str, typer.Argument(metavar="PATH", help="The bot: a .py file, or a folder with bot.py or bot.toml.")]
 NameOption = Annotated[str | None, typer.Option("--name", help="Register under this name instead of the class's `name`.")]
-MoveOption = Annotated[float, typer.Option("--move-seconds", min=0.01, help="Time limit per move during the check.")]
-MatchOption = Annotated[float, typer.Option("--match-seconds", min=0.01, help="Time limit per match during the check.")]
+MoveOption = Annotated[float, typer.Option("--move-seconds", min=0.01, help="CPU time limit per move during the check (the wall-clock cap is 5 times it).")]
+MatchOption = Annotated[float, typer.Option("--match-seconds", min=0.01, help="Wall-clock time limit per match during the check.")]
 MemoryOption = Annotated[int, typer.Option("--memory-mb", min=64, help="Memory limit of the bot's process.")]
 MatchesOption = Annotated[int, typer.Option("--matches", min=1, max=50, help="Matches per game and table size.")]
 LayerOption = Annotated[list[str] | None, typer.Option("--require-layer", metavar="LAYER", help="Refuse to run unless this sandbox layer is available; repeatable.")]

@@ -48,14 +48,19 @@ class Expect:
     detail: tuple[str, ...] = ()
     stderr: tuple[str, ...] = ()  # words that must appear in its stderr tail / traceback
     needs: tuple[str, ...] = ()  # sandbox layers without which the test is skipped
-    move_seconds: float = 5.0  # generous (a loaded machine is slow to fill 256 MB), except to test timeouts
+    move_seconds: float = 5.0  # CPU per move: generous (a loaded machine is slow to fill 256 MB), except to test timeouts
+    move_wall_seconds: float | None = None  # the wall-clock cap (default: 5 x move_seconds)
 
 
 EXPECTED: dict[str, Expect] = {
-    "infinite_loop": Expect("timeout", ("no answer within 0.5 s",), move_seconds=0.5),
-    "long_sleep": Expect("timeout", ("no answer within 0.5 s",), move_seconds=0.5),
-    "ignore_sigterm": Expect("timeout", ("no answer within 0.5 s",), move_seconds=0.5),
-    "late_reply": Expect("timeout", ("no answer within 0.5 s",), move_seconds=0.5),
+    # a bot that computes runs out of CPU time; one that sleeps, of wall-clock time (not starved: its fault)
+    "infinite_loop": Expect("timeout", ("of CPU time on one move", "its limit: 0.5 s"), move_seconds=0.5),
+    "long_sleep": Expect("timeout", ("no answer within the wall-clock limit of 0.5 s", "did not starve"),
+                         move_seconds=0.5, move_wall_seconds=0.5),
+    "ignore_sigterm": Expect("timeout", ("no answer within the wall-clock limit of 0.5 s",), move_seconds=0.5,
+                             move_wall_seconds=0.5),
+    "late_reply": Expect("timeout", ("no answer within the wall-clock limit of 0.5 s",), move_seconds=0.5,
+                         move_wall_seconds=0.5),
     "memory_gigabytes": Expect("memory", ("MemoryError",)),
     "memory_creep": Expect("memory", ("MemoryError",)),
     "recursion_bomb": Expect("crash", ("SIGSEGV",), ("in __getattr__",)),
@@ -77,7 +82,7 @@ EXPECTED: dict[str, Expect] = {
     "nan_reply": Expect("garbage", ("NaN is not JSON",)),
     "garbage_bytes": Expect("garbage", ("not JSON",)),
     # under bubblewrap the sandbox's monitor still holds the pipe, so the silence ends in a timeout
-    "close_channel": Expect("timeout|crash", (), move_seconds=0.5),
+    "close_channel": Expect("timeout|crash", (), move_seconds=0.5, move_wall_seconds=0.5),
     "sys_exit": Expect("crash", ("exited with status 0",)),
     "segfault_at_import": Expect("crash", ("SIGSEGV", "loading"), ("Fatal Python error",)),
     "exit_at_import": Expect("crash", ("exited with status 3", "loading")),
@@ -168,7 +173,8 @@ def ladder_home(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
 def pool(request: pytest.FixtureRequest) -> Iterator[PlayerPool]:
     name = getattr(request, "param", None)
     move = EXPECTED[name].move_seconds if name else 0.5
-    with PlayerPool(limits=replace(LIMITS, move_seconds=move)) as the_pool:
+    wall = EXPECTED[name].move_wall_seconds if name else None
+    with PlayerPool(limits=replace(LIMITS, move_seconds=move, move_wall_seconds=wall)) as the_pool:
         yield the_pool
     assert live_tags(the_pool.tags) == [], "bot processes outlived the pool"
     assert zombie_children() == [], "bot processes were not reaped"
@@ -340,7 +346,7 @@ def test_validate_refuses_or_contains_every_hostile_bot(name: str) -> None:
     """`ladder validate`/`submit` run this check: each hostile bot is refused with its reason, or contained."""
     expect = EXPECTED[name]
     skip_unless(expect.needs)
-    limits = replace(LIMITS, move_seconds=expect.move_seconds)
+    limits = replace(LIMITS, move_seconds=expect.move_seconds, move_wall_seconds=expect.move_wall_seconds)
     report = check_bot(str(HOSTILE / f"{name}.py"), limits=limits, matches_per_table=1)
     assert report.process_tags and live_tags(report.process_tags) == [], "the check left a bot process running"
     if expect.reason is None and name not in VALIDATE_REASON:

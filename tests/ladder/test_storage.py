@@ -43,11 +43,24 @@ def test_version_two_is_upgraded_by_adding_the_per_pool_bench_table(tmp_path: Pa
         connection.execute("update schemainfo set version = 2")
     engine = open_database(f"sqlite:///{path}")
     with Session(engine) as session:
-        assert session.exec(select(SchemaInfo.version)).one() == SCHEMA_VERSION == 3
+        assert session.exec(select(SchemaInfo.version)).one() == SCHEMA_VERSION == 4
     engine.dispose()
     with sqlite3.connect(path) as connection:
         columns = [row[1] for row in connection.execute("pragma table_info(bench_pool)")]
     assert "pool" in columns
+
+
+def test_version_three_is_upgraded_by_adding_the_host_pressure_of_each_match(tmp_path: Path) -> None:
+    path = tmp_path / "v3.db"
+    open_database(f"sqlite:///{path}").dispose()
+    with sqlite3.connect(path) as connection:  # version 3 kept no host pressure with a match
+        connection.execute("alter table match drop column host_json")
+        connection.execute("update schemainfo set version = 3")
+    open_database(f"sqlite:///{path}").dispose()
+    with sqlite3.connect(path) as connection:
+        columns = [row[1] for row in connection.execute("pragma table_info(match)")]
+        assert "host_json" in columns
+        assert connection.execute("select version from schemainfo").fetchone() == (4,)
 
 
 def test_version_one_is_upgraded_in_place(tmp_path: Path) -> None:

@@ -1,0 +1,198 @@
+"""Measuring one move of a bot: the CPU it used, the wall-clock time it took, and whether the host starved it.
+
+A bot's move limit is CPU time (``limits.move_seconds``, plus what is left
+of its bank, ``limits.bank_seconds``): the time it actually ran, all its
+threads together, so a busy host does not make it lose. A wall-clock cap
+(``limits.move_wall_seconds``) still stops a bot that sleeps or blocks.
+
+When the wall-clock cap runs out, :class:`MoveUsage` tells whose fault it
+is. The kernel keeps, for every thread, how long it waited on a run queue
+while it was runnable (``/proc/<pid>/task/<tid>/schedstat``, the second
+number); the watch also notes when it sees the bot stopped (state ``T``) by
+someone other than the ladder. A bot that was kept from running for at least
+:data:`HOST_FAULT_SHARE` of the move's wall time was starved: a host fault,
+never the bot's (the match is voided and played again). A bot that sleeps
+or blocks is not runnable, waits on no run queue, and loses on time.
+
+Reading a process's CPU time costs a few microseconds, as much as a fast
+bot's whole decision, so a move is measured only once it has gone on for
+:data:`FIRST_CHECK_SECONDS`; the CPU it used before that is not charged
+(at most those milliseconds per thread, below the kernel's tick anyway).
+From then on the watch looks every :data:`CHECK_EVERY_SECONDS`, so a bot
+runs at most that long past its CPU limit before it is stopped.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+
+FIRST_CHECK_SECONDS = 0.01
+"""A move that is answered within this long is not measured (see the module docstring)."""
+CHECK_EVERY_SECONDS = 0.02
+"""How often a thinking bot's CPU time and state are read."""
+HOST_FAULT_SHARE = 0.5
+"""A wall-clock timeout is the host's fault when the bot was kept from running (waiting for a CPU, or stopped by
+someone else) for at least this share of the move's wall time (see docs/rules-decisions.md)."""
+WALL_FACTOR = 5.0
+"""The default wall-clock cap of a move: this many times the CPU time the move may use."""
+
+CLOCK_TICKS = os.sysconf("SC_CLK_TCK") if hasattr(os, "sysconf") else 100
+STOPPED_STATES = (b"T", b"t")
+
+
+@dataclass(frozen=True)
+class ProcessTimes:
+    """One reading of ``/proc/<pid>/stat``: CPU seconds (the process's threads and its waited-for children)."""
+
+    cpu_seconds: float
+    stopped: bool
+
+
+def read_times(stat_fd: int) -> ProcessTimes | None:
+    """CPU time and run state from an open ``/proc/<pid>/stat`` (``None`` once the process is gone)."""
+    try:
+        text = os.pread(stat_fd, 4096, 0)
+    except OSError:
+        return None
+    parts = text[text.rfind(b")") + 2:].split()
+    try:
+        ticks = int(parts[11]) + int(parts[12]) + int(parts[13]) + int(parts[14])
+    except (IndexError, ValueError):
+        return None
+    return ProcessTimes(ticks / CLOCK_TICKS, parts[0] in STOPPED_STATES)
+
+
+def run_delays(pid: int | None) -> dict[str, int]:
+    """Nanoseconds each thread of ``pid`` has waited on a run queue while runnable (empty where unknown)."""
+    if pid is None:
+        return {}
+    delays: dict[str, int] = {}
+    try:
+        threads = os.listdir(f"/proc/{pid}/task")
+    except OSError:
+        return {}
+    for tid in threads:
+        try:
+            with open(f"/proc/{pid}/task/{tid}/schedstat", "rb") as schedstat:
+                delays[tid] = int(schedstat.read().split()[1])
+        except (OSError, ValueError, IndexError):
+            continue
+    return delays
+
+
+def own_run_delay() -> int | None:
+    """Nanoseconds the calling thread has waited on a run queue (for bots that run in the ladder's thread)."""
+    try:
+        with open("/proc/thread-self/schedstat", "rb") as schedstat:
+            return int(schedstat.read().split()[1])
+    except (OSError, ValueError, IndexError):
+        return None
+
+
+@dataclass(frozen=True)
+class MoveUsage:
+    """What one move took: wall time, CPU time, and the time the host kept the bot from running.
+
+    ``cpu_seconds`` is ``None`` for a move answered before it was measured
+    (:data:`FIRST_CHECK_SECONDS`); ``run_delay_seconds`` is ``None`` where
+    the kernel does not say (no schedstat).
+    """
+
+    wall_seconds: float
+    cpu_seconds: float | None = None
+    run_delay_seconds: float | None = None
+    stopped_seconds: float = 0.0
+
+    @property
+    def starved_seconds(self) -> float:
+        """Time the bot could not run although it wanted to: waiting for a CPU, or stopped by someone else."""
+        return (self.run_delay_seconds or 0.0) + self.stopped_seconds
+
+    @property
+    def host_fault(self) -> bool:
+        """Whether a wall-clock timeout of this move is the host's fault (see :data:`HOST_FAULT_SHARE`)."""
+        return self.wall_seconds > 0 and self.starved_seconds >= HOST_FAULT_SHARE * self.wall_seconds
+
+    def describe(self) -> str:
+        """The evidence, in words, for a timeout's detail."""
+        cpu = "not measured" if self.cpu_seconds is None else f"{self.cpu_seconds:.2f} s"
+        delay = "unknown" if self.run_delay_seconds is None else f"{self.run_delay_seconds:.2f} s"
+        return (f"in {self.wall_seconds:.2f} s of wall time it got {cpu} of CPU, waited {delay} for a CPU"
+                f" and was stopped by someone else for {self.stopped_seconds:.2f} s")
+
+
+class MoveWatch:
+    """Watches the moves of one bot process, one at a time (reused: no object per move on the fast path).
+
+    :meth:`begin` when a request is sent; :meth:`wait_slice` says how long
+    to wait for the reply before looking again; :meth:`over_cpu` looks (and
+    says whether the move used more CPU than it may); :meth:`finish` when the
+    reply came (or the time ran out) gives the move's :class:`MoveUsage`.
+    """
+
+    def __init__(self, stat_fd: int, pid: int | None) -> None:
+        self.stat_fd = stat_fd
+        self.pid = pid
+        self.cpu_limit: float | None = None
+        self.started = 0.0
+        self.cpu_start: float | None = None
+        self.cpu_now: float | None = None
+        self.delays_start: dict[str, int] = {}
+        self.stopped_seconds = 0.0
+        self.last_look = 0.0
+
+    def begin(self, cpu_limit: float | None, now: float) -> None:
+        """A request was just sent: ``cpu_limit`` CPU seconds for it (``None``: no CPU limit, wall only)."""
+        self.cpu_limit = cpu_limit
+        self.started = now
+        self.cpu_start = self.cpu_now = None
+        self.stopped_seconds = 0.0
+        self.last_look = now
+
+    def wait_slice(self, now: float) -> float:
+        """How long to wait for the reply before looking at the bot again."""
+        if self.cpu_start is None:
+            return max(0.0, self.started + FIRST_CHECK_SECONDS - now)
+        return CHECK_EVERY_SECONDS
+
+    def over_cpu(self, now: float) -> bool:
+        """Read the bot's CPU time and state now; whether the move has used more CPU than its limit."""
+        times = read_times(self.stat_fd) if self.stat_fd >= 0 else None
+        if times is None:
+            return False
+        if times.stopped:  # the ladder resumed it for this move: someone else stopped it
+            self.stopped_seconds += now - self.last_look
+        self.last_look = now
+        if self.cpu_start is None:
+            self.cpu_start = self.cpu_now = times.cpu_seconds
+            self.delays_start = run_delays(self.pid)
+            return False
+        self.cpu_now = times.cpu_seconds
+        return self.cpu_limit is not None and self.cpu_now - self.cpu_start > self.cpu_limit
+
+    def finish(self, now: float, timed_out: bool = False) -> MoveUsage:
+        """The usage of the move that just ended (its run-queue delay is read only for a timeout)."""
+        wall = now - self.started
+        if self.cpu_start is None:
+            return MoveUsage(wall)
+        times = read_times(self.stat_fd) if self.stat_fd >= 0 else None
+        if times is not None:
+            self.cpu_now = times.cpu_seconds
+        cpu = (self.cpu_now or self.cpu_start) - self.cpu_start
+        delay = None
+        if timed_out:
+            later = run_delays(self.pid)
+            if later:
+                delay = sum(ns - self.delays_start.get(tid, 0) for tid, ns in later.items()) / 1e9
+        return MoveUsage(wall, cpu, delay, self.stopped_seconds)
+
+
+def wall_cap(move_seconds: float, bank_left: float, move_wall_seconds: float | None) -> float:
+    """The wall-clock cap of one move: ``move_wall_seconds`` (default :data:`WALL_FACTOR` times ``move_seconds``),
+    grown in proportion when the bank lets the move use more CPU."""
+    base = move_wall_seconds if move_wall_seconds is not None else WALL_FACTOR * move_seconds
+    if move_seconds <= 0:
+        return base
+    return base * (move_seconds + max(0.0, bank_left)) / move_seconds
+
