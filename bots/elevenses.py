@@ -37,6 +37,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from bots.base import Bot, MatchStart
+from engine.elevenses import GAME, ElevensesState, state_from_observation
 from engine.elevenses.cards import (
     BACK,
     CARD_VALUES,
@@ -48,7 +49,6 @@ from engine.elevenses.cards import (
     card_id,
     elevenses_of,
 )
-from engine.elevenses import GAME, ElevensesState, state_from_observation
 from engine.elevenses.state import (
     ARRANGE,
     CAKES_SWAP,

@@ -189,8 +189,9 @@ def play_match(spec: MatchSpec, players: Sequence[Player]) -> MatchOutcome:
             fail(seat, failure)
 
     while not state.is_over():
-        seat = state.current_player
-        assert seat is not None
+        mover = state.current_player
+        assert mover is not None
+        seat = mover
         legal = state.legal_actions()
         observation, offered = state.offer()  # copies: an in-process bot may change them, never the match
         tick = time.perf_counter()

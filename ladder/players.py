@@ -33,6 +33,7 @@ from typing import Any
 from bots.base import Bot, Clock, MatchStart
 from bots.registry import UnknownBotError, bot_names, get_bot_class
 from ladder.bot_index import latest_hash, registered_names
+from ladder.botref import BotRef, RefKind
 from ladder.build import stage_bot
 from ladder.errors import UserError
 from ladder.exec_bot import make_bot_process
@@ -140,7 +141,7 @@ def is_builtin(ref: str) -> bool:
 
 def is_path_reference(ref: str) -> bool:
     """Whether ``ref`` names a file or folder rather than a bot."""
-    return "/" in ref or ref.endswith(".py") or ref in (".", "..")
+    return BotRef.parse(ref).kind is RefKind.PATH
 
 
 def store_folder(content_hash: str) -> Path:
@@ -150,22 +151,21 @@ def store_folder(content_hash: str) -> Path:
 
 def submission_for(ref: str) -> Submission:
     """The files a (non-built-in) reference stands for; :class:`UserError` if it names nothing."""
-    if ref.startswith("store:"):
-        content_hash = ref.removeprefix("store:")
-        if len(content_hash) != 64 or any(c not in "0123456789abcdef" for c in content_hash):
+    parsed = BotRef.parse(ref)
+    if parsed.kind is RefKind.STORE:
+        if not parsed.well_formed:
             raise UserError(f"{ref!r} is not a bot store reference (store:<64 hex digits>)")
-        return stored_submission(ref, store_folder(content_hash), content_hash)
-    if ref.startswith("ep:"):
-        name = ref.removeprefix("ep:")
+        return stored_submission(ref, store_folder(parsed.target), parsed.target)
+    if parsed.kind is RefKind.ENTRY_POINT:
         for bot in entry_point_bots():
-            if bot.name == name:
+            if bot.name == parsed.target:
                 return entry_point_submission(bot)
-        raise UserError(f"no installed package offers a bot {name!r} (entry point group ladder.bots)")
-    if is_path_reference(ref):
+        raise UserError(f"no installed package offers a bot {parsed.target!r} (entry point group ladder.bots)")
+    if parsed.kind is RefKind.PATH:
         return stage_bot(ref)  # built first when its bot.toml has a build (once per process)
-    content_hash = latest_hash(ref)
-    if content_hash is not None:
-        return stored_submission(ref, store_folder(content_hash), content_hash)
+    stored_hash = latest_hash(ref)
+    if stored_hash is not None:
+        return stored_submission(ref, store_folder(stored_hash), stored_hash)
     for bot in entry_point_bots():
         if bot.name == ref:
             return entry_point_submission(bot)

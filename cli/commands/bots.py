@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import json
-from typing import Annotated
+from typing import Annotated, Any
 
 import typer
 from rich.console import Console
@@ -21,12 +21,12 @@ def bots(
     as_json: Annotated[bool, typer.Option("--json", help="Print the list as JSON.")] = False,
 ) -> None:
     """List the built-in bots, the bots registered with `ladder submit`, and bots offered by installed packages."""
-    builtin = [
+    builtin: list[dict[str, Any]] = [
         {"name": name, "author": classes[0].author, "games": games_of(name), "source": "built-in"}
         for name, classes in bot_classes().items()
     ]
     registered = registered_bots(db)
-    packaged = [{"name": bot.name, "entry_point": bot.value, "distribution": bot.distribution} for bot in entry_point_bots()]
+    packaged: list[dict[str, str]] = [{"name": bot.name, "entry_point": bot.value, "distribution": bot.distribution} for bot in entry_point_bots()]
     if as_json:
         print(json.dumps({"builtin": builtin, "registered": registered, "entry_points": packaged}, indent=2))
         return

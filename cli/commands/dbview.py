@@ -14,7 +14,7 @@ from rich.table import Table
 from rich.text import Text
 from sqlalchemy.engine import make_url
 from sqlalchemy.exc import ArgumentError
-from sqlmodel import Session, select
+from sqlmodel import Session, col, select
 
 from cli.commands.tables import phrase_lines
 from ladder.botref import BotRef
@@ -73,7 +73,7 @@ class VersionName:
 
 
 def version_names(session: Session) -> dict[int, VersionName]:
-    rows = session.exec(select(BotVersionRow, BotRow).join(BotRow, BotRow.id == BotVersionRow.bot_id)).all()
+    rows = session.exec(select(BotVersionRow, BotRow).join(BotRow, col(BotRow.id) == col(BotVersionRow.bot_id))).all()
     return {v.id: VersionName(v.id, b.name, v.version, v.content_hash) for v, b in rows if v.id is not None}
 
 

@@ -31,9 +31,9 @@ ROOT = Path(__file__).resolve().parents[2]
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
+from cli.commands.bench import machine  # noqa: E402
 from engine import all_games, find_legal  # noqa: E402
 from engine.core import Action, EventLog, copy_json  # noqa: E402
-from cli.commands.bench import machine  # noqa: E402
 
 
 def positions(game_id: str, num_players: int, count: int) -> list[tuple[list[Action], Action, Action]]:

@@ -104,7 +104,7 @@ def test_search_beats_thumb_head_to_head() -> None:
 
 def test_thumb_ends_the_round_when_ahead_and_not_when_behind() -> None:
     """The rule of thumb plays its Elevenses when ending the round gains it more cubes than any rival."""
-    from tests.engine.elevenses_helpers import BISCUITS, C, CAKES, CHINA, ELEVEN, MILK, SANDWICHES, TEA, position
+    from tests.engine.elevenses_helpers import BISCUITS, CAKES, CHINA, ELEVEN, MILK, SANDWICHES, TEA, C, position
 
     ahead = position(
         2,

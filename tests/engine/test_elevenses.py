@@ -23,7 +23,6 @@ from engine.elevenses.state import (
 )
 from tests.engine.elevenses_helpers import (
     BISCUITS,
-    C,
     CAKES,
     CHINA,
     CUPS,
@@ -34,6 +33,7 @@ from tests.engine.elevenses_helpers import (
     SUGAR,
     TEA,
     TROLLEY,
+    C,
     check_conservation,
     events_of,
     legal_of_type,

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from engine import GameResult
 from cli.commands.play import seat_labels
+from engine import GameResult
 from ladder.match import apply_failure_rule
 from ladder.summary import score_histogram
 
