@@ -21,33 +21,36 @@ The rules of thumb weigh that against getting rid of cards:
    of the others' cards, or the hand is down to its last few cards; otherwise
    the bot holds everything back and draws.
 
-``search``: flat Monte Carlo over determinizations. At each decision with a
-choice it samples ``determinizations`` (6) full states from its observation
+``search``: flat Monte Carlo over determinizations, with the worlds weighed by
+what the opponents did. At each decision with a choice it samples
+``candidate_worlds`` (24) full states from its observation
 (:func:`engine.elfer_raus.state_from_observation`, never the true state): the
 other hands and the pack are redrawn from the unseen cards, keeping what play
 revealed (a seat that had to draw, or was passed with the pack empty, held
-none of the cards that fitted then). Every legal action is tried in every
-sampled state and the round is played out by the rules of thumb for every
-seat; an action is rated by the best rival's total minus ours at the end of
-the round (plus a bonus for finishing first in the last round). The rule of
-thumb's choice stands unless another action beats it on average by
-``thumb_prior`` points and ``confidence`` standard errors of the paired
-differences (every action is judged on the same sampled states); from three
-players on, much stronger evidence is asked for.
+none of the cards that fitted then). Uniform draws are a poor guess at three
+players and more: a rule-of-thumb player rarely still holds a card it could
+have laid for free. So every choice an opponent made this round after its
+last draw (its hand then is its hand now plus what it has laid since) is
+replayed in each sampled world, and the world is weighed by how likely those
+choices are there, under a mixture of two models of the seat: the rules of
+thumb (slipping 10% of the time) and uniform random play. The belief in each
+model moves, round after round, with the likelihood ratio averaged over the
+worlds. ``determinizations`` (6) worlds are then drawn by weight; every legal
+action is tried in each and the round is played out, every seat by the rules
+of thumb except the seats believed more likely to play at random than by
+them, which play at random. An action is rated by the best rival's total minus ours at
+the end of the round (plus a bonus for finishing first in the last round).
+The rule of thumb's choice stands unless another action beats it on average
+by ``thumb_prior`` points and ``confidence`` standard errors of the paired
+differences (every action is judged on the same sampled worlds).
 
 Measured with ``python tests/bench/bench_elfer_raus_search.py PLAYERS DEALS``
-(every deal played with thumb in every seat, and with search in each seat in
-turn; "better"/"worse": search won and thumb in the same seat of the same deal
-did not, or the other way round; one-sided sign test): at 2 players search
-clearly beats thumb (docs/benchmarks.md). From 3 players on it does not: with
-the looser test used at 2 players it was even worse than thumb at 4 players
-(19 better, 32 worse over 200 one-round games), although the same search
-given the true hands wins 43 seat-deals to 0 there. The sampled worlds are
-the weak point: the other hands are drawn uniformly among the unseen cards,
-but thumb players do not hold cards uniformly (a card they could have laid
-for free is rarely still in their hand), and with three or more opponents
-these errors outweigh what the look-ahead finds. Hence the strict test from
-three players on, which keeps it close to thumb there.
+(with ``--random-field``: search, thumb and random players, the table of
+``ladder play elfer-raus search thumb random ...``); figures and the sign
+tests are in docs/benchmarks.md. Before the weighing, the same search drawing
+uniform worlds lost to thumb at 4 players (19 better, 32 worse over 200
+one-round games) although it won 43 seat-deals to 0 given the true hands, and
+had to be kept close to thumb from three players on.
 """
 
 from __future__ import annotations
@@ -60,9 +63,9 @@ from typing import Any
 
 from bots.base import Bot, MatchStart
 from engine.elfer_raus import (
+    CARDS_PER_COLOUR,
     COLOUR_INDEX,
     COLOURS,
-    CARDS_PER_COLOUR,
     HIGHEST,
     LOWEST,
     ElferRausState,
@@ -253,8 +256,7 @@ def play_out_round(
     from ``rng``), for opponents whose play does not look like the rules of thumb.
     """
     while len(state.round_points) == rounds_done and not state.is_over():
-        if wild and state.current in wild:
-            assert rng is not None
+        if wild and state.current in wild and rng is not None:
             state.apply(rng.choice(state.legal_actions()))
         else:
             state.apply(_state_move(state))
@@ -386,7 +388,6 @@ class _TurnState:
     seat: int | None = None
     played: bool = False
     pending_unknown: bool = False  # its draw stopped on a matching card we did not see
-    pending_known: int = -1
 
 
 class _History:
@@ -418,13 +419,27 @@ class _History:
         turn = _TurnState([0, 0, 0, 0], [0, 0, 0, 0], deal["pack_size"])
         for colour_name, (row_low, row_high) in (deal.get("rows") or {}).items():
             turn.low[COLOUR_INDEX[colour_name]], turn.high[COLOUR_INDEX[colour_name]] = row_low, row_high
+        found, last_draw, laid = self._replay(turn, me)
+        checkable: list[_Decision] = []
+        for index, decision in found:
+            if index <= last_draw.get(decision.seat, 0):
+                continue
+            later = frozenset(card for at, seat, card in laid if seat == decision.seat and at >= index)
+            checkable.append(_replace_laid(decision, later))
+        return checkable
+
+    def _replay(
+        self, turn: _TurnState, me: int
+    ) -> tuple[list[tuple[int, _Decision]], dict[int, int], list[tuple[int, int, int]]]:
+        """Replay the round's events: the others' decisions (with their event index), each seat's last
+        draw (event index) and every card laid (event index, seat, card)."""
         found: list[tuple[int, _Decision]] = []
         last_draw: dict[int, int] = {}
-        laid: list[tuple[int, int, int]] = []  # (event index, seat, card)
+        laid: list[tuple[int, int, int]] = []
         for index, event in enumerate(self.events[1:], start=1):
-            seat = event.get("seat")
+            seat: int = event.get("seat", -1)
             if seat != turn.seat:
-                turn.seat, turn.played, turn.pending_unknown, turn.pending_known = seat, False, False, -1
+                turn.seat, turn.played, turn.pending_unknown = seat, False, False
             automatic = index == 1 and event["type"] == "open" and not self.number_swap
             decision = self._step(event, turn, automatic)
             if event["type"] == "draw":
@@ -433,13 +448,7 @@ class _History:
                 laid.append((index, seat, _event_card(event)))
             if decision is not None and seat != me:
                 found.append((index, decision))
-        checkable: list[_Decision] = []
-        for index, decision in found:
-            if index <= last_draw.get(decision.seat, 0):
-                continue
-            later = frozenset(card for at, seat, card in laid if seat == decision.seat and at >= index)
-            checkable.append(_replace_laid(decision, later))
-        return checkable
+        return found, last_draw, laid
 
     def _step(self, event: dict[str, Any], turn: _TurnState, automatic: bool) -> _Decision | None:
         """Apply ``event`` to ``turn``; the decision it records, if it is one we can check."""
@@ -524,10 +533,11 @@ class _OpponentModel:
     prior_log_odds = math.log(4.0)  # most opponents of a search bot play sensibly
     cap = 12.0
 
-    def __init__(self, num_players: int, me: int) -> None:
+    def __init__(self, num_players: int, me: int, prior_log_odds: float | None = None) -> None:
         self.num_players = num_players
         self.me = me
-        self.carried = dict.fromkeys((seat for seat in range(num_players) if seat != me), self.prior_log_odds)
+        prior = self.prior_log_odds if prior_log_odds is None else prior_log_odds
+        self.carried = dict.fromkeys((seat for seat in range(num_players) if seat != me), prior)
         self.this_round = dict.fromkeys(self.carried, 0.0)
 
     def new_round(self) -> None:
@@ -536,7 +546,7 @@ class _OpponentModel:
             self.this_round[seat] = 0.0
 
     def wild(self) -> frozenset[int]:
-        """Seats believed to play at random."""
+        """Seats believed more likely to play at random than by the rules of thumb."""
         return frozenset(seat for seat in self.carried if self.carried[seat] + self.this_round[seat] < 0)
 
     def weigh(self, worlds: list[ElferRausState], decisions: list[_Decision], opening: Collection[int]) -> list[float]:
@@ -582,16 +592,12 @@ class ElferRausSearchBot(Bot):
     determinizations = 6
     thumb_prior = 0.5
     confidence = 1.0
-    # From three players on, the sampled worlds mislead (see the module docstring): deviate from
-    # the rule of thumb only on strong evidence.
-    strict_from_players = 3
-    strict_thumb_prior = 1.5
-    strict_confidence = 2.5
     last_round_bonus = 10.0
 
     # Worlds sampled per decision and weighed by how well they explain the opponents' choices;
     # ``determinizations`` of them are drawn by weight and searched. 0: no weighing (uniform worlds).
     candidate_worlds = 24
+    opponent_prior_log_odds: float | None = None
 
     def __init__(self) -> None:
         super().__init__()
@@ -606,7 +612,7 @@ class ElferRausSearchBot(Bot):
         draw_instead = self.options.get("hold_back", "some") == "all"
         self.revealed = _Revealed(draws_reveal=not draw_instead)
         self.history = _History(may_draw_instead=draw_instead, number_swap=bool(self.options.get("number_swap")))
-        self.model = _OpponentModel(match.num_players, match.seat)
+        self.model = _OpponentModel(match.num_players, match.seat, self.opponent_prior_log_odds)
 
     def act(self, observation: dict[str, Any], legal_actions: list[Action]) -> Action:
         self.revealed.update(observation)
@@ -631,8 +637,7 @@ class ElferRausSearchBot(Bot):
                 trial.apply(action)
                 points = play_out_round(trial, rounds_done, wild, random.Random(rollout_seed))
                 values[index].append(self._rate(seat, totals, points, last_round))
-        strict = observation["num_players"] >= self.strict_from_players
-        return candidates[self._pick(values, strict)]
+        return candidates[self._pick(values)]
 
     def _worlds(self, observation: dict[str, Any]) -> list[ElferRausState]:
         """The sampled states to search: drawn by how well they explain the opponents' choices."""
@@ -654,10 +659,9 @@ class ElferRausSearchBot(Bot):
             value += self.last_round_bonus * (1.0 if mine < best_rival else 0.5 if mine == best_rival else 0.0)
         return value
 
-    def _pick(self, values: list[list[float]], strict: bool = False) -> int:
+    def _pick(self, values: list[list[float]]) -> int:
         """The rule of thumb's choice (index 0) unless another beats it clearly on the same samples."""
-        prior = self.strict_thumb_prior if strict else self.thumb_prior
-        confidence = self.strict_confidence if strict else self.confidence
+        prior, confidence = self.thumb_prior, self.confidence
         base = values[0]
         best, best_gain = 0, 0.0
         count = len(base)

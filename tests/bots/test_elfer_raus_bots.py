@@ -262,7 +262,7 @@ def test_search_beats_thumb_on_the_same_deals() -> None:
 def test_search_replays_the_opponents_choices_exactly(options: dict[str, Any]) -> None:
     """The search reads every choice the other seats made this round after their last draw, with the table
     as it was then: given the true hands, the rules of thumb make each of a thumb player's choices again."""
-    from bots.elfer_raus import _History, _fitting
+    from bots.elfer_raus import _fitting, _History
 
     num_players = 4
     state = GAME.new_state(num_players, 77, options)
