@@ -242,7 +242,7 @@ def _mid_round_deal() -> dict[str, Any]:
 def test_search_beats_thumb_on_the_same_deals() -> None:
     """Duplicate one-round deals at 2 players: every deal is played with search in each seat against
     thumb, and with thumb in every seat; search wins more of the seat-deals where the two results differ.
-    (The full measurement, 2 to 6 players with a sign test, is in docs/rules-decisions.md.)"""
+    (The full measurement, 2 to 6 players with a sign test, is in docs/benchmarks.md.)"""
     better = worse = 0
     options = {"rounds": 1}
     for deal in range(16):
