@@ -21,46 +21,51 @@ The rules of thumb weigh that against getting rid of cards:
    of the others' cards, or the hand is down to its last few cards; otherwise
    the bot holds everything back and draws.
 
-``search``: flat Monte Carlo over determinizations. At each decision with a
-choice it samples ``determinizations`` (6) full states from its observation
+``search``: flat Monte Carlo over determinizations, with the worlds weighed by
+what the opponents did. At each decision with a choice it samples
+``candidate_worlds`` (24) full states from its observation
 (:func:`engine.elfer_raus.state_from_observation`, never the true state): the
 other hands and the pack are redrawn from the unseen cards, keeping what play
 revealed (a seat that had to draw, or was passed with the pack empty, held
-none of the cards that fitted then). Every legal action is tried in every
-sampled state and the round is played out by the rules of thumb for every
-seat; an action is rated by the best rival's total minus ours at the end of
-the round (plus a bonus for finishing first in the last round). The rule of
-thumb's choice stands unless another action beats it on average by
-``thumb_prior`` points and ``confidence`` standard errors of the paired
-differences (every action is judged on the same sampled states); from three
-players on, much stronger evidence is asked for.
+none of the cards that fitted then). Uniform draws are a poor guess at three
+players and more: a rule-of-thumb player rarely still holds a card it could
+have laid for free. So every choice an opponent made this round after its
+last draw (its hand then is its hand now plus what it has laid since) is
+replayed in each sampled world, and the world is weighed by how likely those
+choices are there, under a mixture of two models of the seat: the rules of
+thumb (slipping 10% of the time) and uniform random play. The belief in each
+model moves, round after round, with the likelihood ratio averaged over the
+worlds. ``determinizations`` (6) worlds are then drawn by weight; every legal
+action is tried in each and the round is played out, every seat by the rules
+of thumb except the seats believed more likely to play at random than by
+them, which play at random. An action is rated by the best rival's total minus ours at
+the end of the round (plus a bonus for finishing first in the last round).
+The rule of thumb's choice stands unless another action beats it on average
+by ``thumb_prior`` points and ``confidence`` standard errors of the paired
+differences (every action is judged on the same sampled worlds).
 
 Measured with ``python tests/bench/bench_elfer_raus_search.py PLAYERS DEALS``
-(every deal played with thumb in every seat, and with search in each seat in
-turn; "better"/"worse": search won and thumb in the same seat of the same deal
-did not, or the other way round; one-sided sign test): at 2 players search
-clearly beats thumb (docs/benchmarks.md). From 3 players on it does not: with
-the looser test used at 2 players it was even worse than thumb at 4 players
-(19 better, 32 worse over 200 one-round games), although the same search
-given the true hands wins 43 seat-deals to 0 there. The sampled worlds are
-the weak point: the other hands are drawn uniformly among the unseen cards,
-but thumb players do not hold cards uniformly (a card they could have laid
-for free is rarely still in their hand), and with three or more opponents
-these errors outweigh what the look-ahead finds. Hence the strict test from
-three players on, which keeps it close to thumb there.
+(with ``--random-field``: search, thumb and random players, the table of
+``ladder play elfer-raus search thumb random ...``); figures and the sign
+tests are in docs/benchmarks.md. Before the weighing, the same search drawing
+uniform worlds lost to thumb at 4 players (19 better, 32 worse over 200
+one-round games) although it won 43 seat-deals to 0 given the true hands, and
+had to be kept close to thumb from three players on.
 """
 
 from __future__ import annotations
 
 import math
+import random
 from collections.abc import Collection, Iterable
+from dataclasses import dataclass
 from typing import Any
 
 from bots.base import Bot, MatchStart
 from engine.elfer_raus import (
+    CARDS_PER_COLOUR,
     COLOUR_INDEX,
     COLOURS,
-    CARDS_PER_COLOUR,
     HIGHEST,
     LOWEST,
     ElferRausState,
@@ -241,13 +246,20 @@ def _state_move(state: ElferRausState) -> Action:
     return _END_ACTION if move == END else _DRAW_ACTION
 
 
-def play_out_round(state: ElferRausState, rounds_done: int) -> list[int]:
+def play_out_round(
+    state: ElferRausState, rounds_done: int, wild: Collection[int] = (), rng: random.Random | None = None
+) -> list[int]:
     """Play the round of ``state`` to its end by the rules of thumb; return its points per seat.
 
     ``rounds_done``: how many rounds had ended when the round in question began.
+    ``wild``: seats that play a uniformly random legal action instead (drawn
+    from ``rng``), for opponents whose play does not look like the rules of thumb.
     """
     while len(state.round_points) == rounds_done and not state.is_over():
-        state.apply(_state_move(state))
+        if wild and state.current in wild and rng is not None:
+            state.apply(rng.choice(state.legal_actions()))
+        else:
+            state.apply(_state_move(state))
     return state.round_points[rounds_done]
 
 
@@ -347,6 +359,228 @@ def _fitting(low: list[int], high: list[int], opening: Iterable[int]) -> list[in
     return fitting
 
 
+@dataclass(frozen=True)
+class _Decision:
+    """One choice an opponent made this round, with what the table showed then.
+
+    Made after that seat's last draw of the round, so its hand then was its hand
+    now plus the cards it has laid since (``laid_from_here``, this card included):
+    in a sampled world the rules of thumb can be asked what they would have done.
+    """
+
+    seat: int
+    low: tuple[int, ...]
+    high: tuple[int, ...]
+    pending: int  # the matching card it had just drawn and was deciding on, -1 if none
+    played: bool  # it had already laid a card this turn (so it could end the turn)
+    can_draw: bool  # hold_back="all", nothing laid yet and cards in the pack
+    move: int  # the card it laid, or END
+    laid_from_here: frozenset[int]
+
+
+@dataclass
+class _TurnState:
+    """The table and the turn while :class:`_History` replays a round's events."""
+
+    low: list[int]
+    high: list[int]
+    pack: int
+    seat: int | None = None
+    played: bool = False
+    pending_unknown: bool = False  # its draw stopped on a matching card we did not see
+
+
+class _History:
+    """The events of the current round, turned into the opponents' checkable decisions.
+
+    The engine shows a seat only the events since its last decision; this keeps
+    the whole round (a ``deal`` event starts a new one).
+    """
+
+    def __init__(self, may_draw_instead: bool, number_swap: bool) -> None:
+        self.may_draw_instead = may_draw_instead
+        self.number_swap = number_swap
+        self.events: list[dict[str, Any]] = []
+        self.new_round = False
+
+    def update(self, observation: dict[str, Any]) -> None:
+        self.new_round = False
+        for event in observation["events"]:
+            if event["type"] == "deal":
+                self.events = []
+                self.new_round = True
+            self.events.append(event)
+
+    def decisions(self, me: int) -> list[_Decision]:
+        """The other seats' choices this round that the rules of thumb can be checked against."""
+        if not self.events or self.events[0]["type"] != "deal":
+            return []
+        deal = self.events[0]
+        turn = _TurnState([0, 0, 0, 0], [0, 0, 0, 0], deal["pack_size"])
+        for colour_name, (row_low, row_high) in (deal.get("rows") or {}).items():
+            turn.low[COLOUR_INDEX[colour_name]], turn.high[COLOUR_INDEX[colour_name]] = row_low, row_high
+        found, last_draw, laid = self._replay(turn, me)
+        checkable: list[_Decision] = []
+        for index, decision in found:
+            if index <= last_draw.get(decision.seat, 0):
+                continue
+            later = frozenset(card for at, seat, card in laid if seat == decision.seat and at >= index)
+            checkable.append(_replace_laid(decision, later))
+        return checkable
+
+    def _replay(
+        self, turn: _TurnState, me: int
+    ) -> tuple[list[tuple[int, _Decision]], dict[int, int], list[tuple[int, int, int]]]:
+        """Replay the round's events: the others' decisions (with their event index), each seat's last
+        draw (event index) and every card laid (event index, seat, card)."""
+        found: list[tuple[int, _Decision]] = []
+        last_draw: dict[int, int] = {}
+        laid: list[tuple[int, int, int]] = []
+        for index, event in enumerate(self.events[1:], start=1):
+            seat: int = event.get("seat", -1)
+            if seat != turn.seat:
+                turn.seat, turn.played, turn.pending_unknown = seat, False, False
+            automatic = index == 1 and event["type"] == "open" and not self.number_swap
+            decision = self._step(event, turn, automatic)
+            if event["type"] == "draw":
+                last_draw[seat] = index
+            elif event["type"] in ("play", "open"):
+                laid.append((index, seat, _event_card(event)))
+            if decision is not None and seat != me:
+                found.append((index, decision))
+        return found, last_draw, laid
+
+    def _step(self, event: dict[str, Any], turn: _TurnState, automatic: bool) -> _Decision | None:
+        """Apply ``event`` to ``turn``; the decision it records, if it is one we can check."""
+        kind = event["type"]
+        seat = event.get("seat", -1)
+        decision: _Decision | None = None
+        if kind in ("play", "open"):
+            card = _event_card(event)
+            if not automatic:
+                pending = card if turn.pending_unknown else -1
+                decision = _Decision(seat, tuple(turn.low), tuple(turn.high), pending, turn.played,
+                                     self._can_draw(turn), card, frozenset())
+            _lay(card, turn.low, turn.high)
+            turn.played, turn.pending_unknown = True, False
+        elif kind == "end_turn":
+            if not turn.pending_unknown:  # keeping an unseen drawn card: nothing to check
+                decision = _Decision(seat, tuple(turn.low), tuple(turn.high), -1, turn.played, False, END, frozenset())
+            turn.seat = None
+        elif kind == "draw":
+            turn.pack -= event["count"] if "count" in event else len(event["cards"])
+            if event["fits"]:
+                turn.pending_unknown = True
+            else:
+                turn.seat = None
+        return decision
+
+    def _can_draw(self, turn: _TurnState) -> bool:
+        return self.may_draw_instead and not turn.played and not turn.pending_unknown and turn.pack > 0
+
+
+def _event_card(event: dict[str, Any]) -> int:
+    return COLOUR_INDEX[event["colour"]] * CARDS_PER_COLOUR + event["number"] - 1
+
+
+def _replace_laid(decision: _Decision, laid: frozenset[int]) -> _Decision:
+    return _Decision(decision.seat, decision.low, decision.high, decision.pending, decision.played,
+                     decision.can_draw, decision.move, laid)
+
+
+THUMB_SLIP = 0.1
+"""How often a rule-of-thumb player is taken to choose otherwise than the rules say (the model's noise)."""
+
+
+def _log_likelihoods(
+    decisions: Iterable[_Decision], hand: Collection[int], opening: Collection[int], num_players: int
+) -> tuple[float, float]:
+    """log P(these choices | this hand) if the seat plays by the rules of thumb, and if it plays at random."""
+    thumb_log = random_log = 0.0
+    for decision in decisions:
+        held = set(hand) | decision.laid_from_here
+        if decision.pending >= 0:
+            playable = [decision.pending]
+        else:
+            playable = [card for card in _fitting(list(decision.low), list(decision.high), opening) if card in held]
+        can_end = decision.played or decision.pending >= 0
+        count = len(playable) + can_end + decision.can_draw
+        if count < 2:
+            continue
+        low, high = list(decision.low), list(decision.high)
+        expected = thumb_move(held, low, high, opening, num_players, playable, can_end, decision.can_draw)
+        thumb_log += math.log(1 - THUMB_SLIP) if expected == decision.move else math.log(THUMB_SLIP / (count - 1))
+        random_log -= math.log(count)
+    return thumb_log, random_log
+
+
+def _log_mean_exp(values: list[float]) -> float:
+    top = max(values)
+    return top + math.log(sum(math.exp(value - top) for value in values) / len(values))
+
+
+class _OpponentModel:
+    """Which opponents play like the rules of thumb, and which sampled worlds fit what they did.
+
+    Each other seat is either a rule-of-thumb player (who slips with probability
+    ``THUMB_SLIP``) or a random one. For a sampled world, the likelihood of a
+    seat's checked choices this round under each kind is computed; the world's
+    weight mixes the two by the seat's current belief, and the belief (log odds,
+    carried from round to round) moves by the ratio of the likelihoods averaged
+    over the sampled worlds.
+    """
+
+    prior_log_odds = math.log(4.0)  # most opponents of a search bot play sensibly
+    cap = 12.0
+
+    def __init__(self, num_players: int, me: int, prior_log_odds: float | None = None) -> None:
+        self.num_players = num_players
+        self.me = me
+        prior = self.prior_log_odds if prior_log_odds is None else prior_log_odds
+        self.carried = dict.fromkeys((seat for seat in range(num_players) if seat != me), prior)
+        self.this_round = dict.fromkeys(self.carried, 0.0)
+
+    def new_round(self) -> None:
+        for seat in self.carried:
+            self.carried[seat] = max(-self.cap, min(self.cap, self.carried[seat] + self.this_round[seat]))
+            self.this_round[seat] = 0.0
+
+    def wild(self) -> frozenset[int]:
+        """Seats believed more likely to play at random than by the rules of thumb."""
+        return frozenset(seat for seat in self.carried if self.carried[seat] + self.this_round[seat] < 0)
+
+    def weigh(self, worlds: list[ElferRausState], decisions: list[_Decision], opening: Collection[int]) -> list[float]:
+        """Log weights of ``worlds`` given ``decisions``; updates this round's beliefs."""
+        by_seat: dict[int, list[_Decision]] = {}
+        for decision in decisions:
+            by_seat.setdefault(decision.seat, []).append(decision)
+        weights = [0.0] * len(worlds)
+        for seat, mine in by_seat.items():
+            pairs = [_log_likelihoods(mine, world.hands[seat], opening, self.num_players) for world in worlds]
+            thumb_logs = [pair[0] for pair in pairs]
+            random_logs = [pair[1] for pair in pairs]
+            self.this_round[seat] = _log_mean_exp(thumb_logs) - _log_mean_exp(random_logs)
+            odds = self.carried[seat]
+            share = 1 / (1 + math.exp(-odds)) if odds > -50 else 0.0
+            for index, (thumb_log, random_log) in enumerate(pairs):
+                top = max(thumb_log, random_log)
+                mixed = share * math.exp(thumb_log - top) + (1 - share) * math.exp(random_log - top)
+                weights[index] += top + math.log(mixed) if mixed > 0 else -1e9
+        return weights
+
+
+def _pick_worlds(log_weights: list[float], count: int, rng: random.Random) -> list[int]:
+    """``count`` indices drawn by weight without replacement (keys u ** (1 / w))."""
+    top = max(log_weights)
+    keyed = []
+    for index, log_weight in enumerate(log_weights):
+        weight = math.exp(log_weight - top)
+        key = math.log(rng.random() or 1e-300) / weight if weight > 0 else -math.inf
+        keyed.append((key, index))
+    keyed.sort(reverse=True)
+    return [index for _, index in keyed[:count]]
+
+
 class ElferRausSearchBot(Bot):
     """Determinized flat Monte Carlo, played out by the rules of thumb, anchored on them."""
 
@@ -358,25 +592,33 @@ class ElferRausSearchBot(Bot):
     determinizations = 6
     thumb_prior = 0.5
     confidence = 1.0
-    # From three players on, the sampled worlds mislead (see the module docstring): deviate from
-    # the rule of thumb only on strong evidence.
-    strict_from_players = 3
-    strict_thumb_prior = 1.5
-    strict_confidence = 2.5
     last_round_bonus = 10.0
+
+    # Worlds sampled per decision and weighed by how well they explain the opponents' choices;
+    # ``determinizations`` of them are drawn by weight and searched. 0: no weighing (uniform worlds).
+    candidate_worlds = 24
+    opponent_prior_log_odds: float | None = None
 
     def __init__(self) -> None:
         super().__init__()
         self.revealed = _Revealed(draws_reveal=True)
+        self.history = _History(may_draw_instead=False, number_swap=False)
+        self.model = _OpponentModel(2, 0)
         self.options: dict[str, Any] = {}
 
     def start(self, match: MatchStart) -> None:
         super().start(match)
         self.options = dict(match.options)
-        self.revealed = _Revealed(draws_reveal=self.options.get("hold_back", "some") != "all")
+        draw_instead = self.options.get("hold_back", "some") == "all"
+        self.revealed = _Revealed(draws_reveal=not draw_instead)
+        self.history = _History(may_draw_instead=draw_instead, number_swap=bool(self.options.get("number_swap")))
+        self.model = _OpponentModel(match.num_players, match.seat, self.opponent_prior_log_odds)
 
     def act(self, observation: dict[str, Any], legal_actions: list[Action]) -> Action:
         self.revealed.update(observation)
+        self.history.update(observation)
+        if self.history.new_round:
+            self.model.new_round()
         if len(legal_actions) == 1:
             return legal_actions[0]
         thumb = thumb_choice(observation, legal_actions)
@@ -384,17 +626,30 @@ class ElferRausSearchBot(Bot):
         seat = observation["seat"]
         totals = observation["totals"]
         last_round = observation["round"] >= observation["rounds"]
+        worlds = self._worlds(observation)
+        wild = self.model.wild()
         values: list[list[float]] = [[] for _ in candidates]
-        for _ in range(self.determinizations):
-            world = state_from_observation(observation, self.options, self.rng, self.revealed.excluded)
+        for world in worlds:
             rounds_done = len(world.round_points)
+            rollout_seed = self.rng.getrandbits(32)
             for index, action in enumerate(candidates):
                 trial = world.clone()
                 trial.apply(action)
-                points = play_out_round(trial, rounds_done)
+                points = play_out_round(trial, rounds_done, wild, random.Random(rollout_seed))
                 values[index].append(self._rate(seat, totals, points, last_round))
-        strict = observation["num_players"] >= self.strict_from_players
-        return candidates[self._pick(values, strict)]
+        return candidates[self._pick(values)]
+
+    def _worlds(self, observation: dict[str, Any]) -> list[ElferRausState]:
+        """The sampled states to search: drawn by how well they explain the opponents' choices."""
+        excluded = self.revealed.excluded
+        if self.candidate_worlds <= self.determinizations:
+            return [state_from_observation(observation, self.options, self.rng, excluded) for _ in range(self.determinizations)]
+        pool = [state_from_observation(observation, self.options, self.rng, excluded) for _ in range(self.candidate_worlds)]
+        decisions = self.history.decisions(observation["seat"])
+        if not decisions:
+            return pool[: self.determinizations]
+        weights = self.model.weigh(pool, decisions, frozenset(observation["opening_numbers"]))
+        return [pool[index] for index in _pick_worlds(weights, self.determinizations, self.rng)]
 
     def _rate(self, seat: int, totals: list[int], points: list[int], last_round: bool) -> float:
         mine = totals[seat] + points[seat]
@@ -404,10 +659,9 @@ class ElferRausSearchBot(Bot):
             value += self.last_round_bonus * (1.0 if mine < best_rival else 0.5 if mine == best_rival else 0.0)
         return value
 
-    def _pick(self, values: list[list[float]], strict: bool = False) -> int:
+    def _pick(self, values: list[list[float]]) -> int:
         """The rule of thumb's choice (index 0) unless another beats it clearly on the same samples."""
-        prior = self.strict_thumb_prior if strict else self.thumb_prior
-        confidence = self.strict_confidence if strict else self.confidence
+        prior, confidence = self.thumb_prior, self.confidence
         base = values[0]
         best, best_gain = 0, 0.0
         count = len(base)

@@ -1,6 +1,6 @@
 """Elfer raus: does ``search`` beat ``thumb``? Duplicate deals, seat by seat, with a sign test.
 
-    python tests/bench/bench_elfer_raus_search.py PLAYERS DEALS [--seed S] [--option key=value ...]
+    python tests/bench/bench_elfer_raus_search.py PLAYERS DEALS [--seed S] [--option key=value ...] [--random-field]
 
 Every deal (seed ``S + i``) is played once with ``thumb`` in every seat (the
 baseline) and then once per seat with ``search`` in that seat and ``thumb`` in
@@ -12,12 +12,20 @@ stronger than thumb. Also printed: win rates, the mean difference in penalty
 points (negative: search scores fewer), and search's CPU time per decision
 (``time.process_time``, every decision, including those with one legal
 action). Not collected by pytest (no test functions).
+
+With ``--random-field`` the table is the one of ``ladder play elfer-raus search
+thumb random ...``: search, thumb and PLAYERS - 2 random players, every deal
+played in every rotation of the seats. Each match compares search with thumb
+at the same table: "better" when search finished ahead of thumb (a lower
+rank), "worse" behind; the sign test is on those matches, and the mean rank
+difference (thumb's minus search's, per deal) is given with its z score.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import statistics
 import sys
 import time
 from math import comb
@@ -28,6 +36,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
 from bots.base import Bot, MatchStart  # noqa: E402
 from bots.elfer_raus import ElferRausSearchBot, ElferRausThumbBot  # noqa: E402
+from bots.random_bot import RandomBot  # noqa: E402
 from engine.core import GameResult  # noqa: E402
 from engine.elfer_raus import GAME  # noqa: E402
 
@@ -92,15 +101,62 @@ def measure(num_players: int, deals: int, seed: int, options: dict[str, Any]) ->
     }
 
 
+def measure_random_field(num_players: int, deals: int, seed: int, options: dict[str, Any]) -> dict[str, Any]:
+    """Search, thumb and random fillers, every rotation of every deal: does search finish ahead of thumb?"""
+    names = ["search", "thumb"] + ["random"] * (num_players - 2)
+    better = worse = search_wins = thumb_wins = 0
+    rank_differences: list[float] = []
+    times: list[float] = []
+    for deal in range(deals):
+        difference = 0.0
+        for shift in range(num_players):
+            order = [names[(seat + shift) % num_players] for seat in range(num_players)]
+            makers = {"search": ElferRausSearchBot, "thumb": ElferRausThumbBot, "random": RandomBot}
+            bots: list[Bot] = [makers[name]() for name in order]
+            result = play(seed + deal, bots, options, times)
+            search_rank, thumb_rank = result.ranks[order.index("search")], result.ranks[order.index("thumb")]
+            better += search_rank < thumb_rank
+            worse += search_rank > thumb_rank
+            search_wins += search_rank == 1
+            thumb_wins += thumb_rank == 1
+            difference += (thumb_rank - search_rank) / num_players
+        rank_differences.append(difference)
+    games = deals * num_players
+    mean = statistics.fmean(rank_differences)
+    spread = statistics.stdev(rank_differences) if deals > 1 else 0.0
+    times.sort()
+    return {
+        "players": num_players,
+        "field": names,
+        "deals": deals,
+        "games": games,
+        "seeds": [seed, seed + deals - 1],
+        "options": options,
+        "search_win_rate": search_wins / games,
+        "thumb_win_rate": thumb_wins / games,
+        "search_ahead_of_thumb": better,
+        "search_behind_thumb": worse,
+        "sign_test_p": sign_test(better, worse),
+        "mean_rank_advantage": mean,
+        "rank_advantage_z": mean / (spread / deals**0.5) if spread > 0 else 0.0,
+        "search_ms_per_decision_mean": 1000 * sum(times) / len(times) if times else 0.0,
+        "search_ms_per_decision_p99": 1000 * times[int(0.99 * (len(times) - 1))] if times else 0.0,
+        "search_ms_per_decision_max": 1000 * times[-1] if times else 0.0,
+        "search_decisions": len(times),
+    }
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("players", type=int, help="table size, 2 to 6")
     parser.add_argument("deals", type=int, help="deals; each is played 1 + PLAYERS times")
     parser.add_argument("--seed", type=int, default=10000, help="deal i uses seed SEED + i")
     parser.add_argument("--option", "-o", action="append", default=[], help="game option key=value; repeatable")
+    parser.add_argument("--random-field", action="store_true", help="search, thumb and random players at each table")
     args = parser.parse_args()
     options = GAME.parse_options(args.option)
-    print(json.dumps(measure(args.players, args.deals, args.seed, options), indent=2))
+    measure_table = measure_random_field if args.random_field else measure
+    print(json.dumps(measure_table(args.players, args.deals, args.seed, options), indent=2))
 
 
 if __name__ == "__main__":

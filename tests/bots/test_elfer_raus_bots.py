@@ -9,7 +9,8 @@ import pytest
 
 from bots import get_bot_class
 from bots.base import Bot, MatchStart
-from bots.elfer_raus import ElferRausSearchBot, ElferRausThumbBot
+from bots.elfer_raus import END as END_MOVE
+from bots.elfer_raus import ElferRausSearchBot, ElferRausThumbBot, thumb_move
 from bots.random_bot import RandomBot
 from engine.core import GameResult
 from engine.elfer_raus import GAME
@@ -241,7 +242,7 @@ def _mid_round_deal() -> dict[str, Any]:
 def test_search_beats_thumb_on_the_same_deals() -> None:
     """Duplicate one-round deals at 2 players: every deal is played with search in each seat against
     thumb, and with thumb in every seat; search wins more of the seat-deals where the two results differ.
-    (The full measurement, 2 to 6 players with a sign test, is in docs/rules-decisions.md.)"""
+    (The full measurement, 2 to 6 players with a sign test, is in docs/benchmarks.md.)"""
     better = worse = 0
     options = {"rounds": 1}
     for deal in range(16):
@@ -255,3 +256,57 @@ def test_search_beats_thumb_on_the_same_deals() -> None:
             better += won and not thumb_won
             worse += thumb_won and not won
     assert better > worse
+
+
+@pytest.mark.parametrize("options", [{"rounds": 2}, {"rounds": 1, "hold_back": "all"}, {"rounds": 1, "number_swap": True}])
+def test_search_replays_the_opponents_choices_exactly(options: dict[str, Any]) -> None:
+    """The search reads every choice the other seats made this round after their last draw, with the table
+    as it was then: given the true hands, the rules of thumb make each of a thumb player's choices again."""
+    from bots.elfer_raus import _fitting, _History
+
+    num_players = 4
+    state = GAME.new_state(num_players, 77, options)
+    history = _History(may_draw_instead=options.get("hold_back") == "all", number_swap=bool(options.get("number_swap")))
+    thumbs = [ElferRausThumbBot() for _ in range(num_players)]
+    for seat, bot in enumerate(thumbs):
+        bot.start(MatchStart("elfer-raus", seat, num_players, options, seat))
+    checked = 0
+    while not state.is_over():
+        seat = state.current_player
+        assert seat is not None
+        observation = state.observation(seat)
+        if seat == 0:
+            history.update(observation)
+            for decision in history.decisions(0):
+                assert decision.seat != 0
+                held = state.hands[decision.seat] | decision.laid_from_here
+                low, high = list(decision.low), list(decision.high)
+                if decision.pending >= 0:
+                    playable = [decision.pending]
+                else:
+                    playable = [card for card in _fitting(low, high, state.opening_numbers) if card in held]
+                can_end = decision.played or decision.pending >= 0
+                assert decision.move == END_MOVE or decision.move in playable
+                assert thumb_move(held, low, high, state.opening_numbers, num_players, playable, can_end,
+                                  decision.can_draw) == decision.move
+                checked += 1
+        state.apply(thumbs[seat].act(observation, state.legal_actions()))
+    assert checked > 50
+
+
+def test_search_tells_a_random_player_from_a_thumb_player() -> None:
+    """Over a few rounds the search's belief about each opponent moves the right way: the random seat
+    ends up believed random, the rule-of-thumb seats not."""
+    num_players = 3
+    options = {"rounds": 3}
+    flagged_random = flagged_thumb = 0
+    for seed in range(3):
+        bots: list[Bot] = [ElferRausSearchBot(), ElferRausThumbBot(), RandomBot()]
+        search = bots[0]
+        assert isinstance(search, ElferRausSearchBot)
+        result = _table(bots, 600 + seed, options)
+        assert len(result.ranks) == num_players
+        wild = search.model.wild()
+        flagged_random += 2 in wild
+        flagged_thumb += 1 in wild
+    assert flagged_random >= 2 and flagged_thumb == 0
