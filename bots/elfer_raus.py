@@ -311,7 +311,7 @@ class _Revealed:
                 last_draw = None
             elif seat == me:
                 continue
-            elif kind == "pass" or (kind == "draw" and self.draws_reveal):
+            elif seat is not None and (kind == "pass" or (kind == "draw" and self.draws_reveal)):
                 fitting = _fitting(low, high, opening)
                 self.excluded.setdefault(seat, set()).update(fitting)
                 last_draw = (seat, fitting) if kind == "draw" and event["fits"] else None
