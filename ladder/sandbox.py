@@ -684,6 +684,23 @@ class _BwrapArgs:
         return False
 
 
+
+def _bot_files(binds: Iterable[tuple[str, str]]) -> list[tuple[str, str]]:
+    """Every file of a submission's binds (host path, path under ``/bot``) as (host path, path inside the
+    sandbox), in a stable order, without Python's byte-code caches."""
+    files: list[tuple[str, str]] = []
+    for source, relative in binds:
+        dest = f"{SANDBOX_BOT}/{relative}" if relative else SANDBOX_BOT
+        if not os.path.isdir(source):
+            files.append((source, dest))
+            continue
+        for folder, subfolders, names in os.walk(source):
+            subfolders[:] = sorted(d for d in subfolders if d != "__pycache__")
+            inside = os.path.normpath(os.path.join(dest, os.path.relpath(folder, source)))
+            files.extend((os.path.join(folder, name), f"{inside}/{name}") for name in sorted(names)
+                         if not name.endswith((".pyc", ".pyo")))
+    return files
+
 class BotProcess:
     """One sandboxed bot process: start it, send it requests with deadlines, kill it.
 
@@ -844,17 +861,7 @@ class BotProcess:
         submission check, or the bot store), and a bot could tell the check
         from a tournament. The copy looks the same wherever the files come from.
         """
-        files: list[tuple[str, str]] = []  # (host path, path inside)
-        for source, relative in self.submission.binds:
-            dest = f"{SANDBOX_BOT}/{relative}" if relative else SANDBOX_BOT
-            if os.path.isdir(source):
-                for folder, subfolders, names in os.walk(source):
-                    subfolders[:] = sorted(d for d in subfolders if d != "__pycache__")
-                    inside = os.path.normpath(os.path.join(dest, os.path.relpath(folder, source)))
-                    files.extend((os.path.join(folder, name), f"{inside}/{name}") for name in sorted(names)
-                                 if not name.endswith((".pyc", ".pyo")))
-            else:
-                files.append((source, dest))
+        files = _bot_files(self.submission.binds)
         total = sum(os.path.getsize(path) for path, _ in files)
         parents(f"{SANDBOX_BOT}/entry")
         args = ["--size", str(total + (1 << 20)), "--perms", "0755", "--tmpfs", SANDBOX_BOT]
