@@ -97,7 +97,7 @@ from ladder.text import clean_text
 from tournaments.adaptive import WAIT, AdaptivePlanner, Wait
 from tournaments.backends import check_backend
 from tournaments.config import TournamentConfig, check_scheduler_address, fingerprint, load_tournament
-from tournaments.executor import ExecutorLost, LocalPoolExecutor, TaskKilledWorkers, WorkerLost
+from tournaments.executor import ExecutorLost, LocalPoolExecutor, TaskKilledWorkers, WorkerLost, log_funnel
 from tournaments.formats import GamePlan, ScheduledMatch, cycle_schedule, playable_counts, schedule_fingerprint_data
 from tournaments.worker import close_players, init_worker, play_task
 
@@ -321,7 +321,7 @@ def _setup_logging(name: str, tournament_id: int, level: int) -> tuple[MultiProc
     except OSError as error:
         raise UserError(f"cannot write the log file {path}: {error.strerror or error}") from None
     file_handler.setFormatter(logging.Formatter("%(asctime)s %(processName)s[%(process)d] %(name)s %(levelname)s: %(message)s"))
-    funnel = MultiProcessingHandler(f"ladder-log-{tournament_id}", sub_handler=file_handler)
+    funnel = log_funnel(f"ladder-log-{tournament_id}", file_handler)  # its queue made for the workers' start method
     funnel.setLevel(level)
     root = logging.getLogger()
     previous = root.level
@@ -464,7 +464,7 @@ class TournamentRun:
             self.stats.scheduler = executor.address
             self.workers = self.stats.workers = max(1, executor.worker_count)
             return executor
-        return LocalPoolExecutor(self.workers, initializer=init_worker, finalizer=close_players,
+        return LocalPoolExecutor(self.workers, initializer=init_worker, finalizer=close_players, pin_cpus=True,
                                  initargs=(funnel.queue, self.options.log_level, self.options.worker_setup,
                                            str(results_dir().resolve())))
 
