@@ -26,6 +26,7 @@ import os
 import random
 import tempfile
 import time
+import uuid
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -115,24 +116,33 @@ def hardware_baseline(copies: int, games: int = 40) -> BaselineFigures:
     return BaselineFigures(copies, games, sum(seconds) / len(seconds))
 
 
-def measure_mix(workers: int, cycles: int, config: TournamentConfig, setup: str | None = None) -> MixFigures:
-    """The schedule of ``config`` (``cycles`` times over) at ``workers`` workers, into a fresh database.
+def measure_mix(workers: int, cycles: int, config: TournamentConfig, setup: str | None = None,
+                db_url: str | None = None) -> MixFigures:
+    """The schedule of ``config`` (``cycles`` times over) at ``workers`` workers.
 
-    ``setup`` (``"module:function"``) runs in every worker (e.g. to register toy games).
+    Into a fresh database in a temporary results folder, or, with ``db_url``,
+    as a new tournament in that database with the results folder as it is
+    (where submitted bots are registered and stored). ``setup``
+    (``"module:function"``) runs in every worker (e.g. to register toy games).
     """
-    config = replace(config, cycles=cycles, name=f"bench-{workers}")
+    config = replace(config, cycles=cycles, name=f"bench-{workers}-{uuid.uuid4().hex[:8]}")
+    if db_url is not None:
+        return _run_mix(workers, config, setup, db_url)
     saved = os.environ.get("LADDER_RESULTS")
     with tempfile.TemporaryDirectory() as folder:
         os.environ["LADDER_RESULTS"] = folder
         try:
-            load_before = os.getloadavg()[0]
-            report = run_tournament(config, RunOptions(db_url=f"sqlite:///{folder}/bench.db", workers=workers,
-                                                       progress=False, worker_setup=setup))
+            return _run_mix(workers, config, setup, f"sqlite:///{folder}/bench.db")
         finally:
             if saved is None:
                 os.environ.pop("LADDER_RESULTS", None)
             else:
                 os.environ["LADDER_RESULTS"] = saved
+
+
+def _run_mix(workers: int, config: TournamentConfig, setup: str | None, db_url: str) -> MixFigures:
+    load_before = os.getloadavg()[0]
+    report = run_tournament(config, RunOptions(db_url=db_url, workers=workers, progress=False, worker_setup=setup))
     played = max(1, report.played_now)
     return MixFigures(
         workers=workers, matches=report.played_now, run_seconds=report.seconds,
