@@ -33,7 +33,7 @@ from pathlib import Path
 from typing import Any
 
 from engine import get_game
-from tournaments.config import TournamentConfig, load_tournament
+from tournaments.config import TournamentConfig, load_tournament, parse_tournament
 from tournaments.executor import worker_context
 from tournaments.runner import RunOptions, run_tournament
 
@@ -153,14 +153,69 @@ def _run_mix(workers: int, config: TournamentConfig, setup: str | None, db_url: 
     )
 
 
+SANDBOXED_BOT = '''"""The built-in random bot, entered as a submitted bot so that it runs sandboxed (the scaling benchmark)."""
+from bots.random_bot import RandomBot
+
+
+class SandboxedRandom(RandomBot):
+    name = "{name}"
+'''
+SANDBOXED_NAMES = ("sandboxed-random-a", "sandboxed-random-b")
+
+
+def sandboxed_mix(folder: Path) -> tuple[TournamentConfig, str]:
+    """A tournament of two sandboxed random bots (every game, two seats) and the database they are registered in.
+
+    The bots are checked and registered as ``ladder submit`` would (their
+    files go to the bot store of the results folder, which must be
+    ``folder``: set ``LADDER_RESULTS``). Random bots decide at once, so the
+    matches are nearly all sandbox round trips: the mix that shows what the
+    channel and the placement of bot processes cost at each worker count.
+    """
+    from ladder.botstore import check_bot, register
+
+    db_url = f"sqlite:///{folder}/sandboxed.db"
+    for name in SANDBOXED_NAMES:
+        path = folder / f"{name}.py"
+        path.write_text(SANDBOXED_BOT.format(name=name), encoding="utf-8")
+        report = check_bot(str(path), name, allow_root=True)  # the benchmark's own bot: trusted
+        if not report.ok:
+            raise RuntimeError(f"the benchmark's sandboxed bot fails its check: {report.problem}")
+        register(report, db_url)
+    config = parse_tournament({"seed": 13, "games": "all", "bots": list(SANDBOXED_NAMES), "players": [2],
+                               "games_per_pairing": 6}, "sandboxed.toml", "sandboxed")
+    return config, db_url
+
+
 def measure_scaling(worker_counts: Sequence[int], cycles: int = 3, tournament: Path = QUICK,
-                    baseline_games: int = 40) -> list[ScalingRow]:
-    """For each worker count (1 is measured first whether asked or not): the baseline, then the mix."""
+                    baseline_games: int = 40, sandboxed: bool = False) -> list[ScalingRow]:
+    """For each worker count (1 is measured first whether asked or not): the baseline, then the mix.
+
+    The mix is the ``tournament`` file's, or with ``sandboxed`` the
+    :func:`sandboxed_mix` (in a temporary results folder).
+    """
+    if sandboxed:
+        saved = os.environ.get("LADDER_RESULTS")
+        with tempfile.TemporaryDirectory(prefix="ladder-scaling-") as folder:
+            os.environ["LADDER_RESULTS"] = folder
+            try:
+                config, db_url = sandboxed_mix(Path(folder))
+                return _scaling(worker_counts, cycles, config, baseline_games, db_url)
+            finally:
+                if saved is None:
+                    os.environ.pop("LADDER_RESULTS", None)
+                else:
+                    os.environ["LADDER_RESULTS"] = saved
+    return _scaling(worker_counts, cycles, load_tournament(tournament), baseline_games, None)
+
+
+def _scaling(worker_counts: Sequence[int], cycles: int, config: TournamentConfig, baseline_games: int,
+             db_url: str | None) -> list[ScalingRow]:
     counts = sorted(set(worker_counts) | {1})
     measured: list[tuple[MixFigures, BaselineFigures]] = []
     for count in counts:
         baseline = hardware_baseline(count, baseline_games)
-        measured.append((measure_mix(count, cycles, load_tournament(tournament)), baseline))
+        measured.append((measure_mix(count, cycles, config, db_url=db_url), baseline))
     one_mix, one_baseline = measured[0]
     rows = []
     for mix, baseline in measured:

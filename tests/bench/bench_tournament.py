@@ -16,6 +16,9 @@ the share of the run's wall time the coordinator spent writing the database;
 the machine's load average is printed too: other processes on the same cores
 make the figures rough.
 
+``--sandboxed`` plays a tournament of two sandboxed random bots (every game,
+two seats) instead of the quick mix: nearly all sandbox round trips, which
+shows what the channel and the placement of bot processes cost at each count.
 ``--ceiling`` plays trivial toy matches instead: the most the coordinator and
 the database can take (no baseline).
 """
@@ -55,6 +58,8 @@ def main() -> None:
     parser.add_argument("--tournament", default=str(ROOT / "tournaments" / "quick.toml"))
     parser.add_argument("--ceiling", action="store_true",
                         help="play trivial toy matches instead: the most the coordinator and the database can take")
+    parser.add_argument("--sandboxed", action="store_true",
+                        help="a tournament of sandboxed random bots (every game) instead of the quick mix")
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args()
     try:
@@ -69,7 +74,7 @@ def main() -> None:
         lines = [f"{m.workers:>3} workers: {m.matches_per_second:.0f} matches/s, db share {m.db_share:.0%}, "
                  f"busy {m.busy:.0%}, load {m.load_before:.2f}" for m in mixes]
     else:
-        rows = measure_scaling(counts, args.cycles, Path(args.tournament), args.baseline_games)
+        rows = measure_scaling(counts, args.cycles, Path(args.tournament), args.baseline_games, sandboxed=args.sandboxed)
         data = {"machine": machine, "cycles": args.cycles,
                 "rows": [asdict(r.mix) | {"efficiency": r.efficiency, "baseline_efficiency": r.baseline_efficiency,
                                           "versus_baseline": r.versus_baseline, "baseline": asdict(r.baseline)}
