@@ -364,7 +364,9 @@ class LocalPoolExecutor(Executor):
         if lost_task is None and not slot.ready:
             self._deaths_without_work += 1  # died starting up: its initializer fails
         if self._deaths_without_work >= 3:
-            self._break(f"worker processes keep dying before finishing any task (last exit status {code})")
+            self._break(f"worker processes keep dying before finishing any task (last exit status {code}); if a "
+                        "script of yours starts the tournament, put its code under `if __name__ == \"__main__\":` "
+                        "(workers start from a fork server and import the main script)")
         if self._broken is None:
             # replace the worker before failing its task, so whoever sees the failure sees a full pool
             self._slots.append(self._start_slot(slot.index))
