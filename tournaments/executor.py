@@ -154,8 +154,11 @@ def _worker_main(
     finalizer: Callable[[], Any] | None,
     inherited: list[Connection],
     cpu: int | None = None,
+    environ: dict[str, str] | None = None,
 ) -> None:
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+    if environ is not None:  # the coordinator's environment now, as a fork would have given it
+        _take_environment(environ)
     if cpu is not None:
         try:
             os.sched_setaffinity(0, {cpu})  # the bot processes this worker starts inherit it
@@ -171,6 +174,14 @@ def _worker_main(
     finally:
         if finalizer is not None:
             finalizer()
+
+
+def _take_environment(environ: dict[str, str]) -> None:
+    """Make this process's environment ``environ``: a fork server's children start with the fork server's own,
+    which is the coordinator's as it was when the fork server started, not as it is now."""
+    for key in set(os.environ) - set(environ):
+        del os.environ[key]
+    os.environ.update(environ)
 
 
 def _serve(conn: Connection) -> None:
@@ -301,7 +312,8 @@ class LocalPoolExecutor(Executor):
         cpu = self._cpus[index] if self._cpus else None
         process = self._context.Process(
             target=_worker_main,
-            args=(child, self._initializer, self._initargs, self._finalizer, inherited, cpu),
+            args=(child, self._initializer, self._initargs, self._finalizer, inherited, cpu,
+                  None if self._context.get_start_method() == "fork" else dict(os.environ)),
             name=f"ladder-worker-{index}",
         )
         process.start()

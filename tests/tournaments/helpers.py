@@ -33,3 +33,8 @@ def placement(_: int, nap: float = 0.0) -> tuple[int, int, list[int]]:
     other workers get tasks too)."""
     time.sleep(nap)
     return os.getpid(), os.getppid(), sorted(os.sched_getaffinity(0))
+
+
+def environment(name: str) -> str | None:
+    """The worker's value of the environment variable ``name``."""
+    return os.environ.get(name)

@@ -87,3 +87,11 @@ def test_pinning_is_left_out_when_there_are_more_workers_than_cpus(monkeypatch: 
     assert worker_cpus(1) == [min(os.sched_getaffinity(0))]
     monkeypatch.setenv(PIN_ENV, "0")  # the operator's way out, e.g. on a machine shared with other programs
     assert worker_cpus(1) is None
+
+
+def test_a_worker_sees_the_coordinators_environment_as_it_is_when_the_worker_starts(monkeypatch: pytest.MonkeyPatch) -> None:
+    with LocalPoolExecutor(1) as pool:  # the fork server may have started long before
+        pool.submit(helpers.square, 1).result(timeout=60)
+    monkeypatch.setenv("LADDER_TEST_SET_LATE", "yes")
+    with LocalPoolExecutor(1) as pool:
+        assert pool.submit(helpers.environment, "LADDER_TEST_SET_LATE").result(timeout=60) == "yes"
