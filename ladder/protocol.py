@@ -45,6 +45,7 @@ from __future__ import annotations
 import json
 import re
 import struct
+from collections.abc import Iterable
 from typing import Any
 
 try:
@@ -129,6 +130,7 @@ def check_depth(value: Any, limit: int = MAX_DEPTH) -> None:
     stack: list[tuple[Any, int]] = [(value, 1)]
     while stack:
         item, depth = stack.pop()
+        children: Iterable[Any]
         if isinstance(item, dict):
             children = item.values()
         elif isinstance(item, list):

@@ -1076,8 +1076,6 @@ class BotProcess:
         """
         if self.dead or self.popen is None:
             raise BotFailure("crash", "the bot process is not running", self.stderr_tail())
-        if self.paused:
-            self.resume()
         self.seq += 1
         seq = self.seq
         message["seq"] = seq
@@ -1092,6 +1090,12 @@ class BotProcess:
             written = 0
         except OSError:
             self._died(what)
+        if self.paused:
+            # Let the bot go only now, with its request already in the pipe: a stopped bot reads nothing, and let go
+            # before the write it would wake up once to find the pipe empty and once more for the request (two
+            # extra context switches per decision, measured in docs/benchmarks.md). What did not fit in the pipe
+            # (a huge request) is written below, once the bot runs and reads.
+            self.resume()
         if written < len(data):
             self._send(memoryview(data)[written:], deadline, what)
         while True:

@@ -8,15 +8,33 @@ costs exactly the task it was running: that future fails with
 workers carry on. Workers are long-lived, so whatever they keep between tasks
 (the bots' processes) stays alive.
 
-Workers are forked from the coordinator by default (cheap to start, and the
-multiprocessing-logging queue that funnels every worker's log records into
-one file is inherited rather than pickled); another start method can be
-passed as ``mp_context``. Workers ignore SIGINT: Ctrl-C is the coordinator's
-to handle, so a match in progress is never cut by it.
+Workers are started from a fork server (:func:`worker_context`), never
+forked from the coordinator itself: the coordinator runs threads (this pool's
+manager, the log funnel's reader, the database's), and a process forked from
+a multi-threaded one inherits whatever locks those threads held at that
+instant (a logging or allocator lock held by another thread stays locked in
+the child for ever) and a copy of the coordinator's whole heap, which every
+worker then copies page by page as its garbage collector touches it. The
+fork server is a small single-threaded process that imported the worker's
+modules once (:data:`PRELOAD`), so a worker (or a replacement) starts in a
+few milliseconds with a clean heap of its own. Another start method can be
+passed as ``mp_context``; objects handed to workers that hold locks (the log
+queue) must come from the same context (:func:`log_funnel`).
+
+``pin_cpus``: each worker is pinned to one CPU of its own (worker ``i`` to the
+``i``-th CPU this process may use), and the bot processes it starts inherit
+that CPU: a sandboxed decision hands the CPU from the worker to its bot and
+back, and on one CPU that hand-over never wakes another core (on a virtual
+machine a cross-CPU wake-up costs tens of microseconds; see
+docs/benchmarks.md). Only when there are no more workers than CPUs.
+
+Workers ignore SIGINT: Ctrl-C is the coordinator's to handle, so a match in
+progress is never cut by it.
 """
 
 from __future__ import annotations
 
+import logging
 import multiprocessing
 import os
 import signal
@@ -28,6 +46,63 @@ from concurrent.futures import BrokenExecutor, Executor, Future
 from dataclasses import dataclass
 from multiprocessing.connection import Connection, wait
 from typing import Any
+
+from multiprocessing_logging import MultiProcessingHandler
+
+START_METHOD = "forkserver"
+"""How workers are started: from a fork server, never by forking the (multi-threaded) coordinator."""
+
+PRELOAD = ["tournaments.worker", "ladder.players", "ladder.match", "engine", "bots.registry"]
+"""Modules the fork server imports once, so that every worker starts with them loaded."""
+
+
+def worker_context() -> Any:
+    """The multiprocessing context workers are started with (a fork server that preloaded :data:`PRELOAD`)."""
+    context = multiprocessing.get_context(START_METHOD)
+    context.set_forkserver_preload(PRELOAD)
+    return context
+
+
+PIN_ENV = "LADDER_PIN_WORKERS"
+"""Set to ``0`` to let the operating system place the workers (and their bots) on any CPU."""
+
+
+def worker_cpus(workers: int) -> list[int] | None:
+    """One CPU per worker (the first ``workers`` this process may use), or ``None`` if there are too few
+    (or :data:`PIN_ENV` is ``0``)."""
+    if os.environ.get(PIN_ENV, "").strip() == "0":
+        return None
+    try:
+        allowed = sorted(os.sched_getaffinity(0))
+    except (AttributeError, OSError):
+        return None
+    return allowed[:workers] if workers <= len(allowed) else None
+
+
+class _ContextFunnel(MultiProcessingHandler):
+    """multiprocessing-logging's handler with its queue made by the workers' context.
+
+    The library makes its queue with the default context (``fork`` on Linux),
+    and a queue holds a lock: a lock made for forked children cannot be handed
+    to a process started from a fork server. The set-up is the library's own
+    (``MultiProcessingHandler.__init__``) but for the queue's context.
+    """
+
+    def __init__(self, name: str, sub_handler: logging.Handler, context: Any) -> None:
+        logging.Handler.__init__(self)
+        self.sub_handler = sub_handler
+        self.setLevel(sub_handler.level)
+        self.setFormatter(sub_handler.formatter)
+        self.filters = sub_handler.filters
+        self.queue = context.Queue(-1)
+        self._is_closed = False
+        self._receive_thread = threading.Thread(target=self._receive, name=name, daemon=True)
+        self._receive_thread.start()
+
+
+def log_funnel(name: str, sub_handler: logging.Handler, context: Any = None) -> MultiProcessingHandler:
+    """A handler that writes every worker's log records (sent through its ``queue``) with ``sub_handler``."""
+    return _ContextFunnel(name, sub_handler, context or worker_context())
 
 
 class WorkerLost(RuntimeError):
@@ -78,8 +153,17 @@ def _worker_main(
     initargs: tuple[Any, ...],
     finalizer: Callable[[], Any] | None,
     inherited: list[Connection],
+    cpu: int | None = None,
+    environ: dict[str, str] | None = None,
 ) -> None:
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+    if environ is not None:  # the coordinator's environment now, as a fork would have given it
+        _take_environment(environ)
+    if cpu is not None:
+        try:
+            os.sched_setaffinity(0, {cpu})  # the bot processes this worker starts inherit it
+        except OSError:
+            pass  # the CPU went away (hot-unplug, a changed cpuset): run anywhere
     for other in inherited:  # a forked worker holds copies of the coordinator's pipe ends: close
         other.close()  # them, or no worker would see EOF when the coordinator dies
     if initializer is not None:
@@ -90,6 +174,14 @@ def _worker_main(
     finally:
         if finalizer is not None:
             finalizer()
+
+
+def _take_environment(environ: dict[str, str]) -> None:
+    """Make this process's environment ``environ``: a fork server's children start with the fork server's own,
+    which is the coordinator's as it was when the fork server started, not as it is now."""
+    for key in set(os.environ) - set(environ):
+        del os.environ[key]
+    os.environ.update(environ)
 
 
 def _serve(conn: Connection) -> None:
@@ -121,7 +213,10 @@ class LocalPoolExecutor(Executor):
     """``max_workers`` long-lived worker processes, one task each at a time.
 
     ``initializer(*initargs)`` runs once in every worker (and in every
-    replacement), ``finalizer()`` when it stops. Workers that die while starting up (before their first
+    replacement), ``finalizer()`` when it stops. ``pin_cpus``: worker ``i``
+    (and its replacements, and the bot processes it starts) runs on the
+    ``i``-th CPU this process may use; ignored when there are more workers
+    than CPUs. Workers that die while starting up (before their first
     task) three times in a row break the pool, since their initializer is
     failing: pending futures then fail with :class:`BrokenExecutor`.
     """
@@ -133,11 +228,13 @@ class LocalPoolExecutor(Executor):
         initargs: tuple[Any, ...] = (),
         mp_context: Any = None,
         finalizer: Callable[[], Any] | None = None,
+        pin_cpus: bool = False,
     ) -> None:
         self._workers = max_workers or os.cpu_count() or 1
         if self._workers < 1:
             raise ValueError("max_workers must be at least 1")
-        self._context = mp_context or multiprocessing.get_context("fork")
+        self._cpus = worker_cpus(self._workers) if pin_cpus else None
+        self._context = mp_context or worker_context()
         self._initializer = initializer
         self._initargs = initargs
         self._finalizer = finalizer
@@ -192,6 +289,11 @@ class LocalPoolExecutor(Executor):
         return self._workers
 
     @property
+    def pinned_cpus(self) -> list[int] | None:
+        """The CPU of each worker, by index (``None``: not pinned)."""
+        return list(self._cpus) if self._cpus else None
+
+    @property
     def worker_pids(self) -> list[int]:
         return [slot.process.pid for slot in self._slots if slot.process.is_alive()]
 
@@ -207,9 +309,11 @@ class LocalPoolExecutor(Executor):
         inherited: list[Connection] = []
         if self._context.get_start_method() == "fork":
             inherited = [parent, self._wake_reader, self._wake_writer] + [slot.conn for slot in self._slots]
+        cpu = self._cpus[index] if self._cpus else None
         process = self._context.Process(
             target=_worker_main,
-            args=(child, self._initializer, self._initargs, self._finalizer, inherited),
+            args=(child, self._initializer, self._initargs, self._finalizer, inherited, cpu,
+                  None if self._context.get_start_method() == "fork" else dict(os.environ)),
             name=f"ladder-worker-{index}",
         )
         process.start()
@@ -272,7 +376,9 @@ class LocalPoolExecutor(Executor):
         if lost_task is None and not slot.ready:
             self._deaths_without_work += 1  # died starting up: its initializer fails
         if self._deaths_without_work >= 3:
-            self._break(f"worker processes keep dying before finishing any task (last exit status {code})")
+            self._break(f"worker processes keep dying before finishing any task (last exit status {code}); if a "
+                        "script of yours starts the tournament, put its code under `if __name__ == \"__main__\":` "
+                        "(workers start from a fork server and import the main script)")
         if self._broken is None:
             # replace the worker before failing its task, so whoever sees the failure sees a full pool
             self._slots.append(self._start_slot(slot.index))

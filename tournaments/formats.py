@@ -198,16 +198,19 @@ FORMATS = {"round-robin": round_robin_groups, "adaptive": round_robin_groups}
 
 def cycle_schedule(format_: str, plans: Sequence[GamePlan], tournament_seed: int, cycle: int,
                    secret: bytes) -> list[ScheduledMatch]:
-    """Every match of one cycle, in an order from the public ``tournament_seed`` that mixes games and
-    tables, dealt from ``secret``.
+    """Every match of one cycle, longest first, dealt from ``secret``; groups of about the same length in an
+    order from the public ``tournament_seed`` that mixes games and tables.
 
     Groups (a table's seatings of one deal, or a solitaire deal's bots) stay
     together so that a run stopped by its time budget leaves few deals half
-    played.
+    played. Longest first (:mod:`tournaments.ordering`): so that no long match
+    starts last and keeps one worker busy while the others idle.
     """
+    from tournaments.ordering import longest_first
+
     groups = [group for plan in plans for group in FORMATS[format_](plan, secret, cycle)]
     random.Random(derive_seed(tournament_seed, "order", cycle)).shuffle(groups)
-    return [match for group in groups for match in group]
+    return [match for group in longest_first(groups) for match in group]
 
 
 def schedule_fingerprint_data(format_: str, plans: Sequence[GamePlan], tournament_seed: int) -> dict[str, Any]:

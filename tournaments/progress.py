@@ -20,6 +20,7 @@ from tqdm import tqdm
 
 from ladder.errors import UserError
 from ladder.paths import results_dir
+from tournaments.executor import log_funnel
 
 
 @dataclass
@@ -42,7 +43,7 @@ class RunLog:
         except OSError as error:
             raise UserError(f"cannot write the log file {path}: {error.strerror or error}") from None
         file_handler.setFormatter(logging.Formatter("%(asctime)s %(processName)s[%(process)d] %(name)s %(levelname)s: %(message)s"))
-        funnel = MultiProcessingHandler(f"ladder-log-{tournament_id}", sub_handler=file_handler)
+        funnel = log_funnel(f"ladder-log-{tournament_id}", file_handler)  # its queue made for the workers' start method
         funnel.setLevel(level)
         root = logging.getLogger()
         previous = root.level

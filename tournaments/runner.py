@@ -266,7 +266,7 @@ class TournamentRun:
     def _open_executor(self) -> MatchExecutor:
         """The backend's executor (the caller shuts it down)."""
         if self.backend != "dask":
-            return LocalPoolExecutor(self.workers, initializer=init_worker, finalizer=close_players,
+            return LocalPoolExecutor(self.workers, initializer=init_worker, finalizer=close_players, pin_cpus=True,
                                      initargs=(self.run_log.funnel.queue, self.options.log_level, self.options.worker_setup,
                                                str(results_dir().resolve())))
         from tournaments.dask_executor import open_dask_executor

@@ -251,7 +251,7 @@ def run_benchmark(game_ids: list[str] | None = None, matches: int = 200, request
         path = _random_bot_path(Path(folder))
         trips = [measure_round_trip(path, chosen, requests)]
         if chosen != ("process",) and "process" in chosen and "bubblewrap" in chosen:
-            trips.append(measure_round_trip(path, tuple(l for l in chosen if l != "bubblewrap"), requests))
+            trips.append(measure_round_trip(path, tuple(layer for layer in chosen if layer != "bubblewrap"), requests))
         figures = [measure_game(game, 2 if game.min_players <= 2 <= game.max_players else game.min_players, path, chosen,
                                 matches, pin)
                    for pin in pinning for game in games]
@@ -264,14 +264,44 @@ def run_benchmark(game_ids: list[str] | None = None, matches: int = 200, request
     }
 
 
+def _worker_counts(text: str | None) -> list[int]:
+    """The ``--workers`` list; a one-line error for anything else."""
+    if not text:
+        return []
+    from tournaments.scaling import parse_counts
+
+    try:
+        return parse_counts(text)
+    except ValueError as error:
+        raise typer.BadParameter(str(error), param_hint="--workers") from None
+
+
+def _scaling(counts: list[int], cycles: int) -> dict[str, Any]:
+    """The scaling figures of sandboxed random bots at ``counts`` workers, as data and as table lines."""
+    from tournaments.scaling import measure_scaling, scaling_lines
+
+    rows = measure_scaling(counts, cycles, sandboxed=True)
+    return {"rows": [asdict(r.mix) | {"efficiency": r.efficiency, "baseline_efficiency": r.baseline_efficiency,
+                                      "versus_baseline": r.versus_baseline} for r in rows],
+            "lines": scaling_lines(rows)}
+
+
 def bench_sandbox(
     game_ids: Annotated[list[str] | None, typer.Argument(metavar="[GAME]...", help="Games to measure (default: all).")] = None,
     matches: Annotated[int, typer.Option("--matches", min=1, help="Random-bot matches per game.")] = 200,
     requests: Annotated[int, typer.Option("--requests", min=10, help="Trivial requests for the round-trip figure.")] = 3000,
     as_json: Annotated[bool, typer.Option("--json", help="Print the figures as JSON.")] = False,
+    workers: Annotated[str | None, typer.Option(
+        "--workers", metavar="N,N,...",
+        help="Also run a tournament of sandboxed random bots at these worker counts (e.g. 1,2,4,8,16) beside the "
+             "hardware baseline (N copies of a CPU-bound engine loop).")] = None,
+    cycles: Annotated[int, typer.Option("--cycles", min=1, help="Cycles of that tournament per worker count.")] = 3,
 ) -> None:
     """Measure the sandbox's cost: request round trip, overhead per decision, sandboxed vs in-process matches."""
+    counts = _worker_counts(workers)
     data = run_benchmark(game_ids, matches, requests)
+    if counts:
+        data["scaling"] = _scaling(counts, cycles)
     if as_json:
         print(json.dumps(data, indent=2))
         return
@@ -291,6 +321,10 @@ def bench_sandbox(
                       f"{g['in_process_seconds']:.2f}", f"{g['sandboxed_seconds']:.2f}", f"{g['slowdown']:.2f}x",
                       f"{g['median_slowdown']:.2f}x", f"{g['cpu_slowdown']:.2f}x", f"{g['overhead_us']:.0f}")
     print_table(console, games)
+    if counts:
+        console.print(f"Sandboxed random bots, every game, {cycles} cycle(s), at N workers (each pinned with its bots to "
+                      "a CPU of its own), beside N copies of a CPU-bound engine loop (baseline):", highlight=False)
+        console.print("\n".join(data["scaling"]["lines"]), highlight=False, markup=False)
     console.print(f"{matches} matches per game, in alternating blocks; slowdown: total wall time sandboxed / in-process; "
                   "by blocks: the median of the blocks' ratios; by CPU: CPU time of the ladder and the bots / "
                   "in-process (what the wall-clock ratio is on an idle machine). µs/decision added: median time of a "

@@ -26,3 +26,15 @@ def fail(x: int) -> None:
 
 def broken_initializer() -> None:
     raise SystemExit(3)
+
+
+def placement(_: int, nap: float = 0.0) -> tuple[int, int, list[int]]:
+    """Where the worker runs: its pid, its parent's pid and the CPUs it may use (after a nap, so that the
+    other workers get tasks too)."""
+    time.sleep(nap)
+    return os.getpid(), os.getppid(), sorted(os.sched_getaffinity(0))
+
+
+def environment(name: str) -> str | None:
+    """The worker's value of the environment variable ``name``."""
+    return os.environ.get(name)

@@ -106,10 +106,11 @@ SCRIPT = textwrap.dedent("""
     toygames.install()
     from tournaments.config import parse_tournament
     from tournaments.runner import RunOptions, run_tournament
-    cfg = parse_tournament({config!r}, "adaptive.toml", "adaptive")
-    report = run_tournament(cfg, RunOptions(db_url={db!r}, workers={workers}, progress=False, worker_setup={setup!r},
-                                           deal_secret={secret!r}))
-    print("STATE", report.state, report.played_now, report.scheduled)
+    if __name__ == "__main__":  # workers start from a fork server and import this file
+        cfg = parse_tournament({config!r}, "adaptive.toml", "adaptive")
+        report = run_tournament(cfg, RunOptions(db_url={db!r}, workers={workers}, progress=False, worker_setup={setup!r},
+                                               deal_secret={secret!r}))
+        print("STATE", report.state, report.played_now, report.scheduled)
 """)
 
 

@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
+import os
 import time
 from concurrent.futures import BrokenExecutor, as_completed
 
 import pytest
 
 from tests.tournaments import helpers
-from tournaments.executor import LocalPoolExecutor, WorkerLost
+from tournaments.executor import PIN_ENV, LocalPoolExecutor, WorkerLost, worker_cpus
 
 
 def test_results_come_back_from_long_lived_workers() -> None:
@@ -75,3 +76,37 @@ def test_the_local_pool_offers_the_optional_parts_of_the_executor_interface() ->
         pool.shutdown()
     with ThreadPoolExecutor(1) as plain:  # any Executor will do: without worker_count the runner assumes its workers
         assert not isinstance(plain, SizedExecutor)
+
+
+def test_workers_come_from_a_fork_server_not_from_the_coordinator() -> None:
+    # The coordinator runs threads: a worker forked from it would inherit their locks (held or not) and its heap.
+    with LocalPoolExecutor(2) as pool:
+        placements = [pool.submit(helpers.placement, i).result(timeout=60) for i in range(4)]
+    assert all(parent != os.getpid() for _pid, parent, _cpus in placements)
+    assert all(pid != os.getpid() for pid, _parent, _cpus in placements)
+
+
+@pytest.mark.skipif(len(os.sched_getaffinity(0)) < 2, reason="needs two CPUs to pin two workers")
+def test_pinned_workers_each_run_on_a_cpu_of_their_own() -> None:
+    with LocalPoolExecutor(2, pin_cpus=True) as pool:
+        cpus = pool.pinned_cpus
+        futures = [pool.submit(helpers.placement, i, 0.2) for i in range(6)]  # both workers busy at once
+        placements = {pid: tuple(allowed) for pid, _parent, allowed in (f.result(timeout=60) for f in futures)}
+    assert cpus is not None and len(set(cpus)) == 2
+    assert len(placements) == 2
+    assert sorted(placements.values()) == sorted((cpu,) for cpu in cpus)  # each worker on its own single CPU
+
+
+def test_pinning_is_left_out_when_there_are_more_workers_than_cpus(monkeypatch: pytest.MonkeyPatch) -> None:
+    assert worker_cpus(len(os.sched_getaffinity(0)) + 1) is None
+    assert worker_cpus(1) == [min(os.sched_getaffinity(0))]
+    monkeypatch.setenv(PIN_ENV, "0")  # the operator's way out, e.g. on a machine shared with other programs
+    assert worker_cpus(1) is None
+
+
+def test_a_worker_sees_the_coordinators_environment_as_it_is_when_the_worker_starts(monkeypatch: pytest.MonkeyPatch) -> None:
+    with LocalPoolExecutor(1) as pool:  # the fork server may have started long before
+        pool.submit(helpers.square, 1).result(timeout=60)
+    monkeypatch.setenv("LADDER_TEST_SET_LATE", "yes")
+    with LocalPoolExecutor(1) as pool:
+        assert pool.submit(helpers.environment, "LADDER_TEST_SET_LATE").result(timeout=60) == "yes"

@@ -14,8 +14,8 @@ from pathlib import Path
 import pytest
 from sqlmodel import Session, select
 
-from ladder import ratings
 from cli.commands.dbview import version_names
+from ladder import ratings
 from ladder.errors import UserError
 from ladder.storage import BenchRow, MatchRow, SeatResultRow, TournamentRow, open_database
 from tests.tournaments.stored import count_rows
@@ -196,10 +196,12 @@ SCRIPT = textwrap.dedent("""
     toygames.install()
     from tournaments.config import parse_tournament
     from tournaments.runner import RunOptions, run_tournament
-    cfg = parse_tournament({{"seed": 9, "games": ["toy-coins", "toy-solo"], "bots": ["random", "greedy", "slow"],
-                            "games_per_pairing": 6, "game": {{"toy-coins": {{"players": [2, 3]}}}}}}, "crash.toml", "crash")
-    report = run_tournament(cfg, RunOptions(db_url={db!r}, workers=2, progress=False, worker_setup="tests.tournaments.toygames:install"))
-    print("STATE", report.state, report.played_now, report.scheduled)
+    if __name__ == "__main__":  # workers start from a fork server and import this file
+        cfg = parse_tournament({{"seed": 9, "games": ["toy-coins", "toy-solo"], "bots": ["random", "greedy", "slow"],
+                                "games_per_pairing": 6, "game": {{"toy-coins": {{"players": [2, 3]}}}}}}, "crash.toml", "crash")
+        report = run_tournament(cfg, RunOptions(db_url={db!r}, workers=2, progress=False,
+                                                worker_setup="tests.tournaments.toygames:install"))
+        print("STATE", report.state, report.played_now, report.scheduled)
 """)
 
 
