@@ -31,7 +31,8 @@ import json
 import os
 import re
 import shutil
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -111,6 +112,32 @@ def claimed_games(info: BotInfo) -> tuple[list[str], str | None]:
     return list(dict.fromkeys(info.games)), None
 
 
+PIN_ENV = "LADDER_PIN_WORKERS"  # tournaments.executor's switch: 0 turns pinning off, in tournaments and here
+
+
+@contextmanager
+def _pinned_like_a_worker() -> Iterator[None]:
+    """Run the check pinned to the CPU a tournament's first worker gets (the first this process may use).
+
+    A tournament's local workers are pinned one per CPU, and the bots they start inherit that CPU
+    (tournaments/executor.py). A bot can read its CPU affinity, so the check pins its bots the same way:
+    otherwise a bot could tell the check from a tournament and behave only while it is being checked.
+    """
+    try:
+        before = os.sched_getaffinity(0)
+    except (AttributeError, OSError):
+        yield
+        return
+    if os.environ.get(PIN_ENV, "").strip() == "0":
+        yield
+        return
+    os.sched_setaffinity(0, {min(before)})  # this thread: the bot processes it starts inherit it
+    try:
+        yield
+    finally:
+        os.sched_setaffinity(0, before)
+
+
 def check_bot(
     path: str,
     name: str | None = None,
@@ -131,7 +158,8 @@ def check_bot(
     files = read_files(path)
     report = CheckReport(path, content_hash(files), source_hash=content_hash(files))
     say = progress or (lambda _message: None)
-    with PlayerPool(limits=limits or SandboxLimits(), layers=layers, allow_root=allow_root, keep_idle=4) as pool:
+    with _pinned_like_a_worker(), PlayerPool(limits=limits or SandboxLimits(), layers=layers, allow_root=allow_root,
+                                             keep_idle=4) as pool:
         report.process_tags = pool.tags  # the same list: filled in as processes start
         try:
             submission = _build(pool, path, files, build_limits, say)

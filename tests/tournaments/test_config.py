@@ -136,7 +136,7 @@ def test_an_unknown_name_lists_the_shipped_files(tmp_path: Path, monkeypatch: py
 @pytest.mark.parametrize(
     ("limits", "fragment"),
     [
-        ("bank_seconds = 0", "limits.bank_seconds: must be more than 0, not 0"),
+        ("bank_seconds = -1", "limits.bank_seconds: must be 0 or more seconds of CPU time, not -1"),
         ("move_wall_seconds = 'x'", 'limits.move_wall_seconds: must be a number, not "x"'),
         ("memory_mb = 8", "limits.memory_mb: must be at least 16, not 8"),
         ("packages = 'numpy'", 'limits.packages: must be a list of package names, not "numpy"'),
@@ -147,8 +147,9 @@ def test_limits_are_checked_by_the_schema(tmp_path: Path, limits: str, fragment:
 
 
 def test_the_clock_limits_are_read(toy) -> None:
-    config = parse_tournament({"seed": 1, "games": ["toy-coins"], "limits": {"bank_seconds": 30, "move_wall_seconds": 2.5}})
-    assert (config.limits.bank_seconds, config.limits.move_wall_seconds) == (30.0, 2.5)
+    config = parse_tournament({"seed": 1, "games": ["toy-coins"], "limits": {"move_seconds": 1, "bank_seconds": 30,
+                                                                                "move_wall_seconds": 2.5}})
+    assert (config.limits.move_seconds, config.limits.bank_seconds, config.limits.move_wall_seconds) == (1.0, 30.0, 2.5)
     assert parse_tournament({"seed": 1, "games": ["toy-coins"]}).limits == Limits()
 
 
