@@ -45,6 +45,7 @@ from engine import game_ids, get_game
 from ladder.build import BuildFailure, BuildLimits, stage_bot
 from ladder.deals import fresh_seed
 from ladder.errors import UserError
+from ladder.host_load import worker_cpus
 from ladder.match import BotFailure, MatchSpec, play_match
 from ladder.paths import results_dir
 from ladder.players import PlayerPool, builtin_player, failure_line, store_folder
@@ -112,9 +113,6 @@ def claimed_games(info: BotInfo) -> tuple[list[str], str | None]:
     return list(dict.fromkeys(info.games)), None
 
 
-PIN_ENV = "LADDER_PIN_WORKERS"  # tournaments.executor's switch: 0 turns pinning off, in tournaments and here
-
-
 @contextmanager
 def _pinned_like_a_worker() -> Iterator[None]:
     """Run the check pinned to the CPU a tournament's first worker gets (the first this process may use).
@@ -123,15 +121,12 @@ def _pinned_like_a_worker() -> Iterator[None]:
     (tournaments/executor.py). A bot can read its CPU affinity, so the check pins its bots the same way:
     otherwise a bot could tell the check from a tournament and behave only while it is being checked.
     """
-    try:
-        before = os.sched_getaffinity(0)
-    except (AttributeError, OSError):
+    first = worker_cpus(1)  # None where a tournament would not pin either (pinning off, or no affinity)
+    if first is None:
         yield
         return
-    if os.environ.get(PIN_ENV, "").strip() == "0":
-        yield
-        return
-    os.sched_setaffinity(0, {min(before)})  # this thread: the bot processes it starts inherit it
+    before = os.sched_getaffinity(0)
+    os.sched_setaffinity(0, set(first))  # this thread: the bot processes it starts inherit it
     try:
         yield
     finally:

@@ -141,3 +141,19 @@ def workers_warning(workers: int) -> str | None:
         return None
     return (f"{workers} workers on {cores} usable core{'s' if cores != 1 else ''}: more than this machine can carry, "
             f"so bots wait for a CPU and matches that starve are voided and replayed; use --workers {cores} or fewer")
+
+
+PIN_ENV = "LADDER_PIN_WORKERS"
+"""Set to ``0`` to let the operating system place the workers (and their bots) on any CPU."""
+
+
+def worker_cpus(workers: int) -> list[int] | None:
+    """One CPU per worker (the first ``workers`` this process may use), or ``None`` if there are too few
+    (or :data:`PIN_ENV` is ``0``)."""
+    if os.environ.get(PIN_ENV, "").strip() == "0":
+        return None
+    try:
+        allowed = sorted(os.sched_getaffinity(0))
+    except (AttributeError, OSError):
+        return None
+    return allowed[:workers] if workers <= len(allowed) else None

@@ -49,6 +49,9 @@ from typing import Any
 
 from multiprocessing_logging import MultiProcessingHandler
 
+from ladder.host_load import PIN_ENV as PIN_ENV  # re-exported: the pinning switch lives with the host facts
+from ladder.host_load import worker_cpus as worker_cpus
+
 START_METHOD = "forkserver"
 """How workers are started: from a fork server, never by forking the (multi-threaded) coordinator."""
 
@@ -63,20 +66,6 @@ def worker_context() -> Any:
     return context
 
 
-PIN_ENV = "LADDER_PIN_WORKERS"
-"""Set to ``0`` to let the operating system place the workers (and their bots) on any CPU."""
-
-
-def worker_cpus(workers: int) -> list[int] | None:
-    """One CPU per worker (the first ``workers`` this process may use), or ``None`` if there are too few
-    (or :data:`PIN_ENV` is ``0``)."""
-    if os.environ.get(PIN_ENV, "").strip() == "0":
-        return None
-    try:
-        allowed = sorted(os.sched_getaffinity(0))
-    except (AttributeError, OSError):
-        return None
-    return allowed[:workers] if workers <= len(allowed) else None
 
 
 class _ContextFunnel(MultiProcessingHandler):
