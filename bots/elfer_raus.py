@@ -40,6 +40,9 @@ action is tried in each and the round is played out, every seat by the rules
 of thumb except the seats believed more likely to play at random than by
 them, which play at random. An action is rated by the best rival's total minus ours at
 the end of the round (plus a bonus for finishing first in the last round).
+From four players on (where the ladder rates 2nd place too) it searches 24
+uniform worlds instead of 6 weighed ones, and rates a playout by its margin
+over every rival, each clipped to 10 points (a smooth expected rank).
 The rule of thumb's choice stands unless another action beats it on average
 by ``thumb_prior`` points and ``confidence`` standard errors of the paired
 differences (every action is judged on the same sampled worlds).
@@ -593,6 +596,12 @@ class ElferRausSearchBot(Bot):
     thumb_prior = 0.5
     confidence = 1.0
     last_round_bonus = 10.0
+    # From ``many_players`` seats on: ``many_determinizations`` worlds, all searched (uniform, no
+    # weighing: at 4 and 6 players more worlds beat weighed fewer), and a playout is rated by its margin
+    # over every rival, each clipped to ``rank_margin`` points (the ladder rates by rank: 2nd place counts).
+    many_players = 4
+    many_determinizations = 24
+    rank_margin = 10.0
 
     # Worlds sampled per decision and weighed by how well they explain the opponents' choices;
     # ``determinizations`` of them are drawn by weight and searched. 0: no weighing (uniform worlds).
@@ -642,6 +651,9 @@ class ElferRausSearchBot(Bot):
     def _worlds(self, observation: dict[str, Any]) -> list[ElferRausState]:
         """The sampled states to search: drawn by how well they explain the opponents' choices."""
         excluded = self.revealed.excluded
+        if observation["num_players"] >= self.many_players:
+            count = self.many_determinizations
+            return [state_from_observation(observation, self.options, self.rng, excluded) for _ in range(count)]
         if self.candidate_worlds <= self.determinizations:
             return [state_from_observation(observation, self.options, self.rng, excluded) for _ in range(self.determinizations)]
         pool = [state_from_observation(observation, self.options, self.rng, excluded) for _ in range(self.candidate_worlds)]
@@ -653,6 +665,9 @@ class ElferRausSearchBot(Bot):
 
     def _rate(self, seat: int, totals: list[int], points: list[int], last_round: bool) -> float:
         mine = totals[seat] + points[seat]
+        if len(totals) >= self.many_players:
+            cap = self.rank_margin
+            return sum(max(-cap, min(cap, total + points[other] - mine)) for other, total in enumerate(totals) if other != seat)
         best_rival = min(total + points[other] for other, total in enumerate(totals) if other != seat)
         value = float(best_rival - mine)
         if last_round:
