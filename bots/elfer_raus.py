@@ -40,9 +40,10 @@ action is tried in each and the round is played out, every seat by the rules
 of thumb except the seats believed more likely to play at random than by
 them, which play at random. An action is rated by the best rival's total minus ours at
 the end of the round (plus a bonus for finishing first in the last round).
-From four players on (where the ladder rates 2nd place too) it searches 24
-uniform worlds instead of 6 weighed ones, and rates a playout by its margin
-over every rival, each clipped to 10 points (a smooth expected rank).
+From four players on (where the ladder rates 2nd place too) it searches 48
+uniform worlds instead of 6 weighed ones (the weights still move the belief
+in which seats play at random), and rates a playout by its margin over every
+rival, each clipped to 10 points (a smooth expected rank).
 The rule of thumb's choice stands unless another action beats it on average
 by ``thumb_prior`` points and ``confidence`` standard errors of the paired
 differences (every action is judged on the same sampled worlds).
@@ -596,15 +597,17 @@ class ElferRausSearchBot(Bot):
     thumb_prior = 0.5
     confidence = 1.0
     last_round_bonus = 10.0
-    # From ``many_players`` seats on: ``many_determinizations`` worlds, all searched (uniform, no
-    # weighing: at 4 and 6 players more worlds beat weighed fewer), and a playout is rated by its margin
-    # over every rival, each clipped to ``rank_margin`` points (the ladder rates by rank: 2nd place counts).
+    # From ``many_players`` seats on: ``many_determinizations`` uniform worlds, all searched (at 4 and 6
+    # players more worlds beat fewer weighed ones; the opponents' choices still tell which seats play at
+    # random), and a playout is rated by its margin over every rival, each clipped to ``rank_margin``
+    # points (the ladder rates by rank: 2nd place counts).
     many_players = 4
-    many_determinizations = 24
+    many_determinizations = 48
     rank_margin = 10.0
 
     # Worlds sampled per decision and weighed by how well they explain the opponents' choices;
-    # ``determinizations`` of them are drawn by weight and searched. 0: no weighing (uniform worlds).
+    # ``determinizations`` of them are drawn by weight and searched. At most ``determinizations``: uniform
+    # worlds (the choices then only move the belief in which seats play at random).
     candidate_worlds = 24
     opponent_prior_log_odds: float | None = None
 
@@ -649,19 +652,26 @@ class ElferRausSearchBot(Bot):
         return candidates[self._pick(values)]
 
     def _worlds(self, observation: dict[str, Any]) -> list[ElferRausState]:
-        """The sampled states to search: drawn by how well they explain the opponents' choices."""
+        """The sampled states to search.
+
+        Below ``many_players`` seats, ``determinizations`` worlds drawn by weight
+        from ``candidate_worlds`` (how well each explains the opponents' choices);
+        from ``many_players`` on, ``many_determinizations`` uniform ones (there,
+        more worlds beat fewer weighed ones). Either way the opponents' choices
+        update the belief in which seats play at random (:meth:`_OpponentModel.wild`).
+        """
         excluded = self.revealed.excluded
-        if observation["num_players"] >= self.many_players:
-            count = self.many_determinizations
-            return [state_from_observation(observation, self.options, self.rng, excluded) for _ in range(count)]
-        if self.candidate_worlds <= self.determinizations:
-            return [state_from_observation(observation, self.options, self.rng, excluded) for _ in range(self.determinizations)]
-        pool = [state_from_observation(observation, self.options, self.rng, excluded) for _ in range(self.candidate_worlds)]
+        many = observation["num_players"] >= self.many_players
+        searched = self.many_determinizations if many else self.determinizations
+        drawn = searched if many else max(searched, self.candidate_worlds)
+        pool = [state_from_observation(observation, self.options, self.rng, excluded) for _ in range(drawn)]
         decisions = self.history.decisions(observation["seat"])
         if not decisions:
-            return pool[: self.determinizations]
+            return pool[:searched]
         weights = self.model.weigh(pool, decisions, frozenset(observation["opening_numbers"]))
-        return [pool[index] for index in _pick_worlds(weights, self.determinizations, self.rng)]
+        if drawn == searched:
+            return pool
+        return [pool[index] for index in _pick_worlds(weights, searched, self.rng)]
 
     def _rate(self, seat: int, totals: list[int], points: list[int], last_round: bool) -> float:
         mine = totals[seat] + points[seat]

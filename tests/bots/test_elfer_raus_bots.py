@@ -294,19 +294,20 @@ def test_search_replays_the_opponents_choices_exactly(options: dict[str, Any]) -
     assert checked > 50
 
 
-def test_search_tells_a_random_player_from_a_thumb_player() -> None:
-    """Over a few rounds the search's belief about each opponent moves the right way: the random seat
-    ends up believed random, the rule-of-thumb seats not."""
-    num_players = 3
+@pytest.mark.parametrize("num_players", [3, 4])  # 4: the uniform worlds of many players must still move the belief
+def test_search_tells_a_random_player_from_a_thumb_player(num_players: int) -> None:
+    """Over a few rounds the search's belief about each opponent moves the right way: the random seats
+    end up believed random, the rule-of-thumb seat not."""
     options = {"rounds": 3}
+    randoms = range(2, num_players)
     flagged_random = flagged_thumb = 0
     for seed in range(3):
-        bots: list[Bot] = [ElferRausSearchBot(), ElferRausThumbBot(), RandomBot()]
+        bots: list[Bot] = [ElferRausSearchBot(), ElferRausThumbBot()] + [RandomBot() for _ in randoms]
         search = bots[0]
         assert isinstance(search, ElferRausSearchBot)
         result = _table(bots, 600 + seed, options)
         assert len(result.ranks) == num_players
         wild = search.model.wild()
-        flagged_random += 2 in wild
+        flagged_random += sum(seat in wild for seat in randoms)
         flagged_thumb += 1 in wild
-    assert flagged_random >= 2 and flagged_thumb == 0
+    assert flagged_random >= 2 * len(randoms) and flagged_thumb == 0
