@@ -1,11 +1,15 @@
-"""`ladder play`: play N matches in this process and print a summary per bot."""
+"""`ladder play`: play N deals of a game (in this process, or shared out among `--workers`) and print a summary per bot."""
 
 from __future__ import annotations
 
 import itertools
 import json
+import multiprocessing
+import multiprocessing.util
 import sys
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
+from concurrent.futures import ProcessPoolExecutor
+from multiprocessing.queues import Queue
 from typing import Annotated, Any
 
 import typer
@@ -16,6 +20,7 @@ from tqdm import tqdm
 
 from cli.commands.dbview import compact_table
 from engine import Game, get_game
+from ladder.host_load import worker_cpus
 from ladder.match import MatchOutcome, MatchSpec, play_match
 from ladder.players import PlayerPool, is_builtin
 from ladder.sandbox import SandboxLimits, allowed_packages
@@ -48,7 +53,10 @@ def seatings(count: int) -> list[tuple[int, ...]]:
     return [tuple((seat + shift) % count for seat in range(count)) for shift in range(count)]
 
 
-def schedule(game: Game, bots: list[str], games: int, seed: int, options: dict) -> list[list[tuple[MatchSpec, list[int]]]]:
+Deal = list[tuple[MatchSpec, list[int]]]  # one deal's matches, each with the index into the bots of each seat's bot
+
+
+def schedule(game: Game, bots: list[str], games: int, seed: int, options: dict) -> list[Deal]:
     """The matches to play, grouped by deal, each with the index into ``bots`` of the bot at each seat.
 
     Deal ``i`` uses seed ``seed + i``. In a solitaire every bot plays every
@@ -56,7 +64,7 @@ def schedule(game: Game, bots: list[str], games: int, seed: int, options: dict) 
     every seating (see :func:`seatings`), so neither the cards nor the seat
     favour a bot.
     """
-    plan: list[list[tuple[MatchSpec, list[int]]]] = []
+    plan: list[Deal] = []
     for i in range(games):
         if game.facts.solitaire:
             plan.append([(MatchSpec(game.id, (name,), seed + i, options), [index]) for index, name in enumerate(bots)])
@@ -75,6 +83,7 @@ def play(
     as_json: Annotated[bool, typer.Option("--json", help="Print the summary as JSON.")] = False,
     require_layer: Annotated[list[str] | None, typer.Option("--require-layer", metavar="LAYER", help="Refuse to run unless this sandbox layer (process, bubblewrap, seccomp) is available; repeatable.")] = None,
     allow_package: Annotated[list[str] | None, typer.Option("--allow-package", metavar="PACKAGE", help="An installed package sandboxed bots may import; repeatable.")] = None,
+    workers: Annotated[int, typer.Option("--workers", "-w", min=1, help="Play the deals in this many processes (the results are the same as in one).")] = 1,
 ) -> None:
     """Play N deals (every seating of each) and summarise them per bot, with each bot's difference from the first
     and its confidence interval (built-in bots in this process, bot files sandboxed)."""
@@ -86,7 +95,7 @@ def play(
     labels = seat_labels(bots)
     plan = schedule(game, bots, games, seed, options)
     deals = play_deals(game, bots, plan, labels, SandboxLimits(packages=allowed_packages(allow_package or ())),
-                       require_layer or (), quiet=as_json)
+                       require_layer or (), quiet=as_json, workers=workers)
     outcomes = [match for deal in deals for match in deal]
     tallies = tally(outcomes)
     differences = paired_differences(deals, labels) if len(labels) > 1 else []
@@ -102,24 +111,66 @@ def play(
             print_first_failure(failure)
 
 
-def play_deals(game: Game, bots: list[str], plan: list[list[tuple[MatchSpec, list[int]]]], labels: list[str],
-               limits: SandboxLimits, require: Iterable[str], quiet: bool) -> list[list[tuple[MatchOutcome, list[str]]]]:
+def play_deals(game: Game, bots: list[str], plan: list[Deal], labels: list[str], limits: SandboxLimits,
+               require: Iterable[str], quiet: bool, workers: int = 1) -> list[list[tuple[MatchOutcome, list[str]]]]:
     """Play every match of ``plan``, deal by deal, each with its seats' labels; a progress bar on stderr
-    unless ``quiet``. Each bot is checked once before the first match, and a sandboxed one is pinned to a core."""
-    deals: list[list[tuple[MatchOutcome, list[str]]]] = []
+    unless ``quiet``. Each bot is checked once before the first match, and a sandboxed one is pinned to a core.
+
+    With ``workers`` above 1 the deals are shared out among that many processes (each with its own
+    players, pinned one per CPU when a seat is sandboxed); the matches and their results are the same
+    as in one process, since every match depends only on its deal's seed and the bots' own seeds.
+    """
     sandboxed = any(not is_builtin(name) for name in bots)
-    with PlayerPool(limits=limits, require=require, pin_cpu=sandboxed) as pool:
+    with PlayerPool(limits=limits, require=require, pin_cpu=sandboxed and workers == 1) as pool:
         for name in bots:
             pool.check(name, game.id)
         with tqdm(total=sum(len(deal) for deal in plan), unit="match", delay=1.0, file=sys.stderr, disable=quiet or None) as progress:
-            for deal in plan:
-                played = []
-                for spec, order in deal:
-                    players = [pool.player(name, game.id) for name in spec.seats]
-                    played.append((play_match(spec, players), [labels[j] for j in order]))
-                    progress.update()
-                deals.append(played)
-    return deals
+            if workers == 1:
+                played = [_play_deal(pool, deal, progress.update) for deal in plan]
+            else:
+                pool.close()
+                played = _play_in_workers(plan, workers, limits, tuple(require), sandboxed, progress.update)
+    return [[(outcome, [labels[j] for j in order]) for outcome, (_, order) in zip(outcomes, deal)]
+            for outcomes, deal in zip(played, plan)]
+
+
+def _play_deal(pool: PlayerPool, deal: Deal, done: Callable[[int], object] = lambda _: None) -> list[MatchOutcome]:
+    outcomes = []
+    for spec, _ in deal:
+        outcomes.append(play_match(spec, [pool.player(name, spec.game) for name in spec.seats]))
+        done(1)
+    return outcomes
+
+
+def _play_in_workers(plan: list[Deal], workers: int, limits: SandboxLimits, require: tuple[str, ...], sandboxed: bool,
+                     done: Callable[[int], object]) -> list[list[MatchOutcome]]:
+    context = multiprocessing.get_context("forkserver")
+    cpus = worker_cpus(workers) if sandboxed else None
+    cpu_queue = context.Queue()
+    for cpu in cpus or ():
+        cpu_queue.put(cpu)
+    with ProcessPoolExecutor(workers, mp_context=context, initializer=_start_worker,
+                             initargs=(limits, require, cpu_queue if cpus else None)) as executor:
+        played = []
+        for outcomes in executor.map(_play_deal_in_worker, plan):
+            played.append(outcomes)
+            done(len(outcomes))
+    return played
+
+
+_worker_pool: PlayerPool | None = None  # the players of this worker process (see _start_worker)
+
+
+def _start_worker(limits: SandboxLimits, require: tuple[str, ...], cpus: Queue[int] | None) -> None:
+    """Set up a `ladder play --workers` process: its own players, pinned to a CPU of its own if given one."""
+    global _worker_pool
+    _worker_pool = PlayerPool(limits=limits, require=require, pin_cpu=cpus.get() if cpus is not None else False)
+    multiprocessing.util.Finalize(_worker_pool, _worker_pool.close, exitpriority=10)
+
+
+def _play_deal_in_worker(deal: Deal) -> list[MatchOutcome]:
+    assert _worker_pool is not None, "a worker plays only after _start_worker"
+    return _play_deal(_worker_pool, deal)
 
 
 def first_failure(outcomes: list[tuple[MatchOutcome, list[str]]]) -> dict[str, Any] | None:

@@ -63,6 +63,14 @@ class TestPlayElevensesForOne:
         assert random_row["games"] == thumb_row["games"] == 60
         assert thumb_row["mean_score"] > random_row["mean_score"]
 
+    def test_workers_share_out_the_deals_with_the_same_results(self) -> None:
+        """`--workers 2` plays the same matches as one process: the summary is identical, byte for byte."""
+        command = ("play", "elfer-raus", "thumb", "random", "random", "-n", "3", "--seed", "4", "--json")
+        alone, shared = ladder(*command), ladder(*command, "--workers", "2")
+        assert alone.returncode == 0 and shared.returncode == 0, alone.stderr + shared.stderr
+        assert json.loads(alone.stdout)["matches"] == 3 * 6
+        assert shared.stdout == alone.stdout
+
     def test_human_summary_shows_scores_and_bands(self) -> None:
         run = ladder("play", "elevenses-for-one", "thumb", "-n", "30", "--seed", "1")
         assert run.returncode == 0, run.stderr

@@ -77,6 +77,15 @@ def test_play_runs_a_bot_file_sandboxed(env: dict[str, str]) -> None:
 
 
 @pytest.mark.needs_bot_sandbox
+def test_play_shares_a_bot_file_among_workers_with_the_same_results(env: dict[str, str]) -> None:
+    command = ("play", GAME, str(EXAMPLES / "random_bot.py"), "random", "-n", "4", "--seed", "3", "--json")
+    alone, shared = ladder(env, *command), ladder(env, *command, "--workers", "2")
+    assert alone.returncode == 0 and shared.returncode == 0, alone.stderr + shared.stderr
+    assert json.loads(shared.stdout)["bots"][0]["failures"] == {}
+    assert shared.stdout == alone.stdout
+
+
+@pytest.mark.needs_bot_sandbox
 def test_validate_explains_a_failure_with_the_bots_traceback(env: dict[str, str], tmp_path: Path) -> None:
     bot = tmp_path / "buggy.py"
     bot.write_text(
