@@ -118,7 +118,8 @@ def play_deals(game: Game, bots: list[str], plan: list[Deal], labels: list[str],
 
     With ``workers`` above 1 the deals are shared out among that many processes (each with its own
     players, pinned one per CPU when a seat is sandboxed); the matches and their results are the same
-    as in one process, since every match depends only on its deal's seed and the bots' own seeds.
+    as in one process, since a match depends only on its deal's seed and the bots' own seeds (unless a
+    sandboxed bot carries something over from one match to the next in its process).
     """
     sandboxed = any(not is_builtin(name) for name in bots)
     with PlayerPool(limits=limits, require=require, pin_cpu=sandboxed and workers == 1) as pool:
