@@ -353,7 +353,9 @@ class PlayerPool:
     bot process on one CPU (``True``: the current one; an int: that one),
     which halves the cost of a decision on machines where waking another CPU
     is slow (``ladder play`` does it when a seat is sandboxed; a tournament
-    worker may pin itself to a CPU of its own). Use as a context manager, or
+    worker may pin itself to a CPU of its own). ``submissions``: bots already
+    resolved and staged by another pool (:meth:`submission`), to use as they
+    are rather than stage or build them again. Use as a context manager, or
     call :meth:`close`.
     """
 
@@ -365,6 +367,7 @@ class PlayerPool:
         allow_root: bool = False,
         keep_idle: int = 8,
         pin_cpu: bool | int = False,
+        submissions: Mapping[str, Submission] | None = None,
     ) -> None:
         self.limits = SandboxLimits.from_mapping(limits)
         self.cpu: int | None = None
@@ -380,7 +383,7 @@ class PlayerPool:
         self._idle: dict[str, list[BotProcess]] = {}
         self._all: set[BotProcess] = set()
         self._dealt: dict[BotProcess, set[str]] = {}  # the deals each process has played
-        self._submissions: dict[str, Submission] = {}
+        self._submissions: dict[str, Submission] = dict(submissions or {})
         self.started = 0  # processes started, for tests and the benchmark
         self.tags: list[str] = []  # the tag of every process started (it is in the process's command line)
 

@@ -9,6 +9,7 @@ import multiprocessing.util
 import sys
 from collections.abc import Callable, Iterable
 from concurrent.futures import ProcessPoolExecutor
+from dataclasses import dataclass
 from multiprocessing.queues import Queue
 from typing import Annotated, Any
 
@@ -20,10 +21,11 @@ from tqdm import tqdm
 
 from cli.commands.dbview import compact_table
 from engine import Game, get_game
-from ladder.host_load import worker_cpus
+from ladder.host_load import usable_cores, worker_cpus
 from ladder.match import MatchOutcome, MatchSpec, play_match
 from ladder.players import PlayerPool, is_builtin
 from ladder.sandbox import SandboxLimits, allowed_packages
+from ladder.submission import Submission
 from ladder.summary import CONFIDENCE, BotTally, Difference, paired_differences, score_histogram, tally
 
 
@@ -117,20 +119,24 @@ def play_deals(game: Game, bots: list[str], plan: list[Deal], labels: list[str],
     unless ``quiet``. Each bot is checked once before the first match, and a sandboxed one is pinned to a core.
 
     With ``workers`` above 1 the deals are shared out among that many processes (each with its own
-    players, pinned one per CPU when a seat is sandboxed); the matches and their results are the same
-    as in one process, since a match depends only on its deal's seed and the bots' own seeds (unless a
-    sandboxed bot carries something over from one match to the next in its process).
+    players, playing the bot files checked and staged here; pinned one per CPU when a seat is sandboxed
+    and there are CPUs enough); the matches and their results are the same as in one process, since a
+    match depends only on its deal's seed and the bots' own seeds (unless a sandboxed bot carries
+    something over from one match to the next in its process, or runs out of wall-clock time on a
+    machine with fewer CPUs than workers: a warning says so).
     """
+    require = tuple(require)
     sandboxed = any(not is_builtin(name) for name in bots)
     with PlayerPool(limits=limits, require=require, pin_cpu=sandboxed and workers == 1) as pool:
         for name in bots:
             pool.check(name, game.id)
+        staged = {name: pool.submission(name) for name in bots if not is_builtin(name)}  # built and copied once
         with tqdm(total=sum(len(deal) for deal in plan), unit="match", delay=1.0, file=sys.stderr, disable=quiet or None) as progress:
             if workers == 1:
                 played = [_play_deal(pool, deal, progress.update) for deal in plan]
             else:
                 pool.close()
-                played = _play_in_workers(plan, workers, limits, tuple(require), sandboxed, progress.update)
+                played = _play_in_workers(plan, workers, _WorkerSetup(limits, require, staged), progress.update)
     return [[(outcome, [labels[j] for j in order]) for outcome, (_, order) in zip(outcomes, deal)]
             for outcomes, deal in zip(played, plan)]
 
@@ -143,15 +149,29 @@ def _play_deal(pool: PlayerPool, deal: Deal, done: Callable[[int], object] = lam
     return outcomes
 
 
-def _play_in_workers(plan: list[Deal], workers: int, limits: SandboxLimits, require: tuple[str, ...], sandboxed: bool,
-                     done: Callable[[int], object]) -> list[list[MatchOutcome]]:
+@dataclass(frozen=True)
+class _WorkerSetup:
+    """What a `ladder play --workers` process needs to play: the limits, the sandbox layers required,
+    and the bot files checked and staged by the main process (not staged or built again per worker)."""
+
+    limits: SandboxLimits
+    require: tuple[str, ...]
+    staged: dict[str, Submission]
+
+
+def _play_in_workers(plan: list[Deal], workers: int, setup: _WorkerSetup, done: Callable[[int], object]) -> list[list[MatchOutcome]]:
     context = multiprocessing.get_context("forkserver")
-    cpus = worker_cpus(workers) if sandboxed else None
-    cpu_queue = context.Queue()
+    cpus = None
+    if setup.staged:
+        cpus = worker_cpus(workers)
+        if workers > usable_cores():
+            print(f"warning: {workers} workers on {usable_cores()} usable cores: sandboxed bots will wait for a CPU "
+                  f"and may run out of wall-clock time; use --workers {usable_cores()} or fewer", file=sys.stderr)
+    cpu_queue = context.Queue() if cpus else None
     for cpu in cpus or ():
+        assert cpu_queue is not None
         cpu_queue.put(cpu)
-    with ProcessPoolExecutor(workers, mp_context=context, initializer=_start_worker,
-                             initargs=(limits, require, cpu_queue if cpus else None)) as executor:
+    with ProcessPoolExecutor(workers, mp_context=context, initializer=_start_worker, initargs=(setup, cpu_queue)) as executor:
         played = []
         for outcomes in executor.map(_play_deal_in_worker, plan):
             played.append(outcomes)
@@ -162,10 +182,11 @@ def _play_in_workers(plan: list[Deal], workers: int, limits: SandboxLimits, requ
 _worker_pool: PlayerPool | None = None  # the players of this worker process (see _start_worker)
 
 
-def _start_worker(limits: SandboxLimits, require: tuple[str, ...], cpus: Queue[int] | None) -> None:
+def _start_worker(setup: _WorkerSetup, cpus: Queue[int] | None) -> None:
     """Set up a `ladder play --workers` process: its own players, pinned to a CPU of its own if given one."""
     global _worker_pool
-    _worker_pool = PlayerPool(limits=limits, require=require, pin_cpu=cpus.get() if cpus is not None else False)
+    _worker_pool = PlayerPool(limits=setup.limits, require=setup.require, submissions=setup.staged,
+                              pin_cpu=cpus.get() if cpus is not None else False)
     multiprocessing.util.Finalize(_worker_pool, _worker_pool.close, exitpriority=10)
 
 

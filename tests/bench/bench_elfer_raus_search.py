@@ -227,6 +227,8 @@ def main() -> None:
     options = GAME.parse_options(args.option)
     if args.duplicate and not args.random_field:
         parser.error("--duplicate needs --random-field")
+    if args.jobs != 1 and not args.duplicate:
+        parser.error("--jobs needs --duplicate")
     if args.duplicate:
         summary = measure_duplicate_field(args.players, args.deals, args.seed, options, args.jobs)
     else:

@@ -77,12 +77,17 @@ def test_play_runs_a_bot_file_sandboxed(env: dict[str, str]) -> None:
 
 
 @pytest.mark.needs_bot_sandbox
-def test_play_shares_a_bot_file_among_workers_with_the_same_results(env: dict[str, str]) -> None:
+def test_play_shares_a_bot_file_among_workers_with_the_same_results(env: dict[str, str], tmp_path: Path) -> None:
+    """The workers play the copy of the bot file that the main process checked, and leave no copy behind."""
+    temporary = tmp_path / "tmp"
+    temporary.mkdir()
+    env = {**env, "TMPDIR": str(temporary)}
     command = ("play", GAME, str(EXAMPLES / "random_bot.py"), "random", "-n", "4", "--seed", "3", "--json")
     alone, shared = ladder(env, *command), ladder(env, *command, "--workers", "2")
     assert alone.returncode == 0 and shared.returncode == 0, alone.stderr + shared.stderr
     assert json.loads(shared.stdout)["bots"][0]["failures"] == {}
     assert shared.stdout == alone.stdout
+    assert not list(temporary.glob("ladder-bots-*"))
 
 
 @pytest.mark.needs_bot_sandbox
