@@ -7,7 +7,8 @@ from pathlib import Path
 import pytest
 
 from ladder.errors import UserError
-from tournaments.config import Limits, load_tournament, parse_tournament, shipped_tournaments, tournament_file
+from ladder.sandbox.limits import SandboxLimits
+from tournaments.config import load_tournament, parse_tournament, shipped_tournaments, tournament_file
 
 HERE = Path(__file__).resolve().parents[2] / "tournaments"
 
@@ -52,7 +53,7 @@ def test_a_full_file_parses(toy, tmp_path: Path) -> None:
         games_per_pairing = 4
     """))
     assert config.name == "mine" and config.seed == 7 and config.cycles == 2 and config.hours == 1.5
-    assert config.limits == Limits(move_seconds=0.5, bench_after_failures=2)
+    assert config.limits == SandboxLimits(move_seconds=0.5, bench_after_failures=2)
     coins, solo = config.games
     assert coins.players == (2, 3) and coins.games_per_pairing == 4
     assert [o["coins"] for o in coins.option_sets] == [3, 5]
@@ -150,7 +151,7 @@ def test_the_clock_limits_are_read(toy) -> None:
     config = parse_tournament({"seed": 1, "games": ["toy-coins"], "limits": {"move_seconds": 1, "bank_seconds": 30,
                                                                                 "move_wall_seconds": 2.5}})
     assert (config.limits.move_seconds, config.limits.bank_seconds, config.limits.move_wall_seconds) == (1.0, 30.0, 2.5)
-    assert parse_tournament({"seed": 1, "games": ["toy-coins"]}).limits == Limits()
+    assert parse_tournament({"seed": 1, "games": ["toy-coins"]}).limits == SandboxLimits()
 
 
 @pytest.mark.parametrize(

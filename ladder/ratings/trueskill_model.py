@@ -1,60 +1,19 @@
-"""TrueSkill ratings, derived from the matches (which are the source of truth).
+"""TrueSkill ratings derived from the matches: pools, events, the order-free estimate (no database here).
 
-Pools. A bot version is rated separately in each *pool*: a game at one player
-count (``elevenses/3p``), since skill at a two-player table and at a
-four-player one are different things. A solitaire has one pool (``.../1p``).
-
-Events. In a multiplayer game every played match is one free-for-all
-event: the seats' ranks from the game, ties included (failed seats are
-already ranked last by the failure rule). In a solitaire, every deal is one
-free-for-all among the bots that played it (duplicate deals): ranked by
-score in the game's score order, failed seats last. Skipped and errored
-matches are not rated. Which game is a solitaire, which way its scores point
-and what counts as a win are the game's declared facts (:class:`GameFacts`).
-
-Order-free estimate. The ratings are a function of the *set* of events, not
-of the order they arrived in: TrueSkill's model (the same factor per event,
-computed by the ``trueskill`` package) with every event of a pool seen at
-once, i.e. TrueSkill Through Time with no skill drift. It is solved by
-expectation propagation: each event keeps its message (what it says about
-each bot, a Gaussian), a bot's rating is the prior times every message, and
-the events are revisited (each with its own message taken out, rated by
-``trueskill`` from the rest, its message updated) until no rating moves.
-Identical events (the same bots with the same outcome) share one message
-counted as often as they occurred, and are visited in a canonical order (by
-their content), so the numbers are the same whatever the workers, backend,
-interruptions or resumes that produced the matches.
-
-History. The rating history (``rating_history``, for plots) is the classic
-one-pass TrueSkill in recording order: how the ratings moved as matches
-arrived. Only it depends on that order; the ratings do not.
-
-Parameters. TrueSkill's defaults (mu 25, sigma 25/3, beta 25/6), tau 0 (a bot
-version does not change, so its skill does not drift), and a draw probability
-per pool set from that pool's observed tie rate: the share of tied neighbours
-among rank-adjacent pairs of seats over all its events (pairs of two failed
-seats left out), kept within [0.001, 0.95] so the draw margin stays finite.
-The leaderboard is ordered by the conservative rating mu - 3 sigma.
+The model and its parameters are described in ``docs/ratings.md``.
 """
 
 from __future__ import annotations
 
-import json
 import math
 from collections import defaultdict
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
 
 import trueskill
-from sqlalchemy import delete, func, insert
-from sqlalchemy import select as sa_select
-from sqlmodel import Session, col, select
 
 from engine import GameFacts, ScoreOrder, WinRule, all_games, game_ids, get_game
-from ladder.pools import PoolKey
-from ladder.statuses import MatchStatus
-from ladder.storage import MatchRow, RatingHistoryRow, RatingRow, RatingStateRow, SeatResultRow, utcnow
+from ladder.ratings.pools import PoolKey
 
 MU = 25.0
 SIGMA = MU / 3
@@ -78,7 +37,7 @@ OVERALL_METHOD = (
 
 
 def pool_key(game: str, num_players: int) -> str:
-    """The rating pool of a game at a table size, as text (see :class:`ladder.pools.PoolKey`)."""
+    """The rating pool of a game at a table size, as text (see :class:`ladder.ratings.pools.PoolKey`)."""
     return str(PoolKey(game, num_players))
 
 
@@ -596,158 +555,3 @@ def online_history(env: trueskill.TrueSkill, pool: str, events: Sequence[Event],
             current[version] = rating
             history.append(HistoryPoint(pool, number, event.match_id, version, rating.mu, rating.sigma))
     return history
-
-
-# ---- the database side ------------------------------------------------------------------------------
-
-
-def load_match_facts(session: Session, tournament_id: int | None = None) -> list[MatchFact]:
-    """Every played match (of one tournament, if given), without its action log, in id order."""
-    # SQLAlchemy's own select: SQLModel's is typed for at most four columns
-    query = (
-        sa_select(
-            col(MatchRow.id), col(MatchRow.tournament_id), col(MatchRow.game), col(MatchRow.num_players),
-            col(MatchRow.deal), col(MatchRow.details_json), col(SeatResultRow.seat), col(SeatResultRow.bot_version_id),
-            col(SeatResultRow.score), col(SeatResultRow.rank), col(SeatResultRow.failure_reason),
-        )
-        .join(SeatResultRow, col(SeatResultRow.match_id) == col(MatchRow.id))
-        .where(col(MatchRow.status) == MatchStatus.PLAYED)
-        .order_by(col(MatchRow.id), col(SeatResultRow.seat))
-    )
-    if tournament_id is not None:
-        query = query.where(col(MatchRow.tournament_id) == tournament_id)
-    rows = session.execute(query).all()
-    facts: list[MatchFact] = []
-    current: list[Any] = []
-    for row in rows:
-        if current and current[0][0] != row[0]:
-            facts.append(_fact(current))
-            current = []
-        current.append(row)
-    if current:
-        facts.append(_fact(current))
-    return facts
-
-
-def _fact(rows: list[Any]) -> MatchFact:
-    first = rows[0]
-    details = json.loads(first[5]) if first[5] else {}
-    won = details.get("won")
-    seats = tuple(
-        SeatFact(row[7], row[8], row[9], row[10] is not None, None if won is None else bool(won[row[6]]))
-        for row in rows
-    )
-    return MatchFact(first[0], first[1], first[2], first[3], first[4], seats)
-
-
-def played_matches_marker(session: Session) -> tuple[int, int]:
-    """(number of played matches, highest played match id): what the stored ratings are checked against."""
-    count, last = session.exec(
-        select(func.count(col(MatchRow.id)), func.max(col(MatchRow.id))).where(col(MatchRow.status) == MatchStatus.PLAYED)
-    ).one()
-    return int(count or 0), int(last or 0)
-
-
-def rate_database(session: Session, games: Mapping[str, GameFacts] | None = None) -> RatingSet:
-    """Compute the ratings of every played match in the database (writes nothing)."""
-    return compute(load_match_facts(session), games)
-
-
-def store(session: Session, rated: RatingSet) -> None:
-    """Replace the stored ratings and history with ``rated`` and commit."""
-    session.exec(delete(RatingHistoryRow))
-    session.exec(delete(RatingRow))
-    session.exec(delete(RatingStateRow))
-    rows = [
-        {
-            "pool": s.pool, "game": s.game, "num_players": s.num_players, "bot_version_id": s.bot_version_id,
-            "mu": s.mu, "sigma": s.sigma, "conservative": s.conservative, "matches": s.matches, "wins": s.wins,
-            "score_sum": s.score_sum, "failures": s.failures, "draw_probability": s.draw_probability,
-        }
-        for table in rated.standings.values()
-        for s in table.values()
-    ]
-    if rows:
-        session.execute(insert(RatingRow), rows)
-    history = [
-        {"pool": h.pool, "event": h.event, "match_id": h.match_id, "bot_version_id": h.bot_version_id, "mu": h.mu, "sigma": h.sigma}
-        for h in rated.history
-    ]
-    for start in range(0, len(history), 20_000):
-        session.execute(insert(RatingHistoryRow), history[start:start + 20_000])
-    session.add(RatingStateRow(computed_at=utcnow(), match_count=rated.match_count, last_match_id=rated.last_match_id, method=METHOD))
-    session.commit()
-
-
-def rerate(session: Session, games: Mapping[str, GameFacts] | None = None) -> RatingSet:
-    """Rebuild every rating from the matches and store them."""
-    rated = rate_database(session, games)
-    store(session, rated)
-    return rated
-
-
-def load_stored(session: Session) -> RatingSet | None:
-    """The stored ratings, or None when there are none or they miss recorded matches (stale)."""
-    state = session.exec(select(RatingStateRow)).first()
-    if state is None:
-        return None
-    if (state.match_count, state.last_match_id) != played_matches_marker(session):
-        return None
-    rated = RatingSet(match_count=state.match_count, last_match_id=state.last_match_id)
-    for row in session.exec(select(RatingRow)).all():
-        rated.standings.setdefault(row.pool, {})[row.bot_version_id] = Standing(
-            row.pool, row.game, row.num_players, row.bot_version_id, row.mu, row.sigma, row.matches, row.wins,
-            row.score_sum, row.failures, row.draw_probability, facts_of(row.game).can_win,
-        )
-        rated.draw_probability[row.pool] = row.draw_probability
-    return rated
-
-
-def current(session: Session) -> tuple[RatingSet, bool]:
-    """The ratings as of every recorded match: (ratings, True) if stored and fresh, else computed now (False)."""
-    stored = load_stored(session)
-    if stored is not None:
-        return stored, True
-    return rate_database(session), False
-
-
-@dataclass(frozen=True)
-class OverallRow:
-    bot_version_id: int
-    score: float
-    pools: int  # pools it played
-    mean_conservative: float
-
-
-def overall(rated: RatingSet) -> list[OverallRow]:
-    """The overall leaderboard across pools (see :data:`OVERALL_METHOD`)."""
-    versions = sorted({v for table in rated.standings.values() for v in table})
-    shares: dict[int, list[float]] = {v: [] for v in versions}
-    for pool in rated.pools():
-        table = rated.standings[pool]
-        for version in versions:
-            if version in table:
-                shares[version].append(_share_above(table, version))
-    rows = []
-    for version in versions:
-        played = [table[version] for table in rated.standings.values() if version in table]
-        rows.append(OverallRow(
-            version,
-            sum(shares[version]) / len(shares[version]) if shares[version] else 0.0,
-            len(played),
-            sum(s.conservative for s in played) / len(played) if played else 0.0,
-        ))
-    rows.sort(key=lambda r: (-r.score, -r.mean_conservative, r.bot_version_id))
-    return rows
-
-
-def _share_above(table: dict[int, Standing], version: int) -> float:
-    """The share of a pool's other bot versions that ``version`` is above by mu - 3 sigma, ties counting half;
-    alone in its pool it is above everyone (1.0)."""
-    mine = table[version]
-    others = [s for v, s in table.items() if v != version]
-    if not others:
-        return 1.0
-    above = sum(1.0 if mine.conservative > o.conservative else 0.5 if mine.conservative == o.conservative else 0.0
-                for o in others)
-    return above / len(others)

@@ -1,23 +1,11 @@
-"""Storage with SQLModel: one database, written by one coordinator process.
+"""The ladder's tables (SQLModel): one database, written by one coordinator process.
 
 What is kept: bots and their versions, tournaments (their file, seed and
 settings), matches (game, options, seed, seats, status, timings and the
 action log, so any match can be replayed exactly), one result row per seat
 (score, rank, failure), benched bots, and the ratings derived from the
 matches with their history. Matches are the source of truth: the rating
-tables are rebuilt from them by :func:`ladder.ratings.rerate`.
-
-SQLite runs in WAL mode with a busy timeout so readers (``ladder rankings``
-during a run) never block the writer for long. Any SQLAlchemy URL works
-(``--db`` or ``$LADDER_DB``).
-
-The schema carries a version number; opening a database of another version
-stops with a clear sentence instead of a traceback deep in a query. Older
-versions are upgraded in place: version 2 added tables to version 1 (bots
-only); version 3 adds the ``bench_pool`` table (a bot benched per pool; the
-old ``bench`` table of version 2, a benching everywhere, is no longer read) and
-the tournament's deal secret columns (tournaments made before have none: their
-deals came from the public seed).
+tables are rebuilt from them by :func:`ladder.ratings.persistence.rerate`.
 """
 
 from __future__ import annotations
@@ -26,31 +14,13 @@ import json
 import os
 import socket
 import zlib
-from collections.abc import Iterator
-from contextlib import contextmanager
 from datetime import UTC, datetime
-from pathlib import Path
 from typing import Any
 
-from sqlalchemy import LargeBinary, UniqueConstraint, event, inspect, text
-from sqlalchemy.engine import Engine
-from sqlalchemy.exc import OperationalError, SQLAlchemyError
-from sqlmodel import Column, Field, Session, SQLModel, create_engine, select
+from sqlalchemy import LargeBinary, UniqueConstraint
+from sqlmodel import Column, Field, SQLModel
 
-from ladder.errors import UserError
-from ladder.paths import default_db_url
-from ladder.statuses import REPLAYED_STATUSES as REPLAYED_STATUSES  # re-exported: the runner's import
-from ladder.statuses import MatchStatus, TournamentState
-
-SCHEMA_VERSION = 4
-UPGRADABLE_FROM = {1, 2, 3}  # versions upgraded in place: by adding tables, and the columns of ADDED_COLUMNS
-ADDED_COLUMNS: tuple[tuple[str, str, str], ...] = (  # (table, column, SQL type and default) added by versions 3 and 4
-    ("match", "host_json", "VARCHAR NOT NULL DEFAULT '{}'"),
-    ("tournament", "deal_secret", "VARCHAR"),
-    ("tournament", "deal_commitment", "VARCHAR NOT NULL DEFAULT ''"),
-    ("tournament", "secret_revealed_at", "DATETIME"),
-    ("tournament", "previous_deals", "VARCHAR NOT NULL DEFAULT '[]'"),
-)
+from ladder.matches.statuses import MatchStatus, TournamentState
 
 
 def utcnow() -> datetime:
@@ -115,7 +85,7 @@ class TournamentRow(SQLModel, table=True):
     new tournament of the same name.
 
     ``deal_secret`` (hex) is what every deal and bot seed comes from
-    (:mod:`ladder.deals`): never shown while the tournament can still play a
+    (:mod:`ladder.matches.deals`): never shown while the tournament can still play a
     match; ``deal_commitment`` (its SHA-256) is public from the start; the
     secret is revealed (``secret_revealed_at``) when the tournament ends.
     ``deal_secret`` is ``None`` for a tournament made before sealed deals.
@@ -190,7 +160,7 @@ class MatchRow(SQLModel, table=True):
     someone else): the match counts for nothing (no rating, no benching) and
     the next run plays it again from its key, the same deal, with the reason
     in ``error``. ``host_json`` is the host's CPU pressure while the match was
-    played (:class:`ladder.host_load.HostPressure`). ``deal`` groups the matches that share a deal:
+    played (:class:`ladder.sandbox.host_load.HostPressure`). ``deal`` groups the matches that share a deal:
     the seatings of one table, or every bot's game of one solitaire deal.
     """
 
@@ -320,95 +290,3 @@ def pack_actions(actions: Any) -> bytes:
 
 def unpack_actions(blob: bytes) -> list[dict[str, Any]]:
     return json.loads(zlib.decompress(blob)) if blob else []
-
-
-# ---- opening ----------------------------------------------------------------------------------------
-
-
-def _sqlite_pragmas(dbapi_connection: Any, _record: Any) -> None:
-    cursor = dbapi_connection.cursor()
-    cursor.execute("PRAGMA journal_mode=WAL")
-    cursor.execute("PRAGMA synchronous=NORMAL")
-    cursor.execute("PRAGMA foreign_keys=ON")
-    cursor.close()
-
-
-def make_engine(url: str | None = None) -> Engine:
-    """An SQLAlchemy engine for ``url`` (default: ``$LADDER_DB`` or ``results/ladder.db``)."""
-    url = url or default_db_url()
-    if url.startswith("sqlite:///") and url != "sqlite:///:memory:":
-        path = Path(url.removeprefix("sqlite:///"))
-        folder = path.parent
-        try:
-            folder.mkdir(parents=True, exist_ok=True)
-            # a new database is readable by its owner only (it holds the deal secrets of running tournaments);
-            # SQLite gives its -wal and -shm files the same mode
-            os.close(os.open(path, os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o600))
-        except FileExistsError:
-            pass
-        except OSError as error:
-            raise UserError(f"cannot create the folder {folder} for the database {url}: {error.strerror or error}") from None
-    connect_args = {"timeout": 30} if url.startswith("sqlite") else {}
-    try:
-        engine = create_engine(url, connect_args=connect_args)
-    except (SQLAlchemyError, ValueError, ImportError) as error:
-        raise UserError(f"cannot use the database URL {url!r}: {error}") from None
-    if url.startswith("sqlite"):
-        event.listen(engine, "connect", _sqlite_pragmas)
-    return engine
-
-
-def _add_columns(session: Session) -> None:
-    """Add the columns of :data:`ADDED_COLUMNS` that an older database lacks (in the upgrade's transaction)."""
-    present: dict[str, set[str]] = {}
-    for table, column, sql_type in ADDED_COLUMNS:
-        if table not in present:
-            present[table] = {c["name"] for c in inspect(session.connection()).get_columns(table)}
-        if column not in present[table]:
-            session.execute(text(f"ALTER TABLE {table} ADD COLUMN {column} {sql_type}"))
-
-
-def open_database(url: str | None = None) -> Engine:
-    """Open (creating if new) the database and check its schema version.
-
-    Raises :class:`UserError` with one sentence when the database is from
-    another version of the ladder, is locked, or cannot be opened.
-    """
-    engine = make_engine(url)
-    shown = url or default_db_url()
-    try:
-        SQLModel.metadata.create_all(engine)
-        with Session(engine) as session:
-            info = session.exec(select(SchemaInfo)).first()
-            if info is None:
-                session.add(SchemaInfo(version=SCHEMA_VERSION))
-                session.commit()
-            elif info.version in UPGRADABLE_FROM:
-                _add_columns(session)  # create_all above added the new tables; new columns of old tables here
-                info.version = SCHEMA_VERSION
-                session.add(info)
-                session.commit()
-            elif info.version != SCHEMA_VERSION:
-                raise UserError(
-                    f"the database {shown} has schema version {info.version} but this ladder uses version "
-                    f"{SCHEMA_VERSION}; point --db/LADDER_DB at a new file, or run the ladder version that made it"
-                )
-    except OperationalError as error:
-        message = str(error.orig) if error.orig else str(error)
-        if "locked" in message:
-            raise UserError(f"the database {shown} is locked by another process; wait for it or use another --db") from None
-        raise UserError(f"cannot open the database {shown}: {message}") from None
-    except SQLAlchemyError as error:
-        raise UserError(f"cannot open the database {shown}: {str(error).splitlines()[0]}") from None
-    return engine
-
-
-@contextmanager
-def session_for(url: str | None = None) -> Iterator[Session]:
-    """A session on the checked database at ``url``, closed (and its engine disposed) afterwards."""
-    engine = open_database(url)
-    try:
-        with Session(engine, expire_on_commit=False) as session:
-            yield session
-    finally:
-        engine.dispose()

@@ -1,0 +1,128 @@
+"""The ratings' database side: the matches read as facts, the ratings stored, rebuilt (``ladder rerate``) and loaded."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+from typing import Any
+
+from sqlalchemy import delete, func, insert
+from sqlalchemy import select as sa_select
+from sqlmodel import Session, col, select
+
+from engine import GameFacts
+from ladder.matches.statuses import MatchStatus
+from ladder.ratings.trueskill_model import METHOD, MatchFact, RatingSet, SeatFact, Standing, compute, facts_of
+from ladder.store.tables import MatchRow, RatingHistoryRow, RatingRow, RatingStateRow, SeatResultRow, utcnow
+
+# ---- the database side ------------------------------------------------------------------------------
+
+
+def load_match_facts(session: Session, tournament_id: int | None = None) -> list[MatchFact]:
+    """Every played match (of one tournament, if given), without its action log, in id order."""
+    # SQLAlchemy's own select: SQLModel's is typed for at most four columns
+    query = (
+        sa_select(
+            col(MatchRow.id), col(MatchRow.tournament_id), col(MatchRow.game), col(MatchRow.num_players),
+            col(MatchRow.deal), col(MatchRow.details_json), col(SeatResultRow.seat), col(SeatResultRow.bot_version_id),
+            col(SeatResultRow.score), col(SeatResultRow.rank), col(SeatResultRow.failure_reason),
+        )
+        .join(SeatResultRow, col(SeatResultRow.match_id) == col(MatchRow.id))
+        .where(col(MatchRow.status) == MatchStatus.PLAYED)
+        .order_by(col(MatchRow.id), col(SeatResultRow.seat))
+    )
+    if tournament_id is not None:
+        query = query.where(col(MatchRow.tournament_id) == tournament_id)
+    rows = session.execute(query).all()
+    facts: list[MatchFact] = []
+    current: list[Any] = []
+    for row in rows:
+        if current and current[0][0] != row[0]:
+            facts.append(_fact(current))
+            current = []
+        current.append(row)
+    if current:
+        facts.append(_fact(current))
+    return facts
+
+
+def _fact(rows: list[Any]) -> MatchFact:
+    first = rows[0]
+    details = json.loads(first[5]) if first[5] else {}
+    won = details.get("won")
+    seats = tuple(
+        SeatFact(row[7], row[8], row[9], row[10] is not None, None if won is None else bool(won[row[6]]))
+        for row in rows
+    )
+    return MatchFact(first[0], first[1], first[2], first[3], first[4], seats)
+
+
+def played_matches_marker(session: Session) -> tuple[int, int]:
+    """(number of played matches, highest played match id): what the stored ratings are checked against."""
+    count, last = session.exec(
+        select(func.count(col(MatchRow.id)), func.max(col(MatchRow.id))).where(col(MatchRow.status) == MatchStatus.PLAYED)
+    ).one()
+    return int(count or 0), int(last or 0)
+
+
+def rate_database(session: Session, games: Mapping[str, GameFacts] | None = None) -> RatingSet:
+    """Compute the ratings of every played match in the database (writes nothing)."""
+    return compute(load_match_facts(session), games)
+
+
+def store(session: Session, rated: RatingSet) -> None:
+    """Replace the stored ratings and history with ``rated`` and commit."""
+    session.exec(delete(RatingHistoryRow))
+    session.exec(delete(RatingRow))
+    session.exec(delete(RatingStateRow))
+    rows = [
+        {
+            "pool": s.pool, "game": s.game, "num_players": s.num_players, "bot_version_id": s.bot_version_id,
+            "mu": s.mu, "sigma": s.sigma, "conservative": s.conservative, "matches": s.matches, "wins": s.wins,
+            "score_sum": s.score_sum, "failures": s.failures, "draw_probability": s.draw_probability,
+        }
+        for table in rated.standings.values()
+        for s in table.values()
+    ]
+    if rows:
+        session.execute(insert(RatingRow), rows)
+    history = [
+        {"pool": h.pool, "event": h.event, "match_id": h.match_id, "bot_version_id": h.bot_version_id, "mu": h.mu, "sigma": h.sigma}
+        for h in rated.history
+    ]
+    for start in range(0, len(history), 20_000):
+        session.execute(insert(RatingHistoryRow), history[start:start + 20_000])
+    session.add(RatingStateRow(computed_at=utcnow(), match_count=rated.match_count, last_match_id=rated.last_match_id, method=METHOD))
+    session.commit()
+
+
+def rerate(session: Session, games: Mapping[str, GameFacts] | None = None) -> RatingSet:
+    """Rebuild every rating from the matches and store them."""
+    rated = rate_database(session, games)
+    store(session, rated)
+    return rated
+
+
+def load_stored(session: Session) -> RatingSet | None:
+    """The stored ratings, or None when there are none or they miss recorded matches (stale)."""
+    state = session.exec(select(RatingStateRow)).first()
+    if state is None:
+        return None
+    if (state.match_count, state.last_match_id) != played_matches_marker(session):
+        return None
+    rated = RatingSet(match_count=state.match_count, last_match_id=state.last_match_id)
+    for row in session.exec(select(RatingRow)).all():
+        rated.standings.setdefault(row.pool, {})[row.bot_version_id] = Standing(
+            row.pool, row.game, row.num_players, row.bot_version_id, row.mu, row.sigma, row.matches, row.wins,
+            row.score_sum, row.failures, row.draw_probability, facts_of(row.game).can_win,
+        )
+        rated.draw_probability[row.pool] = row.draw_probability
+    return rated
+
+
+def current(session: Session) -> tuple[RatingSet, bool]:
+    """The ratings as of every recorded match: (ratings, True) if stored and fresh, else computed now (False)."""
+    stored = load_stored(session)
+    if stored is not None:
+        return stored, True
+    return rate_database(session), False

@@ -1,0 +1,571 @@
+"""One sandboxed bot process: start it, send it requests with deadlines, kill it.
+
+The layers and the rules they enforce are described in ``docs/sandbox.md``.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import select
+import shutil
+import signal
+import subprocess
+import time
+import uuid
+from collections.abc import Iterable
+from dataclasses import dataclass
+from typing import Any, NoReturn
+
+from ladder.guest import protocol
+from ladder.matches.match import BotFailure, BotTimeout, TimeoutKind
+from ladder.sandbox.launch import BotLaunch
+from ladder.sandbox.limits import SandboxLimits
+from ladder.sandbox.move_clock import MoveUsage, MoveWatch
+from ladder.sandbox.pidfd import _pidfd_alive, _pidfd_open
+from ladder.sandbox.stderr_tail import StderrTail
+from ladder.sandbox.submission import Submission
+from ladder.sandbox.uids import UidLease
+
+STACK_SIGNAL = signal.SIGUSR1  # the bot host dumps its Python stack to stderr on it (faulthandler)
+STACK_WAIT_SECONDS = 0.5  # how long a timed-out bot's stack dump is waited for before the kill
+
+
+# ---------------------------------------------------------------- one bot process
+
+
+@dataclass(frozen=True)
+class BotInfo:
+    """What a bot says about itself (read inside the sandbox, checked by the ladder)."""
+
+    name: str
+    author: str
+    version: str
+    games: tuple[str, ...]
+    class_name: str = ""
+
+    def plays(self, game_id: str) -> bool:
+        return "*" in self.games or game_id in self.games
+
+    def to_json(self) -> dict[str, Any]:
+        return {"name": self.name, "author": self.author, "version": self.version, "games": list(self.games)}
+
+
+
+class BotProcess(BotLaunch):
+    """One sandboxed bot process: start it, send it requests with deadlines, kill it.
+
+    ``layers`` is a subset of :data:`LAYERS` (``process`` always applies).
+    Without bubblewrap, a ladder running as root refuses to start a bot it
+    cannot run as an unprivileged user, unless ``allow_root`` (tests only).
+    Every method that talks to the bot raises :class:`BotFailure` if the bot
+    breaks a rule, after killing the process (it is never reused after that).
+    """
+
+    def __init__(self, submission: Submission, limits: SandboxLimits, layers: Iterable[str], allow_root: bool = False,
+                 cpu: int | None = None) -> None:
+        self.submission = submission
+        self.allow_root = allow_root
+        self.cpu = cpu
+        self.limits = limits
+        self.layers = tuple(layers)
+        self.tag = uuid.uuid4().hex[:16]
+        self.popen: subprocess.Popen[bytes] | None = None
+        self.bot_pid: int | None = None  # the pid whose CPU time is the bot's
+        self.info: BotInfo | None = None
+        self.seq = 0
+        self.buffer = bytearray()
+        self.stderr: StderrTail | None = None
+        self.work_dir: str | None = None
+        self.dead = False
+        self.think_seconds = 0.0  # time the bot was given to answer, over the process's life
+        self.cpu_baseline = 0.0  # CPU time used by start-up, not counted against the bot
+        self._out = -1  # requests to the bot
+        self._in = -1  # replies from the bot
+        self._stat = -1  # /proc/<bot pid>/stat, kept open: read again at offset 0, it is current (and never another process's)
+        self._bot_pidfd = -1  # the bot process, for signals that cannot reach a reused pid
+        self._popen_pidfd = -1  # the process the ladder started (bubblewrap, or the bot itself)
+        self.init_pid: int | None = None  # bubblewrap's init: the sandbox's pid 1, the bot's parent
+        self._init_pidfd = -1
+        self._file_fds: list[int] = []  # the bot's files, open for bubblewrap to copy into the sandbox
+        self.lease: UidLease | None = None  # the bot's own uid (when the ladder runs as root)
+        self.paused = False  # stopped (SIGSTOP) while the ladder does not wait for it
+        self._watch: MoveWatch | None = None  # measures each request's CPU time (once the bot process is known)
+        self._move_started = 0.0
+        self._move_limit = 0.0  # the wall-clock limit of the request in progress
+        self._poll_in = select.poll()
+        self._poll_out = select.poll()
+
+    # -- start-up -----------------------------------------------------------------------------
+    def start(self) -> BotInfo:
+        """Start the process and load the bot; its metadata, or :class:`BotFailure` (with the bot's traceback)."""
+        info_read = info_write = -1
+        pass_fds: tuple[int, ...] = ()
+        if "bubblewrap" in self.layers:
+            info_read, info_write = os.pipe2(os.O_CLOEXEC)
+            try:
+                command = self._bwrap_command(info_write)
+            except BaseException:
+                os.close(info_read)
+                os.close(info_write)
+                self.kill()
+                raise
+            pass_fds = (info_write, *self._file_fds)
+            env: dict[str, str] = {"PATH": "/usr/bin:/bin"}
+            cwd = "/"
+        else:
+            command, env, cwd = self._process_command()  # may refuse (UserError) before anything is opened
+        request_read, request_write = os.pipe2(os.O_CLOEXEC)
+        reply_read, reply_write = os.pipe2(os.O_CLOEXEC)
+        error_read, error_write = os.pipe2(os.O_CLOEXEC)
+        try:
+            self.popen = subprocess.Popen(
+                command, stdin=request_read, stdout=reply_write, stderr=error_write, env=env, cwd=cwd,
+                pass_fds=pass_fds, start_new_session=True, close_fds=True,
+            )
+        except OSError as error:
+            for fd in (request_read, request_write, reply_read, reply_write, error_read, error_write, info_read, info_write):
+                if fd >= 0:
+                    os.close(fd)
+            self.kill()
+            raise BotFailure("crash", f"could not start the bot process: {error}") from None
+        finally:
+            for fd in (request_read, reply_write, error_write, info_write):
+                if fd >= 0 and self.popen is not None:
+                    os.close(fd)
+            for fd in self._file_fds:  # bubblewrap copies them at start
+                os.close(fd)
+            self._file_fds.clear()
+        self._popen_pidfd = _pidfd_open(self.popen.pid)  # our child, not reaped yet: its pid is still its own
+        self._out, self._in = request_write, reply_read
+        os.set_blocking(self._out, False)
+        self._poll_in.register(self._in, select.POLLIN)
+        self._poll_out.register(self._out, select.POLLOUT)
+        self.stderr = StderrTail(error_read)
+        deadline = time.monotonic() + self.limits.start_seconds
+        if info_read >= 0:
+            self.init_pid = self._read_info(info_read, deadline)
+            self._init_pidfd = _pidfd_open(self.init_pid) if self.init_pid else -1
+            self.bot_pid = self._find_child(self.init_pid, deadline) if self.init_pid else None
+        else:
+            self.bot_pid = self.popen.pid
+        if self.bot_pid is not None:
+            self._open_bot_handles(self.bot_pid)
+        reply = self.request({"op": "hello"}, deadline - time.monotonic(), "loading")
+        if "error" in reply:
+            self._fail_with_error(reply["error"], "loading")
+        self.info = self._check_info(reply.get("bot"))
+        return self.info
+
+    def _find_child(self, parent: int, deadline: float) -> int:
+        """The pid of the bot process: the child of bubblewrap's init (``parent``), found in ``/proc``."""
+        while True:
+            for entry in os.scandir("/proc"):
+                if not entry.name.isdigit():
+                    continue
+                try:
+                    with open(f"/proc/{entry.name}/stat", "rb") as stat_file:
+                        text = stat_file.read()
+                except OSError:
+                    continue
+                if int(text[text.rfind(b")") + 2:].split()[1]) == parent:
+                    return int(entry.name)
+            if time.monotonic() >= deadline:
+                self._die_timeout(TimeoutKind.STARTUP, f"the sandbox did not start within {self.limits.start_seconds:g} s")
+            if self.popen is not None and self.popen.poll() is not None:
+                self._die("crash", "the sandbox (bubblewrap) failed to start")
+            time.sleep(0.002)
+
+    def _open_bot_handles(self, pid: int) -> None:
+        """Open a pidfd and the ``/proc`` stat file of the bot process, and check they are of that process.
+
+        bubblewrap reports the bot's pid; should the bot have died and its pid
+        been reused in between, the pidfd would name another process. So: open
+        both, check the process is a child of the one the ladder started, then
+        check (through the pidfd) that it was still alive after that check.
+        """
+        assert self.popen is not None
+        self._bot_pidfd = self._popen_pidfd if pid == self.popen.pid else _pidfd_open(pid)
+        try:
+            self._stat = os.open(f"/proc/{pid}/stat", os.O_RDONLY | os.O_CLOEXEC)
+            text = os.pread(self._stat, 4096, 0)
+        except OSError:
+            self._die("crash", "the bot process ended while the sandbox was starting")
+        self._watch = MoveWatch(self._stat, pid)
+        parent = int(text[text.rfind(b")") + 2:].split()[1])
+        ours = pid == self.popen.pid or parent in (self.popen.pid, self.init_pid)
+        if not ours or (self._bot_pidfd >= 0 and not _pidfd_alive(self._bot_pidfd)):
+            self._die("crash", "the bot process ended while the sandbox was starting")
+
+    def _signal(self, signum: int) -> None:
+        """Send ``signum`` to the bot: its process group without bubblewrap, else the sandbox's first process."""
+        if "bubblewrap" not in self.layers:
+            if self.popen is not None and self.popen.returncode is None:
+                try:  # the bot leads its group and is not reaped yet: the group's id is still its own
+                    os.killpg(self.popen.pid, signum)
+                except (ProcessLookupError, PermissionError):
+                    pass
+        elif self._bot_pidfd >= 0:
+            try:
+                signal.pidfd_send_signal(self._bot_pidfd, signum)
+            except (ProcessLookupError, PermissionError, OSError):
+                pass
+
+    def pause(self) -> None:
+        """Stop the bot (``SIGSTOP``): it uses no CPU while the ladder is not waiting for it."""
+        if not self.paused and not self.dead and self.popen is not None:
+            self._signal(signal.SIGSTOP)
+            self.paused = True
+
+    def resume(self) -> None:
+        """Let a stopped bot run again (``SIGCONT``), before a request."""
+        if self.paused and not self.dead:
+            self._signal(signal.SIGCONT)
+        self.paused = False
+
+    def _read_info(self, fd: int, deadline: float) -> int | None:
+        """The pid of the sandboxed process, from bubblewrap's ``--info-fd``."""
+        data = b""
+        try:
+            while time.monotonic() < deadline:
+                ready, _, _ = select.select([fd], [], [], max(0.0, deadline - time.monotonic()))
+                if not ready:
+                    break
+                chunk = os.read(fd, 4096)
+                if not chunk:
+                    break
+                data += chunk
+                if len(data) > 65536:
+                    break
+        finally:
+            os.close(fd)
+        try:
+            return int(json.loads(data)["child-pid"])
+        except (ValueError, KeyError, TypeError):
+            if time.monotonic() >= deadline:
+                self._die_timeout(TimeoutKind.STARTUP, f"the sandbox did not start within {self.limits.start_seconds:g} s")
+            self._die("crash", "the sandbox (bubblewrap) failed to start")
+
+    def _check_info(self, data: Any) -> BotInfo:
+        if not isinstance(data, dict):
+            self._die("garbage", "the reply to hello carries no bot description")
+        values = {}
+        for key in ("name", "author", "version", "class"):
+            value = data.get(key, "")
+            if not isinstance(value, str) or len(value) > 200:
+                self._die("garbage", f"the bot description's {key!r} is not a short string")
+            values[key] = value
+        games = data.get("games")
+        if not isinstance(games, list) or not all(isinstance(g, str) and len(g) <= 200 for g in games) or len(games) > 100:
+            self._die("garbage", "the bot description's 'games' is not a list of game ids")
+        return BotInfo(values["name"], values["author"], values["version"], tuple(games), values["class"])
+
+    # -- requests -----------------------------------------------------------------------------
+    def request(self, message: dict[str, Any], timeout: float, what: str, cpu_seconds: float | None = None) -> dict[str, Any]:
+        """Send one request and wait at most ``timeout`` wall-clock seconds for the reply with its ``seq``.
+
+        ``cpu_seconds``: the CPU time the bot may use on it (``None``: no CPU
+        limit). Replies to earlier requests (stale ``seq``) are skipped.
+        Raises :class:`BotFailure` (after killing the process) on a dead
+        process or a malformed reply, and :class:`BotTimeout` when a clock
+        runs out. Error replies are returned to the caller. The move's CPU time
+        is then :meth:`move_cpu_seconds`.
+        """
+        if self.dead or self.popen is None:
+            raise BotFailure("crash", "the bot process is not running", self.stderr_tail())
+        self.seq += 1
+        seq = self.seq
+        message["seq"] = seq
+        deadline = self._begin_move(timeout, cpu_seconds)
+        try:
+            data = protocol.encode_request(message)
+        except ValueError as error:  # the ladder's own data: a bug, not the bot's fault
+            raise RuntimeError(f"cannot encode a request: {error}") from error
+        try:
+            written = os.write(self._out, data)  # a request almost always fits in the pipe: one call
+        except BlockingIOError:
+            written = 0
+        except OSError:
+            self._died(what)
+        if self.paused:
+            # Let the bot go only now, with its request already in the pipe: a stopped bot reads nothing, and let go
+            # before the write it would wake up once to find the pipe empty and once more for the request (two
+            # extra context switches per decision, measured in docs/benchmarks.md). What did not fit in the pipe
+            # (a huge request) is written below, once the bot runs and reads.
+            self.resume()
+        if written < len(data):
+            self._send(memoryview(data)[written:], deadline, what)
+        while True:
+            reply = self._receive(deadline, what)
+            reply_seq = reply["seq"]
+            if reply_seq == seq:
+                self.pause()
+                return reply
+            if reply_seq > seq:
+                self._die("garbage", f"a reply numbered {reply_seq} to a request not yet made (expected {seq})")
+
+    def _begin_move(self, timeout: float, cpu_seconds: float | None) -> float:
+        """Start the clocks of one request; its wall-clock deadline."""
+        now = time.monotonic()
+        self._move_started = now
+        self._move_limit = timeout
+        if self._watch is not None:
+            self._watch.begin(cpu_seconds, now)
+        return now + max(0.0, timeout)
+
+    def move_cpu_seconds(self) -> float | None:
+        """CPU seconds the last request used (``None``: answered too fast to be measured, see :mod:`ladder.sandbox.move_clock`).
+
+        Read after the reply: the bot is stopped by then, so its CPU time no longer moves.
+        """
+        watch = self._watch
+        if watch is None or watch.cpu_start is None:
+            return None
+        return watch.finish(time.monotonic()).cpu_seconds
+
+    def _send(self, view: memoryview, deadline: float, what: str) -> None:
+        while view:
+            try:
+                written = os.write(self._out, view)
+                view = view[written:]
+                continue
+            except BlockingIOError:
+                pass
+            except OSError:
+                self._died(what)
+            remaining = deadline - time.monotonic()
+            if remaining <= 0 or not self._poll_out.poll(remaining * 1000):
+                self._timeout(what)
+
+    def _receive(self, deadline: float, what: str) -> dict[str, Any]:
+        """The next reply frame, parsed strictly (its length checked against the cap before its body is kept)."""
+        limit = self.limits.reply_bytes
+        buffer = self.buffer
+        while True:
+            if len(buffer) >= 4:
+                length = self._length(bytes(buffer[:4]), limit, what)
+                if len(buffer) >= 4 + length:
+                    body = bytes(buffer[4:4 + length])
+                    del buffer[:4 + length]
+                    return self._parse(body, what)
+            chunk = self._next_chunk(deadline, what)
+            if not buffer and len(chunk) >= 4 and len(chunk) == 4 + self._length(chunk[:4], limit, what):
+                return self._parse(chunk[4:], what)  # the usual case: one read brought exactly one frame
+            buffer += chunk
+
+    def _next_chunk(self, deadline: float, what: str) -> bytes:
+        """What the bot wrote next on its channel, waiting until ``deadline`` (a timeout, or a crash if it closed it).
+
+        While it waits, it looks at the bot's CPU time now and then (:class:`MoveWatch`): a bot over its CPU
+        limit is stopped then, not at the wall-clock deadline.
+        """
+        watch = self._watch
+        while True:
+            now = time.monotonic()
+            remaining = deadline - now
+            if remaining <= 0:
+                self._timeout(what)
+            wait = remaining if watch is None else min(remaining, watch.wait_slice(now))
+            if self._poll_in.poll(wait * 1000):
+                break
+            if watch is not None and watch.over_cpu(time.monotonic()):
+                self._timeout(what, over_cpu=True)
+        try:
+            chunk = os.read(self._in, 65536)
+        except OSError:
+            chunk = b""
+        if not chunk:
+            self._died(what)
+        return chunk
+
+    def _length(self, header: bytes, limit: int, what: str) -> int:
+        try:
+            return protocol.frame_length(header, limit)
+        except protocol.ProtocolError as error:
+            self._die("garbage", f"{error} (while {what})")
+
+    def _parse(self, body: bytes, what: str) -> dict[str, Any]:
+        try:
+            return protocol.decode(body)
+        except protocol.ProtocolError as error:
+            self._die("garbage", f"a reply that is not valid: {error} (while {what})")
+
+    # -- failures -----------------------------------------------------------------------------
+    def _timeout(self, what: str, over_cpu: bool = False) -> NoReturn:
+        """A clock ran out: say which, with the evidence of whose fault it is, and kill the bot."""
+        now = time.monotonic()
+        usage = self._watch.finish(now, timed_out=True) if self._watch is not None else MoveUsage(now - self._move_started)
+        limit = self._watch.cpu_limit if self._watch is not None else None
+        stack = self._stuck_stack()
+        where = next((line.strip() for line in stack.splitlines() if line.strip().startswith("File ")), "")
+        kind = TimeoutKind.CPU if over_cpu else TimeoutKind.STARTUP if self.info is None else TimeoutKind.WALL
+        detail, host_fault = timeout_detail(kind, usage, limit, self._move_limit, what)
+        self._die_timeout(kind, detail + (f"; stopped in {where}" if where else ""), host_fault)
+
+    def _die_timeout(self, kind: TimeoutKind, detail: str, host_fault: str = "") -> NoReturn:
+        self.kill()
+        raise BotTimeout(kind, detail, self.stderr_tail(), host_fault)
+
+    def _stuck_stack(self) -> str:
+        """The Python stack of a bot that does not answer, before it is killed: the bot host's faulthandler
+        writes it to stderr on STACK_SIGNAL; wait (briefly) until it is written."""
+        if self.bot_pid is None or self.stderr is None or not self.alive():
+            return ""
+        mark = self.stderr.total
+        self._signal(STACK_SIGNAL)  # through the pidfd: never a reused pid
+        deadline = time.monotonic() + STACK_WAIT_SECONDS
+        seen = ""
+        while time.monotonic() < deadline:
+            time.sleep(0.02)
+            text = self.stderr.since(mark)
+            if text and text == seen and "most recent call first" in text:
+                break  # written, and nothing more came for a moment
+            seen = text
+        return self.stderr.since(mark)
+
+    def _died(self, what: str) -> NoReturn:
+        """The bot closed the channel: say how it ended (exit status or signal)."""
+        status = None
+        if self.popen is not None:
+            try:
+                status = self.popen.wait(timeout=0.5)
+            except subprocess.TimeoutExpired:
+                status = None
+        if status is None:
+            self._die("crash", f"the bot closed its channel while {what}")
+        if status < 0 or status > 128:
+            number = -status if status < 0 else status - 128
+            try:
+                name = signal.Signals(number).name
+            except ValueError:
+                name = f"signal {number}"
+            if number == signal.SIGXCPU:
+                self._die_timeout(TimeoutKind.CPU, f"the bot process used up its CPU time limit while {what}")
+            self._die("crash", f"the bot process was killed by {name} while {what}")
+        self._die("crash", f"the bot process exited with status {status} while {what}")
+
+    def _fail_with_error(self, error: Any, what: str) -> NoReturn:
+        """The bot raised: turn its error report into a failure (``memory`` for MemoryError)."""
+        if not isinstance(error, dict):
+            self._die("garbage", "a malformed error report")
+        kind = str(error.get("type", "Exception"))[:100]
+        message = str(error.get("message", ""))[:1000]
+        trace = str(error.get("traceback", ""))[-4000:]
+        reason = "memory" if kind == "MemoryError" else "exception"
+        detail = f"{kind} while {what}: {message}" if message else f"{kind} while {what}"
+        tail = self.stderr_tail()
+        self.kill()
+        raise BotFailure(reason, detail, (trace + ("\n" + tail if tail else "")).strip())
+
+    def _die(self, reason: str, detail: str) -> NoReturn:
+        self.kill()
+        raise BotFailure(reason, detail, self.stderr_tail())
+
+    def stderr_tail(self) -> str:
+        if self.stderr is None:
+            return ""
+        return self.stderr.text(self.limits.stderr_lines)
+
+    # -- accounting and the end -----------------------------------------------------------------
+    def cpu_seconds_used(self) -> float | None:
+        """CPU time (user + system, all threads) the bot process has used, from ``/proc``."""
+        if self._stat < 0:
+            return None
+        try:
+            text = os.pread(self._stat, 4096, 0)
+        except OSError:  # the process is gone
+            return None
+        parts = text[text.rfind(b")") + 2:].split()
+        try:
+            ticks = int(parts[11]) + int(parts[12])
+        except (IndexError, ValueError):
+            return None
+        return ticks / _CLOCK_TICKS
+
+    def _kill_and_reap(self, popen: subprocess.Popen[bytes]) -> None:
+        """SIGKILL the bot, bubblewrap's init and the process the ladder started, then reap it."""
+        # Through pidfds: a pid the ladder recorded may belong to another process by now, a pidfd never does.
+        for pidfd in dict.fromkeys((self._bot_pidfd, self._init_pidfd, self._popen_pidfd)):
+            if pidfd >= 0:
+                try:
+                    signal.pidfd_send_signal(pidfd, signal.SIGKILL)
+                except (ProcessLookupError, PermissionError, OSError):
+                    pass
+        if self._popen_pidfd < 0 and popen.returncode is None:  # a kernel without pidfds: our unreaped child
+            try:
+                os.kill(popen.pid, signal.SIGKILL)
+            except (ProcessLookupError, PermissionError):
+                pass
+        if popen.returncode is None:  # not reaped yet, so the group's id (its pid) is still its own
+            try:
+                os.killpg(popen.pid, signal.SIGKILL)
+            except (ProcessLookupError, PermissionError):
+                pass
+        try:
+            popen.wait(timeout=5.0)
+        except subprocess.TimeoutExpired:
+            pass
+
+    def _close_handles(self) -> None:
+        """Close the channel, the ``/proc`` file, the pidfds and any bot file not yet handed to bubblewrap."""
+        for fd in dict.fromkeys((self._out, self._in, self._stat, self._bot_pidfd, self._init_pidfd, self._popen_pidfd,
+                                 *self._file_fds)):
+            if fd >= 0:
+                try:
+                    os.close(fd)
+                except OSError:
+                    pass
+        self._out = self._in = self._stat = self._bot_pidfd = self._init_pidfd = self._popen_pidfd = -1
+        self._file_fds.clear()
+        self._watch = None  # its /proc file is closed
+
+    def alive(self) -> bool:
+        return not self.dead and self.popen is not None and self.popen.poll() is None
+
+    def close(self) -> None:
+        """Ask the bot to leave, then make sure it is gone."""
+        if self.alive():
+            try:
+                os.write(self._out, protocol.encode({"seq": self.seq + 1, "op": "bye"}))
+            except OSError:
+                pass
+        self.kill()
+
+    def kill(self) -> None:
+        """Kill the whole process group (and the sandbox's pid namespace) and reap it."""
+        if self.dead:
+            return
+        self.dead = True
+        popen = self.popen
+        if popen is not None:
+            self._kill_and_reap(popen)
+        self._close_handles()
+        if self.lease is not None and (popen is None or popen.returncode is not None):
+            self.lease.release()  # the process is gone: its uid may serve another bot
+            self.lease = None
+        if self.stderr is not None:
+            self.stderr.wait(1.0)
+        if self.work_dir:
+            shutil.rmtree(self.work_dir, ignore_errors=True)
+            self.work_dir = None
+
+
+_CLOCK_TICKS = os.sysconf("SC_CLK_TCK") if hasattr(os, "sysconf") else 100
+
+
+def timeout_detail(kind: TimeoutKind, usage: MoveUsage, cpu_limit: float | None, wall_limit: float, what: str) -> tuple[str, str]:
+    """A timeout's detail for the record, and the host fault (empty if the bot is to blame).
+
+    A CPU timeout is always the bot's. A wall-clock (or start-up) timeout is
+    the host's when the bot was starved (:attr:`MoveUsage.host_fault`).
+    """
+    if kind is TimeoutKind.CPU:
+        used = "more" if usage.cpu_seconds is None else f"{usage.cpu_seconds:.2f} s"
+        allowed = f" (its limit: {cpu_limit:.3g} s, move_seconds plus what was left of its bank)" if cpu_limit is not None else ""
+        return f"used {used} of CPU time on one move{allowed} while {what}", ""
+    clock = "start-up" if kind is TimeoutKind.STARTUP else "wall-clock"
+    if usage.host_fault:
+        host_fault = f"the host starved the bot: {usage.describe()}"
+        return f"no answer within the {clock} limit of {wall_limit:.3g} s while {what}: a host fault, {host_fault}", host_fault
+    return (f"no answer within the {clock} limit of {wall_limit:.3g} s while {what}, although the host did not "
+            f"starve it ({usage.describe()})"), ""

@@ -1,0 +1,1 @@
+"""The database: tables, opening and migrations, and the read-only index of submitted bots."""
