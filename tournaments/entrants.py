@@ -1,4 +1,4 @@
-"""Who plays: each game of a tournament file with its bots resolved, and what their bots need to run.
+"""A tournament file's games with their entrants resolved (plans), and what their bots need to run.
 
 :func:`resolve_plans` turns the file's game entries into
 :class:`~tournaments.formats.GamePlan` (the bot versions entered, once each)

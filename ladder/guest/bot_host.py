@@ -1,36 +1,8 @@
 """The program that runs inside a bot's sandbox: it loads the bot and answers the ladder.
 
-Started by :mod:`ladder.sandbox` as ``python -S -s -B -P bot_host.py CONFIG``
-with the channel to the ladder on its stdin (requests) and stdout (replies).
-In this order it:
-
-1. moves the channel to private file descriptors and points fd 0 at
-   ``/dev/null`` and fd 1 at stderr, so whatever the bot prints goes to its
-   stderr (which the ladder keeps the tail of) and never into the channel;
-2. asks to die with its parent (``PR_SET_PDEATHSIG``) and turns on
-   :mod:`faulthandler` so a crash leaves a Python traceback on stderr (and
-   SIGUSR1, sent by the ladder before it kills a bot that timed out, dumps
-   the stack of every thread there too); loads
-   the ladder's orjson extension when the ladder names its file (read-only;
-   it reads the requests several times faster than :mod:`json`);
-3. lowers its resource limits (memory, CPU time, processes, file size, open
-   files, no core files);
-4. when started as root, becomes the unprivileged uid the ladder leased for
-   this process alone (losing every capability) and sets ``no_new_privs``;
-5. installs the seccomp filter (:mod:`ladder.guest.seccomp`) when asked to;
-   an executable bot's host then becomes the bot's program (``exec``);
-6. only then imports the bot's code, finds its :class:`~bots.base.Bot`
-   subclass, and serves requests until the ladder says ``bye`` or goes away.
-
-Requests and replies are frames of :mod:`ladder.guest.protocol`. Each reply carries
-the ``seq`` of its request. Replies: ``{"ok": true}``, ``{"bot": {...}}`` for
-``hello``, ``{"index": i}`` for ``act`` (the position of the bot's answer in
-the legal actions), ``{"illegal": "..."}`` when the answer is not one of
-them, and ``{"error": {"type", "message", "traceback"}}`` when the bot raised.
-
-Only the standard library, :mod:`bots.base`, :mod:`ladder.guest.protocol` and
-:mod:`ladder.guest.seccomp` (and orjson, when the ladder hands over its copy) are
-used here: this file runs where nothing else is installed.
+What it does, in order, and its replies: ``docs/sandbox.md`` (The bot host). It uses only the standard library,
+:mod:`bots.base`, :mod:`ladder.guest.protocol` and :mod:`ladder.guest.seccomp` (and orjson, when the ladder hands
+over its copy): this file runs where nothing else is installed.
 """
 
 from __future__ import annotations

@@ -1,43 +1,6 @@
 """The wire between the ladder and a sandboxed bot process: length-prefixed JSON frames.
 
-A frame is a 4-byte big-endian length followed by that many bytes of UTF-8
-JSON (one object). Both directions use the same framing; nothing else ever
-crosses the channel (never pickle: the parent must be able to read whatever a
-hostile bot sends without running any of it).
-
-The parent reads a bot's replies defensively (:func:`decode`, with the
-standard library's parser): the length is checked against a cap *before* the
-body is read, and a body that is not strict JSON (NaN, Infinity, invalid
-UTF-8, trailing data), holds a string that is not valid Unicode (a lone
-surrogate written as an escape, ``"\ud800"``: JSON's parser accepts it, but
-no database, log or terminal can take it), is nested too deeply, or is not
-an object with an integer ``seq`` is garbage.
-
-Requests carry the ladder's own data (the engine's observations and legal
-actions, trusted) and are written by :func:`encode_request`, with orjson when
-it is installed: the standard library's encoder costs 10-30 µs for a typical
-observation, orjson 1-5 µs, and in a fast game that is a large part of what a
-sandboxed decision costs. Both write strict JSON. They differ in what they do
-with a value that has no JSON form:
-
-- a non-finite float (NaN, infinities): the standard library refuses it
-  (:func:`encode` still does, and so does :func:`encode_request` without
-  orjson); orjson writes ``null``. The engine's contract already forbids
-  them in observations, actions and results (``engine.testing`` checks them
-  with ``allow_nan=False`` in random playouts of every game), and looking for
-  them in every request would cost most of what orjson saves (reading the
-  body back and comparing: measured 7-13 µs a request), so requests are not
-  checked for them;
-- anything else orjson refuses (an integer beyond 64 bits, a key that is not
-  a string, a subclass of a JSON type, a dataclass, a datetime) is written by
-  the standard library, with its usual refusals; such a body starts with one
-  space (JSON whitespace), which tells the bot's side to read it with the
-  standard library too (orjson would read an integer beyond 64 bits as a
-  float; the standard library reads it exactly).
-
-This module is imported inside the sandbox too, so it depends only on the
-standard library (orjson is used when it can be imported; the bot's host
-loads the ladder's copy read-only when it can, see :mod:`ladder.guest.bot_host`).
+The frames, their limits and why: ``docs/sandbox.md`` (The protocol).
 """
 
 from __future__ import annotations

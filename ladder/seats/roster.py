@@ -1,4 +1,4 @@
-"""Who plays: bot references turned into rated bot versions.
+"""Rated bot versions (entrants) from bot references: the database's side of which bot a reference means.
 
 Ratings belong to a bot *version* (a content hash of its code), so a changed
 bot starts a new rating instead of dragging its old one along (TrueSkill's
