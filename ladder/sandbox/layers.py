@@ -41,7 +41,7 @@ def _seccomp_status() -> LayerStatus:
     if not ok:
         return LayerStatus("seccomp", False, why)
     code = (
-        "import sys, os; sys.path.insert(0, sys.argv[1]); from ladder import seccomp; seccomp.install()\n"
+        "import sys, os; sys.path.insert(0, sys.argv[1]); from ladder.guest import seccomp; seccomp.install()\n"
         "try:\n    pid = os.fork()\nexcept PermissionError:\n    print('denied')\nelse:\n"
         "    if pid == 0:\n        os._exit(0)\n    os.waitpid(pid, 0)\n    print('allowed')\n"
     )
