@@ -59,35 +59,24 @@ from engine.core import (
     State,
     WinRule,
 )
+from engine.morning_tea import (  # the card table Elevenses for One shares with Elevenses
+    BISCUITS,
+    CAKES,
+    CARD_NAMES,
+    CARD_NUMBERS,
+    CUPS_AND_SAUCERS,
+    ELEVENSES,
+    FINE_CHINA,
+    MILK,
+    SANDWICHES,
+    SERVANTS,
+    SUGAR,
+    TEA,
+    TEA_TROLLEY,
+)
 from engine.rng import stream
 
-TEA_TROLLEY = 1
-TEA = 2
-MILK = 3
-SUGAR = 4
-CUPS_AND_SAUCERS = 5
-FINE_CHINA = 6
-BISCUITS = 7
-SANDWICHES = 8
-CAKES = 9
-SERVANTS = 10
-ELEVENSES = 11
-
-CARD_NAMES: dict[int, str] = {
-    TEA_TROLLEY: "Tea Trolley",
-    TEA: "Tea",
-    MILK: "Milk",
-    SUGAR: "Sugar",
-    CUPS_AND_SAUCERS: "Cups & Saucers",
-    FINE_CHINA: "Fine China",
-    BISCUITS: "Biscuits",
-    SANDWICHES: "Sandwiches",
-    CAKES: "Cakes",
-    SERVANTS: "Servants",
-    ELEVENSES: "Elevenses",
-}
-
-ALL_CARDS: tuple[int, ...] = tuple(range(1, 12))
+ALL_CARDS: tuple[int, ...] = CARD_NUMBERS
 START_MINUTES = 15
 DISCARD_LIMIT = 3
 """Three discards: in a game (``discard_cap="game"``), or lying in the pile at once (``"pile"``)."""
