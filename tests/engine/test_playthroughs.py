@@ -8,7 +8,10 @@ recorded. If that change is meant (a rule fixed), regenerate with
 from __future__ import annotations
 
 import random
+import subprocess
+import sys
 from collections.abc import MutableSequence
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -18,6 +21,7 @@ from engine.playthrough import PlaythroughCase, first_difference, playthrough
 from tests.engine.playthroughs import CASES, HERE, recorded_path
 
 REGENERATE = "python -m tests.engine.playthroughs --regenerate"
+ROOT = Path(__file__).resolve().parents[2]
 
 
 @pytest.mark.parametrize("case", CASES, ids=lambda case: case.file_name.removesuffix(".txt"))
@@ -88,3 +92,27 @@ def test_first_difference_names_the_line_and_column() -> None:
         first_difference("a\nb\n", "a\n")
         == "the new playthrough ends early: 2 lines recorded, 1 now (first extra line 2)"
     )
+
+
+@pytest.mark.slow  # two interpreters started and every playthrough written: about 3 s on a busy machine
+def test_the_regenerate_command_writes_what_is_recorded(tmp_path: Path) -> None:
+    """The documented command, run as a user runs it (into a scratch folder, so the recorded files stay)."""
+    other = tmp_path / "notes.txt"
+    other.write_text("mine", encoding="utf-8")
+    done = subprocess.run(
+        [sys.executable, "-m", "tests.engine.playthroughs", "--regenerate", "--into", str(tmp_path)],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert done.returncode == 0, done.stderr
+    for case in CASES:
+        assert (tmp_path / case.file_name).read_text(encoding="utf-8") == recorded_path(case).read_text(
+            encoding="utf-8"
+        )
+    assert other.read_text(encoding="utf-8") == "mine", "a folder of the user's lost a file it did not write"
+    refused = subprocess.run(
+        [sys.executable, "-m", "tests.engine.playthroughs"], cwd=ROOT, capture_output=True, text=True, timeout=120
+    )
+    assert refused.returncode == 2 and "pass --regenerate" in refused.stderr

@@ -46,13 +46,16 @@ def recorded_path(case: PlaythroughCase) -> Path:
     return HERE / case.file_name
 
 
-def regenerate() -> list[Path]:
-    """Write every case's playthrough afresh and delete recorded files no case produces; returns the files written."""
+def regenerate(into: Path = HERE) -> list[Path]:
+    """Write every case's playthrough afresh into ``into`` (the recorded files by default); in the recorded
+    folder, also delete the ``*.txt`` files no case produces. Returns the files written."""
+    into.mkdir(parents=True, exist_ok=True)
     written = []
     for case in CASES:
-        path = recorded_path(case)
+        path = into / case.file_name
         path.write_text(playthrough(case), encoding="utf-8")
         written.append(path)
-    for stale in sorted(set(HERE.glob("*.txt")) - set(written)):
-        stale.unlink()
+    if into.resolve() == HERE:
+        for stale in sorted(set(HERE.glob("*.txt")) - set(written)):
+            stale.unlink()
     return written

@@ -7,18 +7,22 @@ diff (``git diff --stat tests/engine/playthroughs``) before committing it: see d
 from __future__ import annotations
 
 import argparse
+from pathlib import Path
 
-from tests.engine.playthroughs import CASES, regenerate
+from tests.engine.playthroughs import CASES, HERE, regenerate
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(prog="python -m tests.engine.playthroughs", description=__doc__.splitlines()[0])
     parser.add_argument("--regenerate", action="store_true", help="rewrite every recorded playthrough")
+    parser.add_argument(
+        "--into", type=Path, default=HERE, metavar="FOLDER", help="write them there instead (to compare by hand)"
+    )
     arguments = parser.parse_args()
     if not arguments.regenerate:
         parser.error(f"nothing to do: pass --regenerate to rewrite the {len(CASES)} recorded playthroughs")
-    for path in regenerate():
-        print(f"wrote {path.name}")
+    for path in regenerate(arguments.into):
+        print(f"wrote {path}")
 
 
 if __name__ == "__main__":
