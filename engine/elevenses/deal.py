@@ -132,7 +132,9 @@ def _set_turn(state: ElevensesState, deal: Mapping[str, Any]) -> int:
     state.round = int(deal.get("round", 1))
     state.turn = int(deal.get("turn", 1))
     if not 1 <= state.turn <= state.turn_cap:
-        raise DealError(f"turn {state.turn} is not within the round's {state.turn_cap} turns (option turn_cap per seat)")
+        raise DealError(
+            f"turn {state.turn} is not within the round's {state.turn_cap} turns (option turn_cap per seat)"
+        )
     player = int(deal.get("player", state.server))
     if not (0 <= state.server < n and 0 <= player < n):
         raise DealError("server and player must be seats")

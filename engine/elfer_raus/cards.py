@@ -61,7 +61,9 @@ def colours_in_play(without_blues: bool) -> tuple[int, ...]:
 
 def deck_cards(without_blues: bool) -> list[int]:
     """Every card of the deck, in a fixed order."""
-    return [card_id(colour, number) for colour in colours_in_play(without_blues) for number in range(LOWEST, HIGHEST + 1)]
+    return [
+        card_id(colour, number) for colour in colours_in_play(without_blues) for number in range(LOWEST, HIGHEST + 1)
+    ]
 
 
 def parse_card(value: Any) -> int:

@@ -47,8 +47,9 @@ def state_from_deal(game: ElferRausGame, deal: Mapping[str, Any], options: Mappi
     if not isinstance(rows_json, Mapping):
         raise DealError("deal['rows'] must map colours to [low, high]")
     low, high, table = _parse_rows(rows_json, state.colours, state.opening_numbers)
-    _check_whole_deck([card for hand in hands for card in hand] + pack_top_first + table,
-                      deck_cards(validated["without_blues"]))
+    _check_whole_deck(
+        [card for hand in hands for card in hand] + pack_top_first + table, deck_cards(validated["without_blues"])
+    )
     pack = list(reversed(pack_top_first))
     if table:
         _start_mid_round(state, hands, pack, (low, high), deal.get("current_player", 0), rows_json)

@@ -26,7 +26,10 @@ class ElferRausGame(Game):
     id = "elfer-raus"
     name = "Elfer raus! (Eleven starts!)"
     facts = GameFacts(
-        min_players=2, max_players=6, score_order=ScoreOrder.LOWER_IS_BETTER, win_rule=WinRule.FIRST_RANK,
+        min_players=2,
+        max_players=6,
+        score_order=ScoreOrder.LOWER_IS_BETTER,
+        win_rule=WinRule.FIRST_RANK,
         win_condition="the lowest penalty total after the last round; equal totals share the first rank",
     )
     option_specs = (
@@ -42,7 +45,9 @@ class ElferRausGame(Game):
             False,
             "two players only: remove the 20 blue cards and play with 60",
         ),
-        OptionSpec("rounds", "int", 3, "rounds in a game; the lowest total after the last round wins", minimum=1, maximum=10),
+        OptionSpec(
+            "rounds", "int", 3, "rounds in a game; the lowest total after the last round wins", minimum=1, maximum=10
+        ),
         OptionSpec(
             "hold_back",
             "choice",

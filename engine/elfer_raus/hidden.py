@@ -41,7 +41,7 @@ def _deal_unseen(
     rng.shuffle(free)
     start = 0
     for place in sorted(sizes):
-        shares[place].extend(free[start:start + room[place]])
+        shares[place].extend(free[start : start + room[place]])
         start += room[place]
     return shares
 

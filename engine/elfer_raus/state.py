@@ -294,8 +294,8 @@ class ElferRausState(State):
         while True:
             shuffled = list(deck)
             stream(self.seed, "deal", round_number, attempt).shuffle(shuffled)
-            hands = [set(shuffled[seat * size:(seat + 1) * size]) for seat in range(n)]
-            pack = shuffled[n * size:]
+            hands = [set(shuffled[seat * size : (seat + 1) * size]) for seat in range(n)]
+            pack = shuffled[n * size :]
             if self.number_swap or any(card_id(colour, ELEVEN) in hand for colour in self.colours for hand in hands):
                 break
             attempt += 1
@@ -390,11 +390,11 @@ class ElferRausState(State):
         for other in others:
             size = len(self.hands[other])
             if other == pending_holder:
-                hand = set(pool[start:start + size - 1])
+                hand = set(pool[start : start + size - 1])
                 hand.add(kept)
                 start += size - 1
             else:
-                hand = set(pool[start:start + size])
+                hand = set(pool[start : start + size])
                 start += size
             twin.hands[other] = hand
         twin.pack = pool[start:]
@@ -410,7 +410,9 @@ class ElferRausState(State):
             scores=tuple(float(total) for total in totals),
             ranks=self.game.facts.ranks(totals),
             details={
-                "rounds_won": [sum(1 for winner in self.round_winners if winner == seat) for seat in range(self.num_players)],
+                "rounds_won": [
+                    sum(1 for winner in self.round_winners if winner == seat) for seat in range(self.num_players)
+                ],
                 "cards_drawn": list(self.cards_drawn),
                 "turns": list(self.turns_taken),
                 "round_points": [[points[seat] for points in self.round_points] for seat in range(self.num_players)],
