@@ -243,6 +243,18 @@ class RackModel:
         cached = self.node_memo.get(key)
         if cached is not None:
             return cached
+        best = self._best_play(ball, standing, a, b, c, pool, horizon)
+        if best < 0.0:
+            best = self.end_ball(ball, standing, (a, b, c), pool)
+        elif horizon > 0 and ball == 1:
+            stop = self.end_ball(ball, standing, (a, b, c), pool)
+            if stop > best:
+                best = stop
+        self.node_memo[key] = best
+        return best
+
+    def _best_play(self, ball: int, standing: int, a: int, b: int, c: int, pool: int, horizon: int) -> float:
+        """The value of the best play from the piles' top cards (piles a <= b <= c), or -1 when none can be made."""
         plays = (self._standing.get(standing) or self.standing_info(standing)).plays
         weight = self.weights[ball - 1]
         clear = self.clear_bonus[ball - 1]
@@ -262,13 +274,6 @@ class RackModel:
                     outcome = weight * _GROUP_SIZES[index] + clear
                 if outcome > best:
                     best = outcome
-        if best < 0.0:
-            best = self.end_ball(ball, standing, (a, b, c), pool)
-        elif horizon > 0 and ball == 1:
-            stop = self.end_ball(ball, standing, (a, b, c), pool)
-            if stop > best:
-                best = stop
-        self.node_memo[key] = best
         return best
 
     def chance(self, ball: int, standing: int, first: int, second: int, hidden: int, pool: int,

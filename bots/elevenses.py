@@ -33,7 +33,7 @@ the new defaults (wins count shared ones): ``ladder play elevenses search thumb 
 from __future__ import annotations
 
 import random
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any
 
 from bots.base import Bot, MatchStart
@@ -95,87 +95,111 @@ class Memory:
         self.last_turn: dict[int, str] = {}  # seat -> "play", "cups" or "dig" (arranged or passed)
 
     def update(self, obs: Mapping[str, Any]) -> None:
+        """Learn from the events ``obs`` shows since the last decision, then let what it shows now win."""
         me = obs["seat"]
         for event in obs["events"]:
-            kind = event["type"]
-            if kind == "round_start":
-                self.own_down.clear()
-                self.elsewhere.clear()
-                self.picks.clear()
-                self.last_turn.clear()
-            elif kind == "pass":
-                self.last_turn[event["seat"]] = "dig"
-            elif kind == "arrange":
-                self.picks[event["seat"]] = self.picks.get(event["seat"], 0) + 1
-                if self.last_turn.get(event["seat"]) != "cups":
-                    self.last_turn[event["seat"]] = "dig"
-                if event["seat"] == me and "placed" in event:
-                    self.own_down[event["position"]] = _card(event["placed"])
-                else:
-                    seat = event["seat"]
-                    picked = self._at(("spread", seat, event["position"]))
-                    self._forget_kitchen_back(seat, event["placed_back"])
-                    if picked is not None:
-                        self.elsewhere[picked] = ("kitchen", seat)
-            elif kind == "play":
-                seat = event["seat"]
-                number = event["card"][0]
-                if event["picked_up_back"] is not None:
-                    self.picks[seat] = self.picks.get(seat, 0) + 1
-                self.last_turn[seat] = "cups" if number == 5 else "play"
-                if seat == me:
-                    self.own_down.pop(number, None)
-                else:
-                    picked = self._at(("spread", seat, number))
-                    if picked is not None:
-                        self.elsewhere[picked] = ("kitchen", seat)
-                self.elsewhere.pop(_card(event["card"]), None)
-            elif kind == "tea" and event["card"] is not None:
-                card = _card(event["card"])
-                if event["target"] == me:
-                    self.own_down[event["position"]] = card
-                else:
-                    self.elsewhere[card] = ("spread", event["target"], event["position"])
-            elif kind in ("milk_look", "cakes_look", "servants"):
-                owner = {"milk_look": "target", "cakes_look": "owner", "servants": "seat"}[kind]
-                seat = event[owner]
-                if seat != me:
-                    self._forget_place(("kitchen", seat))
-                    for c in event["kitchen"]:
-                        self.elsewhere[_card(c)] = ("kitchen", seat)
-            elif kind == "reveal_elevenses" and event["seat"] != me:
-                self.elsewhere[_card(event["card"])] = ("kitchen", event["seat"])
-            elif kind == "swap":
-                for seat in (event["taker"], event["owner"]):
-                    if seat != me:
-                        self._forget_place(("kitchen", seat))
-                if "taken" in event:
-                    taken, given = _card(event["taken"]), _card(event["given"])
-                    if event["taker"] != me:
-                        self.elsewhere[taken] = ("kitchen", event["taker"])
-                    if event["owner"] != me:
-                        self.elsewhere[given] = ("kitchen", event["owner"])
-            elif kind in ("sandwiches_give", "sandwiches_keep", "sandwiches_return", "passed", "received"):
-                if kind == "passed":
-                    for move in event["moves"]:
-                        for seat in (move["from"], move["to"]):
-                            if seat != me:
-                                self._forget_place(("kitchen", seat))
-                elif kind == "sandwiches_give":
-                    for seat in (event["seat"], event["owner"]):
-                        if seat != me:
-                            self._forget_place(("kitchen", seat))
-                elif kind == "sandwiches_keep" and event["owner"] == me:
-                    self.elsewhere[_card(event["card"])] = ("kitchen", event["seat"])
-                elif kind == "sandwiches_keep" and event["seat"] == me:
-                    self.elsewhere[_card(event["given"])] = ("kitchen", event["owner"])
-                elif kind == "sandwiches_return" and event["seat"] == me:
-                    self.elsewhere[_card(event["card"])] = ("kitchen", event["owner"])
-                elif kind == "sandwiches_keep" or kind == "sandwiches_return":
-                    for seat in (event["seat"], event["owner"]):
-                        if seat != me:
-                            self._forget_place(("kitchen", seat))
-        # what the observation shows now wins over memory
+            handler = _EVENT_HANDLERS.get(event["type"])
+            if handler is not None:
+                handler(self, event, me)
+        self._reconcile(obs)
+
+    # ---- one handler per kind of event (seat ``me`` is this memory's) ------------------
+    def _on_round_start(self, event: Mapping[str, Any], me: int) -> None:
+        self.own_down.clear()
+        self.elsewhere.clear()
+        self.picks.clear()
+        self.last_turn.clear()
+
+    def _on_pass(self, event: Mapping[str, Any], me: int) -> None:
+        self.last_turn[event["seat"]] = "dig"
+
+    def _on_arrange(self, event: Mapping[str, Any], me: int) -> None:
+        self.picks[event["seat"]] = self.picks.get(event["seat"], 0) + 1
+        if self.last_turn.get(event["seat"]) != "cups":
+            self.last_turn[event["seat"]] = "dig"
+        if event["seat"] == me and "placed" in event:
+            self.own_down[event["position"]] = _card(event["placed"])
+        else:
+            seat = event["seat"]
+            picked = self._at(("spread", seat, event["position"]))
+            self._forget_kitchen_back(seat, event["placed_back"])
+            if picked is not None:
+                self.elsewhere[picked] = ("kitchen", seat)
+
+    def _on_play(self, event: Mapping[str, Any], me: int) -> None:
+        seat = event["seat"]
+        number = event["card"][0]
+        if event["picked_up_back"] is not None:
+            self.picks[seat] = self.picks.get(seat, 0) + 1
+        self.last_turn[seat] = "cups" if number == 5 else "play"
+        if seat == me:
+            self.own_down.pop(number, None)
+        else:
+            picked = self._at(("spread", seat, number))
+            if picked is not None:
+                self.elsewhere[picked] = ("kitchen", seat)
+        self.elsewhere.pop(_card(event["card"]), None)
+
+    def _on_tea(self, event: Mapping[str, Any], me: int) -> None:
+        if event["card"] is None:
+            return
+        card = _card(event["card"])
+        if event["target"] == me:
+            self.own_down[event["position"]] = card
+        else:
+            self.elsewhere[card] = ("spread", event["target"], event["position"])
+
+    def _on_kitchen_shown(self, event: Mapping[str, Any], me: int) -> None:
+        """Milk, Cakes or Servants showed a whole kitchen: it is known exactly."""
+        seat = event[_KITCHEN_OWNER[event["type"]]]
+        if seat != me:
+            self._forget_place(("kitchen", seat))
+            for c in event["kitchen"]:
+                self.elsewhere[_card(c)] = ("kitchen", seat)
+
+    def _on_reveal_elevenses(self, event: Mapping[str, Any], me: int) -> None:
+        if event["seat"] != me:
+            self.elsewhere[_card(event["card"])] = ("kitchen", event["seat"])
+
+    def _on_swap(self, event: Mapping[str, Any], me: int) -> None:
+        self._forget_kitchens((event["taker"], event["owner"]), me)
+        if "taken" in event:
+            taken, given = _card(event["taken"]), _card(event["given"])
+            if event["taker"] != me:
+                self.elsewhere[taken] = ("kitchen", event["taker"])
+            if event["owner"] != me:
+                self.elsewhere[given] = ("kitchen", event["owner"])
+
+    def _on_passed(self, event: Mapping[str, Any], me: int) -> None:
+        for move in event["moves"]:
+            self._forget_kitchens((move["from"], move["to"]), me)
+
+    def _on_sandwiches_give(self, event: Mapping[str, Any], me: int) -> None:
+        self._forget_kitchens((event["seat"], event["owner"]), me)
+
+    def _on_sandwiches_keep(self, event: Mapping[str, Any], me: int) -> None:
+        if event["owner"] == me:
+            self.elsewhere[_card(event["card"])] = ("kitchen", event["seat"])
+        elif event["seat"] == me:
+            self.elsewhere[_card(event["given"])] = ("kitchen", event["owner"])
+        else:
+            self._forget_kitchens((event["seat"], event["owner"]), me)
+
+    def _on_sandwiches_return(self, event: Mapping[str, Any], me: int) -> None:
+        if event["seat"] == me:
+            self.elsewhere[_card(event["card"])] = ("kitchen", event["owner"])
+        else:
+            self._forget_kitchens((event["seat"], event["owner"]), me)
+
+    def _forget_kitchens(self, seats: tuple[int, ...], me: int) -> None:
+        """Cards changed hands between these kitchens unseen: forget what they held (never one's own)."""
+        for seat in seats:
+            if seat != me:
+                self._forget_place(("kitchen", seat))
+
+    def _reconcile(self, obs: Mapping[str, Any]) -> None:
+        """What the observation shows now wins over memory."""
+        me = obs["seat"]
         spread = obs["spreads"][me]
         seen_down = spread.get("face_down_cards")
         for index, back in enumerate(spread["face_down"]):
@@ -213,6 +237,28 @@ class Memory:
         pinned: dict[int, tuple[Any, ...]] = {card: ("spread", me, p) for p, card in self.own_down.items()}
         pinned.update(self.elsewhere)
         return pinned
+
+
+_KITCHEN_OWNER: dict[str, str] = {"milk_look": "target", "cakes_look": "owner", "servants": "seat"}
+"""The field naming the seat whose whole kitchen an event shows."""
+
+_EVENT_HANDLERS: dict[str, Callable[[Memory, Mapping[str, Any], int], None]] = {
+    "round_start": Memory._on_round_start,
+    "pass": Memory._on_pass,
+    "arrange": Memory._on_arrange,
+    "play": Memory._on_play,
+    "tea": Memory._on_tea,
+    "milk_look": Memory._on_kitchen_shown,
+    "cakes_look": Memory._on_kitchen_shown,
+    "servants": Memory._on_kitchen_shown,
+    "reveal_elevenses": Memory._on_reveal_elevenses,
+    "swap": Memory._on_swap,
+    "passed": Memory._on_passed,
+    "sandwiches_give": Memory._on_sandwiches_give,
+    "sandwiches_keep": Memory._on_sandwiches_keep,
+    "sandwiches_return": Memory._on_sandwiches_return,
+}
+"""What :meth:`Memory.update` does with each kind of event; the other kinds teach it nothing."""
 
 
 # =====================================================================================
@@ -309,41 +355,57 @@ class ElevensesThumbBot(RememberingSeat, Bot):
 
 def thumb_choice(view: View, legal: list[Action], rng: random.Random) -> Action:
     """The rule-of-thumb decision for any kind of decision."""
+    decide = _THUMB_BY_KIND.get(view.obs["phase"]["kind"])
+    if decide is None:
+        return rng.choice(legal)
+    return decide(view, legal, rng)
+
+
+def _thumb_arrange_more(view: View, legal: list[Action], rng: random.Random) -> Action:
+    return _thumb_arrange(view, legal, rng, first=False)
+
+
+def _thumb_tea(view: View, legal: list[Action], rng: random.Random) -> Action:
+    """Tea: flip the best face-up card of the richest spread."""
+    return max(legal, key=lambda a: (view.values[a["seat"]], _face_up_value(view, a["seat"], a["position"]), rng.random()))
+
+
+def _thumb_choose_player(view: View, legal: list[Action], rng: random.Random) -> Action:
+    played = view.obs["phase"]["played"]
+    seats = [a["seat"] for a in legal]
+    if played == 3:  # Milk: look at (and rob) the leader
+        best = max(seats, key=lambda s: (view.values[s], view.obs["cubes"][s], rng.random()))
+    else:  # Sandwiches and Cakes hand a rival one of our cards: pick the weakest rival
+        best = min(seats, key=lambda s: (view.obs["cubes"][s], view.values[s], rng.random()))
+    return {"type": "choose_player", "seat": best}
+
+
+def _thumb_swap(view: View, legal: list[Action], rng: random.Random) -> Action:
     kind = view.obs["phase"]["kind"]
-    if kind == "turn":
-        return _thumb_turn(view, legal, rng)
-    if kind == "arrange":
-        return _thumb_arrange(view, legal, rng, first=False)
-    if kind == "tea":
-        return max(legal, key=lambda a: (view.values[a["seat"]], _face_up_value(view, a["seat"], a["position"]), rng.random()))
-    if kind == "choose_player":
-        played = view.obs["phase"]["played"]
-        seats = [a["seat"] for a in legal]
-        if played == 3:  # Milk: look at (and rob) the leader
-            best = max(seats, key=lambda s: (view.values[s], view.obs["cubes"][s], rng.random()))
-        else:  # Sandwiches and Cakes hand a rival one of our cards: pick the weakest rival
-            best = min(seats, key=lambda s: (view.obs["cubes"][s], view.values[s], rng.random()))
-        return {"type": "choose_player", "seat": best}
-    if kind in ("milk_swap", "cakes_swap"):
-        owner = view.obs["phase"]["target"] if kind == "milk_swap" else view.obs["player"]
-        return _best_swap(view, legal, owner)
-    if kind == "sandwiches_draw":
-        backs = [a["back"] for a in legal]
-        counts = {b: view.obs["kitchens"][view.obs["player"]]["backs"].count(b) for b in backs}
-        return {"type": "draw", "back": max(backs, key=lambda b: (counts[b], b))}
-    if kind == "sandwiches_keep":
-        drawn = _card(view.obs["phase"]["drawn"])
-        keeps = [a for a in legal if a["type"] == "keep"]
-        if not keeps:
-            return {"type": "return"}
-        give = min(keeps, key=lambda a: (view.usefulness(_card(a["give"])), -view.usefulness(_card(a["give"]), view.obs["player"])))
-        if view.usefulness(drawn) > view.usefulness(_card(give["give"])) + 0.2:
-            return give
+    owner = view.obs["phase"]["target"] if kind == "milk_swap" else view.obs["player"]
+    return _best_swap(view, legal, owner)
+
+
+def _thumb_sandwiches_draw(view: View, legal: list[Action], rng: random.Random) -> Action:
+    backs = [a["back"] for a in legal]
+    counts = {b: view.obs["kitchens"][view.obs["player"]]["backs"].count(b) for b in backs}
+    return {"type": "draw", "back": max(backs, key=lambda b: (counts[b], b))}
+
+
+def _thumb_sandwiches_keep(view: View, legal: list[Action], rng: random.Random) -> Action:
+    drawn = _card(view.obs["phase"]["drawn"])
+    keeps = [a for a in legal if a["type"] == "keep"]
+    if not keeps:
         return {"type": "return"}
-    if kind == "set_aside":
-        receiver = _receiver(view)
-        return min(legal, key=lambda a: (view.usefulness(_card(a["card"])), view.usefulness(_card(a["card"]), receiver), rng.random()))
-    return rng.choice(legal)
+    give = min(keeps, key=lambda a: (view.usefulness(_card(a["give"])), -view.usefulness(_card(a["give"]), view.obs["player"])))
+    if view.usefulness(drawn) > view.usefulness(_card(give["give"])) + 0.2:
+        return give
+    return {"type": "return"}
+
+
+def _thumb_set_aside(view: View, legal: list[Action], rng: random.Random) -> Action:
+    receiver = _receiver(view)
+    return min(legal, key=lambda a: (view.usefulness(_card(a["card"])), view.usefulness(_card(a["card"]), receiver), rng.random()))
 
 
 def _face_up_value(view: View, seat: int, position: int) -> int:
@@ -377,29 +439,34 @@ def _best_swap(view: View, legal: list[Action], owner: int) -> Action:
 def _thumb_turn(view: View, legal: list[Action], rng: random.Random) -> Action:
     eleven = elevenses_of(view.me)
     plays = [a for a in legal if a["type"] == "play"]
-    if any(_card(a["card"]) == eleven for a in plays):
-        gain = view.end_gain()
-        turns_left = view.obs["turn_cap"] - view.obs["turn"]
-        if gain > 0 or (gain == 0 and turns_left < view.n * 2):
-            return {"type": "play", "card": [ELEVENSES, view.me]}
-    scored = []
-    for action in plays:
-        card = _card(action["card"])
-        if card == eleven:
-            continue
-        number = NUMBER[card]
-        score = CARD_VALUES[number] + PLAY_BONUS.get(number, 0.0)
-        if number in view.wants:
-            score += 1.0
-        under = view.memory.own_down.get(number)
-        if under is not None:
-            score += 0.3 * view.usefulness(under) - 0.2
-        if number == 2 and not any(p in view.up[s] for s in range(view.n) if s != view.me for p in range(2, 10)):
-            score -= 0.4  # nothing to flip
-        scored.append((score, rng.random(), action))
+    if any(_card(a["card"]) == eleven for a in plays) and _ending_pays(view):
+        return {"type": "play", "card": [ELEVENSES, view.me]}
+    scored = [(_play_score(view, _card(action["card"])), rng.random(), action)
+              for action in plays if _card(action["card"]) != eleven]
     if scored:
         return max(scored, key=lambda t: (t[0], t[1]))[2]
     return _thumb_arrange(view, legal, rng, first=True)
+
+
+def _ending_pays(view: View) -> bool:
+    """Whether to play the Elevenses now: the round's end gains, or breaks even with few turns left."""
+    gain = view.end_gain()
+    turns_left = view.obs["turn_cap"] - view.obs["turn"]
+    return gain > 0 or (gain == 0 and turns_left < view.n * 2)
+
+
+def _play_score(view: View, card: int) -> float:
+    """How good playing ``card`` from the kitchen is: teaspoons, special action, guest, the card it uncovers."""
+    number = NUMBER[card]
+    score = CARD_VALUES[number] + PLAY_BONUS.get(number, 0.0)
+    if number in view.wants:
+        score += 1.0
+    under = view.memory.own_down.get(number)
+    if under is not None:
+        score += 0.3 * view.usefulness(under) - 0.2
+    if number == 2 and not any(p in view.up[s] for s in range(view.n) if s != view.me for p in range(2, 10)):
+        score -= 0.4  # nothing to flip
+    return score
 
 
 def _thumb_arrange(view: View, legal: list[Action], rng: random.Random, *, first: bool) -> Action:
@@ -408,16 +475,29 @@ def _thumb_arrange(view: View, legal: list[Action], rng: random.Random, *, first
     stop: Action = {"type": "pass"} if first else {"type": "stop"}
     if not arranges:
         return stop
+    junk = _junk_to_bury(view)
+    if not junk:
+        return stop
+    junk.sort(key=lambda c: (view.usefulness(c, None), rng.random()))
+    best, best_score = _dig_spot(view, arranges, junk[0], rng)
+    if best is None or best_score <= 0.0:
+        return stop
+    return best
+
+
+def _junk_to_bury(view: View) -> list[int]:
+    """The kitchen cards we cannot use; the Elevenses alone when it cannot end the round well."""
     junk = [c for c in view.kitchen if view.usefulness(c) == 0.0]
     eleven = elevenses_of(view.me)
     if not junk and eleven in view.kitchen and len(view.kitchen) == 1:
         # only the Elevenses in hand and no way to end well: hide it and dig (we remember where)
         if len(view.up[view.me]) < ELEVENSES_MIN_FACE_UP or view.end_gain() <= 0:
             junk = [eleven]
-    if not junk:
-        return stop
-    junk.sort(key=lambda c: (view.usefulness(c, None), rng.random()))
-    placed = junk[0]
+    return junk
+
+
+def _dig_spot(view: View, arranges: list[Action], placed: int, rng: random.Random) -> tuple[Action | None, float]:
+    """The arrange action that buries ``placed`` where the best card lies: an unknown one, or a known good one."""
     placed_json = [NUMBER[placed], BACK[placed]]
     best = None
     best_score = -1.0
@@ -428,9 +508,21 @@ def _thumb_arrange(view: View, legal: list[Action], rng: random.Random, *, first
         score = 1.0 + rng.random() * 0.1 if known is None else view.usefulness(known)
         if score > best_score:
             best, best_score = action, score
-    if best is None or best_score <= 0.0:
-        return stop
-    return best
+    return best, best_score
+
+
+_THUMB_BY_KIND: dict[str, Callable[[View, list[Action], random.Random], Action]] = {
+    "turn": _thumb_turn,
+    "arrange": _thumb_arrange_more,
+    "tea": _thumb_tea,
+    "choose_player": _thumb_choose_player,
+    "milk_swap": _thumb_swap,
+    "cakes_swap": _thumb_swap,
+    "sandwiches_draw": _thumb_sandwiches_draw,
+    "sandwiches_keep": _thumb_sandwiches_keep,
+    "set_aside": _thumb_set_aside,
+}
+"""The rule of thumb for each kind of decision; any other is taken at random."""
 
 
 # =====================================================================================
@@ -461,60 +553,104 @@ def rollout_action(state: ElevensesState, rng: random.Random) -> Action:
     """A quick policy for simulations, reading the sampled state directly and much like the
     rules of thumb: end the round when that gains, else play the best playable card, else dig by
     arranging a card it cannot use; pass junk, rob the leader, spare one's good cards."""
-    s = state.actor
     phase = state.phase
     if phase == TURN or phase == ARRANGE:
-        kitchen = state.kitchen[s]
-        up = state.up[s]
-        eleven = elevenses_of(s)
-        if phase == TURN:
-            if eleven in kitchen and state.up_count[s] >= ELEVENSES_MIN_FACE_UP:
-                gain = _state_end_gain(state, s)
-                if gain > 0 or (gain == 0 and state.turn_cap - state.turn < 2 * state.num_players):
-                    return {"type": "play", "card": [ELEVENSES, s]}
-            best = -1
-            best_score = -9.0
-            for c in kitchen:
-                number = NUMBER[c]
-                if number <= 10 and not up[number]:
-                    score = VALUE[c] + PLAY_BONUS[number] + 0.3 * rng.random()
-                    if score > best_score:
-                        best, best_score = c, score
-            if best >= 0:
-                return {"type": "play", "card": [NUMBER[best], BACK[best]]}
-        junk = [c for c in kitchen if c != eleven and up[NUMBER[c]]]
-        if not junk and kitchen == [eleven] and (state.up_count[s] < ELEVENSES_MIN_FACE_UP or _state_end_gain(state, s) <= 0):
-            junk = kitchen
-        downs = [p for p in range(2, 10) if not up[p]]
-        if junk and downs:
-            c = junk[int(rng.random() * len(junk))]
-            return {"type": "arrange", "card": [NUMBER[c], BACK[c]], "position": downs[int(rng.random() * len(downs))]}
-        return {"type": "pass"} if phase == TURN else {"type": "stop"}
+        return _rollout_own_move(state, phase, rng)
     legal = state.legal_actions()
     if len(legal) == 1:
         return legal[0]
-    if phase == TEA_FLIP:
-        return max(legal, key=lambda a: (state.spread_value(a["seat"]), CARD_VALUES[a["position"]], rng.random()))
-    if phase == CHOOSE_PLAYER:
-        if state.played == 3:
-            return max(legal, key=lambda a: (state.spread_value(a["seat"]), rng.random()))
-        return min(legal, key=lambda a: (state.cubes[a["seat"]], state.spread_value(a["seat"]), rng.random()))
-    if phase == MILK_SWAP or phase == CAKES_SWAP:
-        best_action = legal[0]  # no_swap
-        best_gain = 0.2
-        for action in legal[1:]:
-            take, give = action["take"], action["give"]
-            gain = _state_worth(state, s, take[1] * 11 + take[0] - 1) - _state_worth(state, s, give[1] * 11 + give[0] - 1)
-            if gain > best_gain:
-                best_action, best_gain = action, gain
-        return best_action
-    if phase == SANDWICHES_KEEP:
-        if len(legal) > 1 and _state_worth(state, s, state.transit) > 0.5:
-            return min(legal[1:], key=lambda a: _state_worth(state, s, a["give"][1] * 11 + a["give"][0] - 1))
-        return legal[0]
-    if phase == SET_ASIDE:
-        return min(legal, key=lambda a: (_state_worth(state, s, a["card"][1] * 11 + a["card"][0] - 1), rng.random()))
-    return legal[int(rng.random() * len(legal))]
+    decide = _ROLLOUT_BY_PHASE.get(phase)
+    if decide is None:
+        return legal[int(rng.random() * len(legal))]
+    return decide(state, legal, rng)
+
+
+def _rollout_own_move(state: ElevensesState, phase: int, rng: random.Random) -> Action:
+    """A turn (or a Cups & Saucers arrange): end the round, play the best card, or dig."""
+    s = state.actor
+    if phase == TURN:
+        if elevenses_of(s) in state.kitchen[s] and state.up_count[s] >= ELEVENSES_MIN_FACE_UP:
+            gain = _state_end_gain(state, s)
+            if gain > 0 or (gain == 0 and state.turn_cap - state.turn < 2 * state.num_players):
+                return {"type": "play", "card": [ELEVENSES, s]}
+        best = _rollout_best_play(state, s, rng)
+        if best >= 0:
+            return {"type": "play", "card": [NUMBER[best], BACK[best]]}
+    return _rollout_dig(state, s, phase, rng)
+
+
+def _rollout_best_play(state: ElevensesState, s: int, rng: random.Random) -> int:
+    """The kitchen card worth most to play (with a little noise), or -1 when none can be played."""
+    up = state.up[s]
+    best = -1
+    best_score = -9.0
+    for c in state.kitchen[s]:
+        number = NUMBER[c]
+        if number <= 10 and not up[number]:
+            score = VALUE[c] + PLAY_BONUS[number] + 0.3 * rng.random()
+            if score > best_score:
+                best, best_score = c, score
+    return best
+
+
+def _rollout_dig(state: ElevensesState, s: int, phase: int, rng: random.Random) -> Action:
+    """Bury a card that cannot be played under a face-down one, or pass (stop, in an arrange)."""
+    kitchen = state.kitchen[s]
+    up = state.up[s]
+    eleven = elevenses_of(s)
+    junk = [c for c in kitchen if c != eleven and up[NUMBER[c]]]
+    if not junk and kitchen == [eleven] and (state.up_count[s] < ELEVENSES_MIN_FACE_UP or _state_end_gain(state, s) <= 0):
+        junk = kitchen
+    downs = [p for p in range(2, 10) if not up[p]]
+    if junk and downs:
+        c = junk[int(rng.random() * len(junk))]
+        return {"type": "arrange", "card": [NUMBER[c], BACK[c]], "position": downs[int(rng.random() * len(downs))]}
+    return {"type": "pass"} if phase == TURN else {"type": "stop"}
+
+
+def _rollout_tea(state: ElevensesState, legal: list[Action], rng: random.Random) -> Action:
+    return max(legal, key=lambda a: (state.spread_value(a["seat"]), CARD_VALUES[a["position"]], rng.random()))
+
+
+def _rollout_choose_player(state: ElevensesState, legal: list[Action], rng: random.Random) -> Action:
+    if state.played == 3:
+        return max(legal, key=lambda a: (state.spread_value(a["seat"]), rng.random()))
+    return min(legal, key=lambda a: (state.cubes[a["seat"]], state.spread_value(a["seat"]), rng.random()))
+
+
+def _rollout_swap(state: ElevensesState, legal: list[Action], rng: random.Random) -> Action:
+    s = state.actor
+    best_action = legal[0]  # no_swap
+    best_gain = 0.2
+    for action in legal[1:]:
+        take, give = action["take"], action["give"]
+        gain = _state_worth(state, s, take[1] * 11 + take[0] - 1) - _state_worth(state, s, give[1] * 11 + give[0] - 1)
+        if gain > best_gain:
+            best_action, best_gain = action, gain
+    return best_action
+
+
+def _rollout_sandwiches_keep(state: ElevensesState, legal: list[Action], rng: random.Random) -> Action:
+    s = state.actor
+    if len(legal) > 1 and _state_worth(state, s, state.transit) > 0.5:
+        return min(legal[1:], key=lambda a: _state_worth(state, s, a["give"][1] * 11 + a["give"][0] - 1))
+    return legal[0]
+
+
+def _rollout_set_aside(state: ElevensesState, legal: list[Action], rng: random.Random) -> Action:
+    s = state.actor
+    return min(legal, key=lambda a: (_state_worth(state, s, a["card"][1] * 11 + a["card"][0] - 1), rng.random()))
+
+
+_ROLLOUT_BY_PHASE: dict[int, Callable[[ElevensesState, list[Action], random.Random], Action]] = {
+    TEA_FLIP: _rollout_tea,
+    CHOOSE_PLAYER: _rollout_choose_player,
+    MILK_SWAP: _rollout_swap,
+    CAKES_SWAP: _rollout_swap,
+    SANDWICHES_KEEP: _rollout_sandwiches_keep,
+    SET_ASIDE: _rollout_set_aside,
+}
+"""The simulation policy for each decision that is not one's own turn; any other is taken at random."""
 
 
 GAME_END_BONUS = 4.0
@@ -688,17 +824,7 @@ class ElevensesSearchBot(RememberingSeat, Bot):
                 number = NUMBER[card]
                 if card in known or number == ELEVENSES or up[number]:
                     continue
-                partners = [
-                    (seat, p)
-                    for seat in range(world.num_players)
-                    if seat != me or not world.up[me][4]
-                    for p in range(2, 10)
-                    if not world.up[seat][p]
-                    and BACK[world.card_at[seat][p]] == BACK[card]
-                    and world.card_at[seat][p] not in known
-                    and NUMBER[world.card_at[seat][p]] != ELEVENSES
-                    and up[NUMBER[world.card_at[seat][p]]]
-                ]
+                partners = _unplayable_twins(world, me, up, card, known)
                 if not partners:
                     continue
                 seat, p = partners[int(self.rng.random() * len(partners))]
@@ -707,6 +833,24 @@ class ElevensesSearchBot(RememberingSeat, Bot):
                 world.kitchen[rival].remove(card)
                 world.kitchen[rival].append(other)
                 world.kitchen[rival].sort()
+
+
+def _unplayable_twins(
+    world: ElevensesState, me: int, up: list[bool], card: int, known: set[int]
+) -> list[tuple[int, int]]:
+    """Face-down places (seat, position) holding a card of ``card``'s back that the rival whose face-up
+    flags are ``up`` cannot play, and whose place we do not know: where ``card`` may have been instead."""
+    return [
+        (seat, p)
+        for seat in range(world.num_players)
+        if seat != me or not world.up[me][4]
+        for p in range(2, 10)
+        if not world.up[seat][p]
+        and BACK[world.card_at[seat][p]] == BACK[card]
+        and world.card_at[seat][p] not in known
+        and NUMBER[world.card_at[seat][p]] != ELEVENSES
+        and up[NUMBER[world.card_at[seat][p]]]
+    ]
 
 
 def _rival_gain(observation: Mapping[str, Any], seat: int, values: list[int]) -> float:

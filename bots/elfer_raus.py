@@ -117,21 +117,28 @@ def can_go_out(hand: Collection[int], low: list[int], high: list[int], opening: 
     return True
 
 
+def _following_and_behind(number: int, row_low: int) -> tuple[list[int], list[int]]:
+    """The numbers laying ``number`` lets be laid next, and every number beyond it on its side of the row
+    (``row_low`` 0: the row is not open, so both sides)."""
+    if row_low == 0:
+        following = [n for n in (number - 1, number + 1) if LOWEST <= n <= HIGHEST]
+        behind = [n for n in range(LOWEST, HIGHEST + 1) if n != number]
+    elif number < row_low:
+        following = [number - 1] if number > LOWEST else []
+        behind = list(range(LOWEST, number))
+    else:
+        following = [number + 1] if number < HIGHEST else []
+        behind = list(range(number + 1, HIGHEST + 1))
+    return following, behind
+
+
 def _judge(card: int, hand: Collection[int], low: list[int], high: list[int]) -> tuple[int, int, int | None]:
     """What laying ``card`` would free: (following cards not ours, cards behind it not ours,
     cards not ours between it and our nearest own card behind it, or None)."""
     colour, number = divmod(card, CARDS_PER_COLOUR)
     number += 1
     base = colour * CARDS_PER_COLOUR - 1
-    if low[colour] == 0:
-        following = [n for n in (number - 1, number + 1) if LOWEST <= n <= HIGHEST]
-        behind = [n for n in range(LOWEST, HIGHEST + 1) if n != number]
-    elif number < low[colour]:
-        following = [number - 1] if number > LOWEST else []
-        behind = list(range(LOWEST, number))
-    else:
-        following = [number + 1] if number < HIGHEST else []
-        behind = list(range(number + 1, HIGHEST + 1))
+    following, behind = _following_and_behind(number, low[colour])
     own = [n for n in behind if base + n in hand]
     gap: int | None = None
     if own:
@@ -162,6 +169,20 @@ def thumb_move(
         return min(playable, key=lambda card: abs(_number(card) - 11))
     two_players = num_players == 2
     judged = [(card, *_judge(card, hand, low, high)) for card in playable]
+    lay = _lay_freely(judged, two_players)  # rules 2 and 3
+    if lay is not None:
+        return lay
+    if can_end:  # rules 4 and 5: hold back
+        return END
+    forced = min(judged, key=lambda item: _harm(item, two_players))  # rule 4: forced to lay one
+    if can_draw and _harm(forced, two_players)[0] > DRAW_INSTEAD_HARM and len(hand) > DRAW_INSTEAD_HAND:  # rule 6
+        return DRAW
+    return forced[0]
+
+
+def _lay_freely(judged: list[tuple[int, int, int, int | None]], two_players: bool) -> int | None:
+    """Rule 2: the highest card that frees nothing for the others now; rule 3 (three or more players): the
+    card closest to our own next card behind it. ``None`` when neither rule applies."""
     free = [card for card, frees_now, _, _ in judged if frees_now == 0]
     if free:  # rule 2
         return max(free, key=_number)
@@ -169,19 +190,16 @@ def thumb_move(
         leading = [(gap, -_number(card), card) for card, _, _, gap in judged if gap is not None]
         if leading:
             return min(leading)[2]
-    if can_end:  # rules 4 and 5: hold back
-        return END
+    return None
 
-    def harm(item: tuple[int, int, int, int | None]) -> tuple[int, int]:
-        card, _, behind, gap = item
-        if two_players or gap is None:
-            return (behind, -_number(card))
-        return (gap, -_number(card))
 
-    forced = min(judged, key=harm)  # rule 4: forced to lay one
-    if can_draw and harm(forced)[0] > DRAW_INSTEAD_HARM and len(hand) > DRAW_INSTEAD_HAND:  # rule 6
-        return DRAW
-    return forced[0]
+def _harm(item: tuple[int, int, int, int | None], two_players: bool) -> tuple[int, int]:
+    """How much laying a judged card gives the others: the cards behind it (two players, or no own card
+    behind), else the gap to our nearest own card behind it; ties go to the higher number."""
+    card, _, behind, gap = item
+    if two_players or gap is None:
+        return (behind, -_number(card))
+    return (gap, -_number(card))
 
 
 _END_ACTION: Action = {"type": "end_turn"}
@@ -294,13 +312,7 @@ class _Revealed:
         self.excluded: dict[int, set[int]] = {}
 
     def update(self, observation: dict[str, Any]) -> None:
-        events: list[dict[str, Any]] = observation["events"]
-        start = 0
-        for index, event in enumerate(events):
-            if event["type"] == "deal":
-                start = index + 1
-                self.excluded = {}
-        events = events[start:]
+        events = self._this_round(observation["events"])
         if not events:
             return
         low, high, opening = self._table_before(observation, events)
@@ -322,6 +334,15 @@ class _Revealed:
             elif kind == "end_turn" and last_draw is not None and last_draw[0] == seat:
                 self.excluded[seat].difference_update(last_draw[1])  # it kept the card it drew
                 last_draw = None
+
+    def _this_round(self, events: list[dict[str, Any]]) -> list[dict[str, Any]]:
+        """The events since the last deal; a new deal forgets what the last round revealed."""
+        start = 0
+        for index, event in enumerate(events):
+            if event["type"] == "deal":
+                start = index + 1
+                self.excluded = {}
+        return events[start:]
 
     @staticmethod
     def _table_before(observation: dict[str, Any], events: list[dict[str, Any]]) -> tuple[list[int], list[int], frozenset[int]]:

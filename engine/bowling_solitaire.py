@@ -229,53 +229,64 @@ def split_frames(balls: Sequence[int]) -> list[FrameBalls]:
     frames: list[FrameBalls] = []
     current: list[int] = []
     for position, pins in enumerate(balls, 1):
-        if isinstance(pins, bool) or not isinstance(pins, int):
-            raise ValueError(f"ball {position} is {pins!r}, not a whole number of pins")
-        if pins < 0:
-            raise ValueError(f"ball {position} knocks down {pins} pins; a ball cannot knock down fewer than 0")
-        if pins > 10:
-            raise ValueError(f"ball {position} knocks down {pins} pins, more than the ten pins of a frame")
+        _check_ball(position, pins)
         frame_number = len(frames) + 1
         if frame_number > FRAMES:
             raise ValueError(f"ball {position} ({pins} pins) comes after the game is over: all ten frames are complete")
         if frame_number < FRAMES:
-            if current and current[0] + pins > 10:
-                raise ValueError(
-                    f"frame {frame_number}: balls {position - 1} and {position} knock down "
-                    f"{current[0]} + {pins} = {current[0] + pins} pins, more than the ten standing"
-                )
-            current.append(pins)
-            if current[0] == 10 or len(current) == 2:
-                frames.append(FrameBalls(frame_number, tuple(current)))
-                current = []
-            continue
-        # the tenth frame and its bonus balls
-        if len(current) == 1 and current[0] < 10 and current[0] + pins > 10:
-            raise ValueError(
-                f"frame 10: balls {position - 1} and {position} knock down {current[0]} + {pins} = "
-                f"{current[0] + pins} pins, more than the ten standing"
-            )
-        if len(current) == 2:
-            first, second = current
-            if first + second < 10:
-                raise ValueError(
-                    f"ball {position} ({pins} pins) comes after the game is over: frame 10 is open "
-                    f"({first} + {second}), so no bonus ball follows"
-                )
-            if first == 10 and second < 10 and second + pins > 10:
-                raise ValueError(
-                    f"frame 10: the second bonus ball (ball {position}) is bowled at the {10 - second} pins "
-                    f"left by the first bonus ball, so it cannot knock down {pins}"
-                )
-        current.append(pins)
-        first = current[0]
-        complete = len(current) == 3 or (len(current) == 2 and first + current[1] < 10)
+            complete = _add_to_frame(frame_number, current, position, pins)
+        else:
+            complete = _add_to_tenth_frame(current, position, pins)
         if complete:
             frames.append(FrameBalls(frame_number, tuple(current)))
             current = []
     if current:
         frames.append(FrameBalls(len(frames) + 1, tuple(current)))
     return frames
+
+
+def _check_ball(position: int, pins: Any) -> None:
+    """A ball knocks down a whole number of pins from 0 to 10."""
+    if isinstance(pins, bool) or not isinstance(pins, int):
+        raise ValueError(f"ball {position} is {pins!r}, not a whole number of pins")
+    if pins < 0:
+        raise ValueError(f"ball {position} knocks down {pins} pins; a ball cannot knock down fewer than 0")
+    if pins > 10:
+        raise ValueError(f"ball {position} knocks down {pins} pins, more than the ten pins of a frame")
+
+
+def _add_to_frame(frame_number: int, current: list[int], position: int, pins: int) -> bool:
+    """Add a ball to frames 1-9 (two balls, or a strike); returns whether the frame is complete."""
+    if current and current[0] + pins > 10:
+        raise ValueError(
+            f"frame {frame_number}: balls {position - 1} and {position} knock down "
+            f"{current[0]} + {pins} = {current[0] + pins} pins, more than the ten standing"
+        )
+    current.append(pins)
+    return current[0] == 10 or len(current) == 2
+
+
+def _add_to_tenth_frame(current: list[int], position: int, pins: int) -> bool:
+    """Add a ball to the tenth frame and its bonus balls; returns whether the frame is complete."""
+    if len(current) == 1 and current[0] < 10 and current[0] + pins > 10:
+        raise ValueError(
+            f"frame 10: balls {position - 1} and {position} knock down {current[0]} + {pins} = "
+            f"{current[0] + pins} pins, more than the ten standing"
+        )
+    if len(current) == 2:
+        first, second = current
+        if first + second < 10:
+            raise ValueError(
+                f"ball {position} ({pins} pins) comes after the game is over: frame 10 is open "
+                f"({first} + {second}), so no bonus ball follows"
+            )
+        if first == 10 and second < 10 and second + pins > 10:
+            raise ValueError(
+                f"frame 10: the second bonus ball (ball {position}) is bowled at the {10 - second} pins "
+                f"left by the first bonus ball, so it cannot knock down {pins}"
+            )
+    current.append(pins)
+    return len(current) == 3 or (len(current) == 2 and current[0] + current[1] < 10)
 
 
 def score_sheet(balls: Sequence[int]) -> list[int | None]:
@@ -355,13 +366,7 @@ class Rack:
         """A rack from ``{"pins": [...] or {"A": n, ...}, "piles": [[top, ...], [...], [...]]}``."""
         if not isinstance(data, Mapping) or "pins" not in data or "piles" not in data:
             raise DealError('a rack needs "pins" (ten numbers, A to J) and "piles" (three lists, top card first)')
-        raw_pins = data["pins"]
-        if isinstance(raw_pins, Mapping):
-            if sorted(raw_pins) != list(PIN_NAMES):
-                raise DealError(f"pins must name exactly the positions A-J, not {sorted(raw_pins)}")
-            pins = [raw_pins[name] for name in PIN_NAMES]
-        else:
-            pins = list(raw_pins)
+        pins = _rack_pins(data["pins"])
         if len(pins) != NUM_PINS:
             raise DealError(f"a rack has ten pins, not {len(pins)}")
         raw_piles = data["piles"]
@@ -372,15 +377,28 @@ class Rack:
         if sizes != PILE_SIZES:
             raise DealError(f"the ball piles hold 5, 3 and 2 cards, not {sizes}")
         cards = pins + [card for pile in piles for card in pile]
-        for card in cards:
-            if isinstance(card, bool) or not isinstance(card, int) or not 0 <= card <= 9:
-                raise DealError(f"cards are numbered 0-9, not {card!r}")
+        _check_card_numbers(cards)
         if sorted(cards) != list(DECK):
             raise DealError("a rack uses the twenty cards 0-9 twice each, exactly once")
         return cls(tuple(pins), (tuple(piles[0]), tuple(piles[1]), tuple(piles[2])))
 
     def to_json(self) -> dict[str, Any]:
         return {"pins": dict(zip(PIN_NAMES, self.pins)), "piles": [list(pile) for pile in self.piles]}
+
+
+def _rack_pins(raw_pins: Any) -> list[Any]:
+    """The ten pin cards of a rack, A to J: a list, or a mapping naming every position."""
+    if isinstance(raw_pins, Mapping):
+        if sorted(raw_pins) != list(PIN_NAMES):
+            raise DealError(f"pins must name exactly the positions A-J, not {sorted(raw_pins)}")
+        return [raw_pins[name] for name in PIN_NAMES]
+    return list(raw_pins)
+
+
+def _check_card_numbers(cards: Sequence[Any]) -> None:
+    for card in cards:
+        if isinstance(card, bool) or not isinstance(card, int) or not 0 <= card <= 9:
+            raise DealError(f"cards are numbered 0-9, not {card!r}")
 
 
 def rack_for(seed: int, rack_number: int) -> Rack:

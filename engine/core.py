@@ -386,13 +386,9 @@ def same_json(a: JSON, b: JSON) -> bool:
     if kind is not type(b):
         return False
     if kind is dict:
-        if len(a) != len(b):
+        others = _values_by_same_keys(a, b)
+        if others is None:
             return False
-        others = []
-        for key in a:
-            if type(key) is not str or key not in b:  # JSON objects have text keys
-                return False
-            others.append(b[key])
         pairs = zip(a.values(), others)
     elif kind is list or kind is tuple:
         if len(a) != len(b):
@@ -410,6 +406,18 @@ def same_json(a: JSON, b: JSON) -> bool:
         elif value != other:
             return False
     return True
+
+
+def _values_by_same_keys(a: dict[Any, Any], b: dict[Any, Any]) -> list[Any] | None:
+    """``b``'s values in the order of ``a``'s keys, or ``None`` unless both have the same text keys."""
+    if len(a) != len(b):
+        return None
+    others = []
+    for key in a:
+        if type(key) is not str or key not in b:  # JSON objects have text keys
+            return None
+        others.append(b[key])
+    return others
 
 
 def copy_json(value: JSON) -> JSON:

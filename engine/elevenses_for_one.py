@@ -59,35 +59,24 @@ from engine.core import (
     State,
     WinRule,
 )
+from engine.morning_tea import (  # the card table Elevenses for One shares with Elevenses
+    BISCUITS,
+    CAKES,
+    CARD_NAMES,
+    CARD_NUMBERS,
+    CUPS_AND_SAUCERS,
+    ELEVENSES,
+    FINE_CHINA,
+    MILK,
+    SANDWICHES,
+    SERVANTS,
+    SUGAR,
+    TEA,
+    TEA_TROLLEY,
+)
 from engine.rng import stream
 
-TEA_TROLLEY = 1
-TEA = 2
-MILK = 3
-SUGAR = 4
-CUPS_AND_SAUCERS = 5
-FINE_CHINA = 6
-BISCUITS = 7
-SANDWICHES = 8
-CAKES = 9
-SERVANTS = 10
-ELEVENSES = 11
-
-CARD_NAMES: dict[int, str] = {
-    TEA_TROLLEY: "Tea Trolley",
-    TEA: "Tea",
-    MILK: "Milk",
-    SUGAR: "Sugar",
-    CUPS_AND_SAUCERS: "Cups & Saucers",
-    FINE_CHINA: "Fine China",
-    BISCUITS: "Biscuits",
-    SANDWICHES: "Sandwiches",
-    CAKES: "Cakes",
-    SERVANTS: "Servants",
-    ELEVENSES: "Elevenses",
-}
-
-ALL_CARDS: tuple[int, ...] = tuple(range(1, 12))
+ALL_CARDS: tuple[int, ...] = CARD_NUMBERS
 START_MINUTES = 15
 DISCARD_LIMIT = 3
 """Three discards: in a game (``discard_cap="game"``), or lying in the pile at once (``"pile"``)."""
@@ -235,20 +224,13 @@ class ElevensesForOneState(State):
     def _legal_actions(self) -> list[Action]:
         step = self.step
         if step == CHOOSE:
-            card = self.pantry[self.current]
-            actions: list[Action] = []
-            if card == self.top + 1:
-                actions.append({"type": "score", "card": card})
-            actions.append({"type": "use", "card": card})
-            if self._may_discard(card):
-                actions.append({"type": "discard", "card": card})
-            return actions
+            return self._choose_actions()
         if step == MOVE_TO_FRONT:
-            actions = [{"type": "keep_order"}]
-            for index in range(1, len(self.pantry)):
-                if self.face_up[index]:
-                    actions.append({"type": "to_front", "card": self.pantry[index]})
-            return actions
+            return [{"type": "keep_order"}] + [
+                {"type": "to_front", "card": self.pantry[index]}
+                for index in range(1, len(self.pantry))
+                if self.face_up[index]
+            ]
         if step == FLIP:
             candidates = sorted(self._flip_candidates())
             if self.effect_card == TEA:
@@ -264,6 +246,17 @@ class ElevensesForOneState(State):
         if step == ELEVENSES_SCORE:
             return [{"type": "score_discard", "card": self.top + 1}, {"type": "decline"}]
         return []
+
+    def _choose_actions(self) -> list[Action]:
+        """Step 3 on the current card: score it (if it is the next number), use it, or discard it (if allowed)."""
+        card = self.pantry[self.current]
+        actions: list[Action] = []
+        if card == self.top + 1:
+            actions.append({"type": "score", "card": card})
+        actions.append({"type": "use", "card": card})
+        if self._may_discard(card):
+            actions.append({"type": "discard", "card": card})
+        return actions
 
     @property
     def discards_left(self) -> int:
@@ -784,27 +777,9 @@ class ElevensesForOne(Game):
         ``seed`` (for shuffles beyond those).
         """
         validated = self.validate_options(options)
-        try:
-            pantry = [int(card) for card in deal["pantry"]]
-        except (KeyError, TypeError, ValueError):
-            raise DealError("a deal needs 'pantry': a list of card numbers") from None
-        discards = [int(card) for card in deal.get("discards", [])]
-        default_trolley = [] if TEA_TROLLEY in pantry or TEA_TROLLEY in discards else [TEA_TROLLEY]
-        trolley = [int(card) for card in deal.get("trolley", default_trolley)]
-        face_down = {int(card) for card in deal.get("face_down", [])}
-        if sorted(trolley + pantry + discards) != list(ALL_CARDS):
-            raise DealError("trolley, pantry and discards must hold cards 1 to 11, each exactly once")
-        if trolley != list(range(1, len(trolley) + 1)) or ELEVENSES in trolley:
-            raise DealError(f"the trolley must hold 1, 2, 3, ... in order without 11, not {trolley}")
-        if not trolley and not validated["trolley_shuffled_in"]:
-            raise DealError("the Tea Trolley (1) starts on the trolley unless trolley_shuffled_in is set")
-        if len(discards) > DISCARD_LIMIT or NEVER_DISCARDED & set(discards):
-            raise DealError(f"at most {DISCARD_LIMIT} discards, never 5 or 10: {discards}")
-        discards_made = deal.get("discards_made", len(discards))
-        if isinstance(discards_made, bool) or not isinstance(discards_made, int) or discards_made < len(discards):
-            raise DealError(f"discards_made must be an integer of at least {len(discards)} (the cards in the pile), not {discards_made!r}")
-        if validated["discard_cap"] == DISCARD_CAP_GAME and discards_made > DISCARD_LIMIT:
-            raise DealError(f"with discard_cap=game at most {DISCARD_LIMIT} cards are discarded in a game, not {discards_made}")
+        pantry, discards, trolley, face_down = _deal_cards(deal)
+        _check_layout(trolley, pantry, discards, validated)
+        discards_made = _checked_discards_made(deal, discards, validated)
         if not pantry:
             raise DealError("the Pantry must hold at least one card")
         if not face_down <= set(pantry):
@@ -852,6 +827,41 @@ class ElevensesForOne(Game):
         passes = 2 * minutes + 1 + (STALL_LIMIT - 1) * (minutes + 1)
         looks = passes * (MAX_PANTRY + 1) + 3 * minutes
         return passes + 3 * looks
+
+
+def _deal_cards(deal: Mapping[str, Any]) -> tuple[list[int], list[int], list[int], set[int]]:
+    """The deal's Pantry, discards, trolley (default ``[1]`` unless 1 lies elsewhere) and face-down cards."""
+    try:
+        pantry = [int(card) for card in deal["pantry"]]
+    except (KeyError, TypeError, ValueError):
+        raise DealError("a deal needs 'pantry': a list of card numbers") from None
+    discards = [int(card) for card in deal.get("discards", [])]
+    default_trolley = [] if TEA_TROLLEY in pantry or TEA_TROLLEY in discards else [TEA_TROLLEY]
+    trolley = [int(card) for card in deal.get("trolley", default_trolley)]
+    face_down = {int(card) for card in deal.get("face_down", [])}
+    return pantry, discards, trolley, face_down
+
+
+def _check_layout(trolley: list[int], pantry: list[int], discards: list[int], options: Mapping[str, Any]) -> None:
+    """Every card once, the trolley in order (the Tea Trolley on it unless shuffled in), a legal discard pile."""
+    if sorted(trolley + pantry + discards) != list(ALL_CARDS):
+        raise DealError("trolley, pantry and discards must hold cards 1 to 11, each exactly once")
+    if trolley != list(range(1, len(trolley) + 1)) or ELEVENSES in trolley:
+        raise DealError(f"the trolley must hold 1, 2, 3, ... in order without 11, not {trolley}")
+    if not trolley and not options["trolley_shuffled_in"]:
+        raise DealError("the Tea Trolley (1) starts on the trolley unless trolley_shuffled_in is set")
+    if len(discards) > DISCARD_LIMIT or NEVER_DISCARDED & set(discards):
+        raise DealError(f"at most {DISCARD_LIMIT} discards, never 5 or 10: {discards}")
+
+
+def _checked_discards_made(deal: Mapping[str, Any], discards: list[int], options: Mapping[str, Any]) -> int:
+    """``deal["discards_made"]`` (default: the cards in the pile), within what the discard cap allows."""
+    discards_made = deal.get("discards_made", len(discards))
+    if isinstance(discards_made, bool) or not isinstance(discards_made, int) or discards_made < len(discards):
+        raise DealError(f"discards_made must be an integer of at least {len(discards)} (the cards in the pile), not {discards_made!r}")
+    if options["discard_cap"] == DISCARD_CAP_GAME and discards_made > DISCARD_LIMIT:
+        raise DealError(f"with discard_cap=game at most {DISCARD_LIMIT} cards are discarded in a game, not {discards_made}")
+    return discards_made
 
 
 GAME = ElevensesForOne()

@@ -21,26 +21,24 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any
 
+from engine.morning_tea import (  # the card table both Elevenses games share; re-exported here
+    BISCUITS,
+    CAKES,
+    CARD_NAMES,
+    CUPS_AND_SAUCERS,
+    ELEVENSES,
+    FINE_CHINA,
+    MILK,
+    SANDWICHES,
+    SERVANTS,
+    SUGAR,
+    TEA,
+    TEA_TROLLEY,
+)
+
 CARDS_PER_SET = 11
 SPREAD_SIZE = 8
 """Face-down cards dealt to the spread (positions 2-9); the other three make the kitchen."""
-
-TEA_TROLLEY, TEA, MILK, SUGAR, CUPS_AND_SAUCERS = 1, 2, 3, 4, 5
-FINE_CHINA, BISCUITS, SANDWICHES, CAKES, SERVANTS, ELEVENSES = 6, 7, 8, 9, 10, 11
-
-CARD_NAMES: dict[int, str] = {
-    TEA_TROLLEY: "Tea Trolley",
-    TEA: "Tea",
-    MILK: "Milk",
-    SUGAR: "Sugar",
-    CUPS_AND_SAUCERS: "Cups & Saucers",
-    FINE_CHINA: "Fine China",
-    BISCUITS: "Biscuits",
-    SANDWICHES: "Sandwiches",
-    CAKES: "Cakes",
-    SERVANTS: "Servants",
-    ELEVENSES: "Elevenses",
-}
 
 CARD_VALUES: dict[int, int] = {
     TEA_TROLLEY: 0,

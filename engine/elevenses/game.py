@@ -7,18 +7,13 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from engine.core import DealError, Game, GameFacts, OptionError, OptionSpec, ScoreOrder, WinRule
+from engine.core import Game, GameFacts, OptionError, OptionSpec, ScoreOrder, WinRule
 from engine.elevenses.cards import (
-    BACK,
-    CARDS_PER_SET,
-    ELEVENSES,
-    GUEST_COUNT,
     HOUSE_GUEST_CARDS,
-    NUMBER,
     GuestCard,
-    card_from_json,
     parse_guest_cards,
 )
+from engine.elevenses.deal import state_from_deal
 from engine.elevenses.hidden import state_from_observation
 from engine.elevenses.state import (
     LIMITED_BOWL,
@@ -196,96 +191,6 @@ class ElevensesGame(Game):
         Every card of every set must be somewhere exactly once, and the layout must be one
         the rules can reach (raises :class:`DealError`).
         """
-        validated = self.validate_options(options)
-        try:
-            spreads_in = list(deal["spreads"])
-            kitchens_in = list(deal["kitchens"])
-        except (KeyError, TypeError):
-            raise DealError("a deal needs 'spreads' and 'kitchens'") from None
-        n = len(spreads_in)
-        self.check_num_players(n)
-        if len(kitchens_in) != n:
-            raise DealError(f"{n} spreads but {len(kitchens_in)} kitchens")
-        state = ElevensesState(self, n, validated, int(deal.get("seed", 0)), self.guest_table(validated))
-        seen: set[int] = set()
-
-        def parse(value: Any) -> int:
-            try:
-                card = card_from_json(value, n)
-            except ValueError as error:
-                raise DealError(str(error)) from None
-            if card in seen:
-                raise DealError(f"card {value!r} appears twice")
-            seen.add(card)
-            return card
-
-        for s in range(n):
-            layout = list(spreads_in[s])
-            cards = [-1] * 11
-            up = [False] * 11
-            if len(layout) == 8:
-                for index, value in enumerate(layout):
-                    cards[index + 2] = parse(value)
-            elif len(layout) == 10:
-                for index, entry in enumerate(layout):
-                    p = index + 1
-                    if entry is None:
-                        if 2 <= p <= 9:
-                            raise DealError(f"seat {s}: position {p} must hold a card")
-                        continue
-                    if not isinstance(entry, Mapping) or len(entry) != 1 or ("up" not in entry and "down" not in entry):
-                        raise DealError(f"seat {s} position {p}: write {{'up': card}} or {{'down': card}}")
-                    face_up = "up" in entry
-                    card = parse(entry["up"] if face_up else entry["down"])
-                    if face_up and NUMBER[card] != p:
-                        raise DealError(f"seat {s}: a face-up card at position {p} must be number {p}")
-                    if not face_up and not 2 <= p <= 9:
-                        raise DealError(f"seat {s}: position {p} only takes a face-up card")
-                    cards[p] = card
-                    up[p] = face_up
-            else:
-                raise DealError(f"seat {s}: a spread is 8 face-down cards or 10 positions")
-            kitchen = sorted(parse(value) for value in kitchens_in[s])
-            state.card_at[s] = cards
-            state.up[s] = up
-            state.up_count[s] = sum(up)
-            state.kitchen[s] = kitchen
-            expected = 3 - (cards[1] >= 0) - (cards[10] >= 0)
-            if len(kitchen) != expected:
-                raise DealError(f"seat {s}: the kitchen must hold {expected} cards, not {len(kitchen)}")
-            for c in kitchen + [cards[p] for p in range(2, 10) if not up[p]]:
-                if NUMBER[c] == ELEVENSES and BACK[c] != s:
-                    raise DealError(f"seat {s} holds seat {BACK[c]}'s Elevenses, which never changes hands")
-        if len(seen) != n * CARDS_PER_SET:
-            raise DealError(f"the deal has {len(seen)} cards, not the {n * CARDS_PER_SET} of {n} sets")
-        cubes = [int(c) for c in deal.get("cubes", [0] * n)]
-        if len(cubes) != n or min(cubes) < 0:
-            raise DealError(f"bad cubes {cubes!r}: one count of at least 0 per seat")
-        if state.bowl_size is not None and sum(cubes) >= state.bowl_size:
-            raise DealError(f"bad cubes {cubes!r}: a limited bowl of {state.bowl_size} would be empty, and the game over")
-        top = max(cubes)
-        if top >= state.target_cubes and not (state.play_on and cubes.count(top) > 1):
-            raise DealError(f"bad cubes {cubes!r}: a leader at the target {state.target_cubes} means the game is over")
-        state.cubes = cubes
-        state.bowl = None if state.bowl_size is None else state.bowl_size - sum(cubes)
-        state.server = int(deal.get("server", 0))
-        state.round = int(deal.get("round", 1))
-        state.turn = int(deal.get("turn", 1))
-        if not 1 <= state.turn <= state.turn_cap:
-            raise DealError(f"turn {state.turn} is not within the round's {state.turn_cap} turns (option turn_cap per seat)")
-        player = int(deal.get("player", state.server))
-        if not (0 <= state.server < n and 0 <= player < n):
-            raise DealError("server and player must be seats")
-        if state.guests_on:
-            guests = [int(g) for g in deal.get("guests", range(n))]
-            if len(guests) != n or len(set(guests)) != n or not all(0 <= g < GUEST_COUNT for g in guests):
-                raise DealError(f"bad guests {guests!r}")
-            state.guest = guests
-            state.guest_shown = [bool(x) for x in deal.get("guests_revealed", [False] * n)]
-        state._begin_turn(player)
-        if state.log is not None:
-            state.log.add({"type": "round_start", "round": state.round, "server": state.server})
-        return state
-
+        return state_from_deal(self, deal, options)
 
 GAME = ElevensesGame()

@@ -68,6 +68,28 @@ def state_from_observation(
     n: int = obs["num_players"]
     options = game.validate_options(obs["options"])
     state = ElevensesState(game, n, options, rng.getrandbits(63), game.guest_table(options), record_events=record_events)
+    _restore_public(state, obs)
+    phase = obs["phase"]
+    visible = [False] * (n * CARDS_PER_SET)
+    slots_by_set: list[list[Place]] = [[] for _ in range(n)]  # hidden places, one entry per card
+    _read_spreads(state, obs, visible, slots_by_set)
+    _read_kitchens(state, obs, visible, slots_by_set)
+    one_card_participants = _restore_passing(state, obs) if state.phase == SET_ASIDE else set()
+    _redraw_sets(state, seat, visible, slots_by_set, one_card_participants, rng, pinned)
+    if state.phase == SET_ASIDE:
+        _redraw_pass_choices(state, seat, phase, rng)
+    if state.guests_on:
+        _redraw_guests(state, obs, seat, rng)
+    if state.log is not None:
+        for event in obs["events"]:
+            state.log.add(event, (seat,))
+        state.log.marks = [len(state.log.entries)] * n
+        state.log.marks[seat] = 0
+    return state
+
+
+def _restore_public(state: ElevensesState, obs: Mapping[str, Any]) -> None:
+    """The score, the round and turn, and the decision in progress, as every seat sees them."""
     state.cubes = list(obs["cubes"])
     state.bowl = obs["bowl"]
     state.server = obs["server"]
@@ -85,12 +107,12 @@ def state_from_observation(
     state.arrange_left = phase.get("remaining", 0) if state.phase == ARRANGE else 0
     state.target = phase.get("target", -1)
 
-    # ---- places and what the seat sees in them ------------------------------------------
-    visible = [False] * (n * CARDS_PER_SET)
+
+def _read_spreads(state: ElevensesState, obs: Mapping[str, Any], visible: list[bool], slots_by_set: list[list[Place]]) -> None:
+    """Lay out the cards the seat sees in the spreads (and the centre); list each face-down place it cannot see."""
     if obs["centre"] is not None:  # the Elevenses that ended the last round (a finished match)
         state.centre = _card(obs["centre"])
         visible[state.centre] = True
-    slots_by_set: list[list[Place]] = [[] for _ in range(n)]  # hidden places, one entry per card
     for s, spread in enumerate(obs["spreads"]):
         cards = state.card_at[s]
         up = state.up[s]
@@ -111,6 +133,12 @@ def state_from_observation(
             else:
                 slots_by_set[back].append(("spread", s, p))
         state.up_count[s] = sum(up)
+
+
+def _shown_kitchens(state: ElevensesState, obs: Mapping[str, Any]) -> dict[int, list[int]]:
+    """The kitchens the seat sees whole: its own, one Milk or Cakes shows it, a skipped seat's lone Elevenses."""
+    phase = obs["phase"]
+    seat = obs["seat"]
     shown_kitchens: dict[int, list[int]] = {seat: [_card(c) for c in obs["kitchens"][seat]["cards"]]}
     if "target_kitchen" in phase:
         shown_kitchens[state.target] = [_card(c) for c in phase["target_kitchen"]]
@@ -118,7 +146,13 @@ def state_from_observation(
         shown_kitchens[state.player] = [_card(c) for c in phase["owner_kitchen"]]
     for j in phase.get("skipped", ()):
         shown_kitchens[j] = [elevenses_of(j)]
-    for s in range(n):
+    return shown_kitchens
+
+
+def _read_kitchens(state: ElevensesState, obs: Mapping[str, Any], visible: list[bool], slots_by_set: list[list[Place]]) -> None:
+    """Fill the kitchens the seat sees; list a place per unseen kitchen card (and the card Sandwiches drew)."""
+    shown_kitchens = _shown_kitchens(state, obs)
+    for s in range(state.num_players):
         backs = list(obs["kitchens"][s]["backs"])
         known = shown_kitchens.get(s)
         if known:
@@ -130,23 +164,35 @@ def state_from_observation(
         for b in backs:
             slots_by_set[b].append(place)
     if state.phase == SANDWICHES_KEEP:
+        phase = obs["phase"]
         if "drawn" in phase:
             state.transit = _card(phase["drawn"])
             visible[state.transit] = True
         else:
             slots_by_set[phase["drawn_back"]].append(("drawn",))
 
-    # ---- the passing in progress ------------------------------------------------------
-    one_card_participants: set[int] = set()
-    if state.phase == SET_ASIDE:
-        state.pass_order = list(phase["order"])
-        state.pass_index = len(phase["chosen"])
-        state.pass_skipped = list(phase["skipped"])
-        state.pass_direction = LEFT if phase["direction"] == "left" else RIGHT
-        one_card_participants = {j for j in state.pass_order if len(obs["kitchens"][j]["backs"]) == 1}
 
-    # ---- redraw each set among its hidden places --------------------------------------
-    for card_set in range(n):
+def _restore_passing(state: ElevensesState, obs: Mapping[str, Any]) -> set[int]:
+    """The passing in progress (Fine China or Biscuits); returns the seats taking part with one card in the kitchen."""
+    phase = obs["phase"]
+    state.pass_order = list(phase["order"])
+    state.pass_index = len(phase["chosen"])
+    state.pass_skipped = list(phase["skipped"])
+    state.pass_direction = LEFT if phase["direction"] == "left" else RIGHT
+    return {j for j in state.pass_order if len(obs["kitchens"][j]["backs"]) == 1}
+
+
+def _redraw_sets(
+    state: ElevensesState,
+    seat: int,
+    visible: list[bool],
+    slots_by_set: list[list[Place]],
+    one_card_participants: set[int],
+    rng: random.Random,
+    pinned: Mapping[int, Place] | None,
+) -> None:
+    """Deal each set's unseen cards among its hidden places."""
+    for card_set in range(state.num_players):
         slots = slots_by_set[card_set]
         if not slots:
             continue
@@ -164,32 +210,29 @@ def state_from_observation(
                 state.card_at[dealt_place[1]][dealt_place[2]] = card
             else:
                 state.transit = card
-    for s in range(n):
+    for s in range(state.num_players):
         state.kitchen[s].sort()
 
-    # ---- hidden choices and guests -----------------------------------------------------
-    if state.phase == SET_ASIDE:
-        for j in phase["chosen"]:
-            if j == seat:
-                state.pass_choice[j] = _card(phase["my_choice"])
-            else:
-                choices = [c for c in state.kitchen[j] if not is_elevenses(c)]
-                state.pass_choice[j] = rng.choice(choices)
-    if state.guests_on:
-        known_guests = {s: g for s, g in enumerate(obs["guests"]) if g is not None}
-        known_guests[seat] = obs["my_guest"]
-        pool = [g for g in range(GUEST_COUNT) if g not in known_guests.values()]
-        rng.shuffle(pool)
-        for s in range(n):
-            state.guest[s] = known_guests[s] if s in known_guests else pool.pop()
-            state.guest_shown[s] = obs["guests"][s] is not None
 
-    if state.log is not None:
-        for event in obs["events"]:
-            state.log.add(event, (seat,))
-        state.log.marks = [len(state.log.entries)] * n
-        state.log.marks[seat] = 0
-    return state
+def _redraw_pass_choices(state: ElevensesState, seat: int, phase: Mapping[str, Any], rng: random.Random) -> None:
+    """The cards already set aside: the seat's own as shown, the others' drawn from their (redrawn) kitchens."""
+    for j in phase["chosen"]:
+        if j == seat:
+            state.pass_choice[j] = _card(phase["my_choice"])
+        else:
+            choices = [c for c in state.kitchen[j] if not is_elevenses(c)]
+            state.pass_choice[j] = rng.choice(choices)
+
+
+def _redraw_guests(state: ElevensesState, obs: Mapping[str, Any], seat: int, rng: random.Random) -> None:
+    """The guests not revealed, dealt from those the seat has not seen."""
+    known_guests = {s: g for s, g in enumerate(obs["guests"]) if g is not None}
+    known_guests[seat] = obs["my_guest"]
+    pool = [g for g in range(GUEST_COUNT) if g not in known_guests.values()]
+    rng.shuffle(pool)
+    for s in range(state.num_players):
+        state.guest[s] = known_guests[s] if s in known_guests else pool.pop()
+        state.guest_shown[s] = obs["guests"][s] is not None
 
 
 def _draw_set(
@@ -222,27 +265,12 @@ def _try_draw(
     rng: random.Random,
     pinned: Mapping[int, Place] | None,
 ) -> list[tuple[Place, int]] | None:
-    result: list[tuple[Place, int]] = []
-    if pinned:
-        for card in list(unknown):
-            place = pinned.get(card)
-            if place is None:
-                continue
-            place = tuple(place)
-            if place not in slots:
-                return None  # the pin contradicts what the seat sees now
-            slots.remove(place)
-            unknown.remove(card)
-            result.append((place, card))
+    result = _pin(slots, unknown, pinned) if pinned else []
+    if result is None:
+        return None  # a pin contradicts what the seat sees now
     eleven = elevenses_of(card_set)
     if eleven in unknown:
-        allowed = [
-            place
-            for place in slots
-            if (place[0] == "spread" and place[1] == card_set)
-            or (place[0] == "kitchen" and place[1] == card_set and card_set not in one_card_participants)
-            or (place[0] == "drawn" and state.player == card_set)
-        ]
+        allowed = [place for place in slots if _elevenses_place_ok(place, card_set, state, one_card_participants)]
         if not allowed:
             return None
         place = rng.choice(allowed)
@@ -253,6 +281,23 @@ def _try_draw(
         return None
     rng.shuffle(unknown)
     result.extend(zip(slots, unknown))
+    return result
+
+
+def _pin(slots: list[Place], unknown: list[int], pinned: Mapping[int, Place]) -> list[tuple[Place, int]] | None:
+    """Put each pinned unknown card in its place (taking both out of ``slots`` and ``unknown``);
+    ``None`` when a pin names a place that is not a hidden place of this set."""
+    result: list[tuple[Place, int]] = []
+    for card in list(unknown):
+        place = pinned.get(card)
+        if place is None:
+            continue
+        place = tuple(place)
+        if place not in slots:
+            return None
+        slots.remove(place)
+        unknown.remove(card)
+        result.append((place, card))
     return result
 
 

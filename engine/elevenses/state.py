@@ -46,7 +46,7 @@ from __future__ import annotations
 
 import random
 from bisect import insort
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
 from engine.core import Action, EventLog, GameResult, State, ranks_from_scores
@@ -349,52 +349,68 @@ class ElevensesState(State):
 
     def _legal_actions(self) -> list[Action]:
         phase = self.phase
-        s = self.actor
         if phase == TURN or phase == ARRANGE:
-            kitchen = self.kitchen[s]
-            up = self.up[s]
-            actions: list[Action] = []
-            if phase == TURN:
-                for c in kitchen:
-                    number = c % CARDS_PER_SET + 1
-                    if number <= 10:
-                        if up[number]:
-                            continue  # "may not play a morning tea card if another copy ... is face-up"
-                    elif self.up_count[s] < ELEVENSES_MIN_FACE_UP:
-                        continue
-                    actions.append({"type": "play", "card": [number, c // CARDS_PER_SET]})
-            downs = [p for p in range(2, 10) if not up[p]]
-            for c in kitchen:
-                cj = [c % CARDS_PER_SET + 1, c // CARDS_PER_SET]
-                for p in downs:
-                    actions.append({"type": "arrange", "card": cj, "position": p})
-            actions.append({"type": "pass"} if phase == TURN else {"type": "stop"})
-            return actions
-        n = self.num_players
-        if phase == TEA_FLIP:
-            return [
-                {"type": "tea", "seat": t, "position": p}
-                for t in ((s + i) % n for i in range(1, n))
-                for p in range(2, 10)
-                if self.up[t][p]
-            ]
-        if phase == CHOOSE_PLAYER:
-            return [{"type": "choose_player", "seat": (s + i) % n} for i in range(1, n)]
-        if phase == MILK_SWAP or phase == CAKES_SWAP:
-            owner = self.target if phase == MILK_SWAP else self.player
-            takes = [_cj(c) for c in self.kitchen[owner] if c % CARDS_PER_SET != _E]
-            gives = [_cj(g) for g in self.kitchen[s] if g % CARDS_PER_SET != _E]
-            return [{"type": "no_swap"}] + [{"type": "swap", "take": t, "give": g} for t in takes for g in gives]
-        if phase == SANDWICHES_DRAW:
-            return [{"type": "draw", "back": b} for b in sorted({BACK[c] for c in self.kitchen[self.player]})]
-        if phase == SANDWICHES_KEEP:
-            actions = [{"type": "return"}]
-            if self.transit % CARDS_PER_SET != _E:  # "An Elevenses card may never be taken!"
-                actions.extend({"type": "keep", "give": _cj(g)} for g in self.kitchen[s] if g % CARDS_PER_SET != _E)
-            return actions
-        if phase == SET_ASIDE:
-            return [{"type": "set_aside", "card": _cj(c)} for c in self.kitchen[s] if c % CARDS_PER_SET != _E]
-        return []
+            return self._own_move_actions(phase, self.actor)
+        actions_of = _LEGAL_ACTIONS_BY_PHASE.get(phase)
+        return [] if actions_of is None else actions_of(self)
+
+    def _own_move_actions(self, phase: int, s: int) -> list[Action]:
+        """A turn: play a card (on a turn only), arrange one, or pass; an arrange that goes on: arrange or stop."""
+        kitchen = self.kitchen[s]
+        up = self.up[s]
+        actions: list[Action] = self._play_actions(s) if phase == TURN else []
+        downs = [p for p in range(2, 10) if not up[p]]
+        for c in kitchen:
+            cj = [c % CARDS_PER_SET + 1, c // CARDS_PER_SET]
+            for p in downs:
+                actions.append({"type": "arrange", "card": cj, "position": p})
+        actions.append({"type": "pass"} if phase == TURN else {"type": "stop"})
+        return actions
+
+    def _play_actions(self, s: int) -> list[Action]:
+        """The kitchen cards seat ``s`` may play: not a copy of a face-up card, the Elevenses only once enough are up."""
+        up = self.up[s]
+        actions: list[Action] = []
+        for c in self.kitchen[s]:
+            number = c % CARDS_PER_SET + 1
+            if number <= 10:
+                if up[number]:
+                    continue  # "may not play a morning tea card if another copy ... is face-up"
+            elif self.up_count[s] < ELEVENSES_MIN_FACE_UP:
+                continue
+            actions.append({"type": "play", "card": [number, c // CARDS_PER_SET]})
+        return actions
+
+    def _tea_actions(self) -> list[Action]:
+        s, n = self.actor, self.num_players
+        return [
+            {"type": "tea", "seat": t, "position": p}
+            for t in ((s + i) % n for i in range(1, n))
+            for p in range(2, 10)
+            if self.up[t][p]
+        ]
+
+    def _choose_player_actions(self) -> list[Action]:
+        s, n = self.actor, self.num_players
+        return [{"type": "choose_player", "seat": (s + i) % n} for i in range(1, n)]
+
+    def _swap_actions(self) -> list[Action]:
+        owner = self.target if self.phase == MILK_SWAP else self.player
+        takes = [_cj(c) for c in self.kitchen[owner] if c % CARDS_PER_SET != _E]
+        gives = [_cj(g) for g in self.kitchen[self.actor] if g % CARDS_PER_SET != _E]
+        return [{"type": "no_swap"}] + [{"type": "swap", "take": t, "give": g} for t in takes for g in gives]
+
+    def _sandwiches_draw_actions(self) -> list[Action]:
+        return [{"type": "draw", "back": b} for b in sorted({BACK[c] for c in self.kitchen[self.player]})]
+
+    def _sandwiches_keep_actions(self) -> list[Action]:
+        actions: list[Action] = [{"type": "return"}]
+        if self.transit % CARDS_PER_SET != _E:  # "An Elevenses card may never be taken!"
+            actions.extend({"type": "keep", "give": _cj(g)} for g in self.kitchen[self.actor] if g % CARDS_PER_SET != _E)
+        return actions
+
+    def _set_aside_actions(self) -> list[Action]:
+        return [{"type": "set_aside", "card": _cj(c)} for c in self.kitchen[self.actor] if c % CARDS_PER_SET != _E]
 
     def _apply(self, action: Action) -> None:
         s = self.actor
@@ -719,24 +735,8 @@ class ElevensesState(State):
 
     def _observation(self, seat: int) -> dict[str, Any]:
         n = self.num_players
-        sugar = self.up[seat][SUGAR]
-        spreads: list[dict[str, Any]] = []
-        for s in range(n):
-            cards = self.card_at[s]
-            up = self.up[s]
-            spread: dict[str, Any] = {
-                "face_up": [_cj(cards[p]) for p in range(1, 11) if up[p]],
-                "face_down": [None if (up[p] or cards[p] < 0) else BACK[cards[p]] for p in range(1, 11)],
-            }
-            if s == seat and sugar:
-                spread["face_down_cards"] = [None if (up[p] or cards[p] < 0) else _cj(cards[p]) for p in range(1, 11)]
-            spreads.append(spread)
-        kitchens: list[dict[str, Any]] = []
-        for s in range(n):
-            entry: dict[str, Any] = {"backs": sorted(BACK[c] for c in self.kitchen[s])}
-            if s == seat:
-                entry["cards"] = [_cj(c) for c in self.kitchen[s]]
-            kitchens.append(entry)
+        spreads = self._spread_views(seat)
+        kitchens = self._kitchen_views(seat)
         guests: list[int | None] | None = None
         if self.guests_on:
             guests = [self.guest[s] if self.guest_shown[s] else None for s in range(n)]
@@ -763,6 +763,32 @@ class ElevensesState(State):
             "last_values": list(self.last_values),
             "events": self.log.since_last_decision(seat) if self.log is not None else [],
         }
+
+    def _spread_views(self, seat: int) -> list[dict[str, Any]]:
+        """Every spread as ``seat`` sees it: face-up cards, the backs of face-down ones, and (Sugar up) its own."""
+        sugar = self.up[seat][SUGAR]
+        spreads: list[dict[str, Any]] = []
+        for s in range(self.num_players):
+            cards = self.card_at[s]
+            up = self.up[s]
+            spread: dict[str, Any] = {
+                "face_up": [_cj(cards[p]) for p in range(1, 11) if up[p]],
+                "face_down": [None if (up[p] or cards[p] < 0) else BACK[cards[p]] for p in range(1, 11)],
+            }
+            if s == seat and sugar:
+                spread["face_down_cards"] = [None if (up[p] or cards[p] < 0) else _cj(cards[p]) for p in range(1, 11)]
+            spreads.append(spread)
+        return spreads
+
+    def _kitchen_views(self, seat: int) -> list[dict[str, Any]]:
+        """Every kitchen as ``seat`` sees it: the backs, and the cards of its own."""
+        kitchens: list[dict[str, Any]] = []
+        for s in range(self.num_players):
+            entry: dict[str, Any] = {"backs": sorted(BACK[c] for c in self.kitchen[s])}
+            if s == seat:
+                entry["cards"] = [_cj(c) for c in self.kitchen[s]]
+            kitchens.append(entry)
+        return kitchens
 
     def _phase_view(self, seat: int) -> dict[str, Any]:
         """The decision in progress, with what it shows to ``seat``."""
@@ -863,6 +889,18 @@ class ElevensesState(State):
 
 
 # ---- scoring rules, as plain functions ----------------------------------------------
+_LEGAL_ACTIONS_BY_PHASE: dict[int, Callable[[ElevensesState], list[Action]]] = {
+    TEA_FLIP: ElevensesState._tea_actions,
+    CHOOSE_PLAYER: ElevensesState._choose_player_actions,
+    MILK_SWAP: ElevensesState._swap_actions,
+    CAKES_SWAP: ElevensesState._swap_actions,
+    SANDWICHES_DRAW: ElevensesState._sandwiches_draw_actions,
+    SANDWICHES_KEEP: ElevensesState._sandwiches_keep_actions,
+    SET_ASIDE: ElevensesState._set_aside_actions,
+}
+"""The legal actions of each decision that is not a seat's own turn or arrange."""
+
+
 def placing_cubes(values: Sequence[int]) -> list[int]:
     """Cubes for the best spreads (before the bowl limits them).
 
