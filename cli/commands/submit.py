@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import sys
+import time
 from typing import Annotated, Any
 
 import typer
@@ -12,8 +13,10 @@ from rich.markup import escape
 
 from ladder.botstore import CheckReport, check_bot, register
 from ladder.build import BuildLimits
+from ladder.check_cache import Reused, check_key, recall, remember
 from ladder.errors import UserError
-from ladder.sandbox import SandboxLimits, allowed_packages, require_layers
+from ladder.sandbox import SandboxLimits, allowed_packages, default_layers, require_layers
+from ladder.submission import read_files
 from ladder.text import clean_text
 
 PathArgument = Annotated[str, typer.Argument(metavar="PATH", help="The bot: a .py file, or a folder with bot.py or bot.toml.")]
@@ -33,15 +36,25 @@ BUILD_DEFAULTS = BuildLimits()
 
 def _run_check(path: str, name: str | None, move_seconds: float, match_seconds: float, memory_mb: int,
                matches: int, require_layer: list[str] | None, as_json: bool, packages: list[str] | None = None,
-               build_seconds: float = BUILD_DEFAULTS.seconds) -> CheckReport:
-    if require_layer:
-        require_layers(require_layer)
+               build_seconds: float = BUILD_DEFAULTS.seconds, reuse: bool = False) -> tuple[CheckReport, Reused | None]:
+    """The check of the bot at ``path``: a passed one of the same files and limits when ``reuse``, else played now.
+
+    A check that passes is remembered either way (:mod:`ladder.check_cache`), so `validate` then `submit` plays once.
+    """
+    layers = require_layers(require_layer) if require_layer else default_layers()
     limits = SandboxLimits(move_seconds=move_seconds, match_seconds=match_seconds, memory_mb=memory_mb,
                            packages=allowed_packages(packages or ()))
+    key = check_key(read_files(path), limits, layers, matches)
+    if reuse:
+        found = recall(key, path, name)
+        if found is not None:
+            return found.report, found
     out = Console()
     progress = None if as_json else (lambda message: out.print(f"[dim]  {escape(message)}[/dim]", highlight=False))
-    return check_bot(path, name=name, limits=limits, matches_per_table=matches, progress=progress,
-                     build_limits=BuildLimits(seconds=build_seconds))
+    report = check_bot(path, name=name, limits=limits, matches_per_table=matches, progress=progress,
+                       build_limits=BuildLimits(seconds=build_seconds))
+    remember(key, report)
+    return report, None
 
 
 def _shown(text: str) -> str:
@@ -112,8 +125,8 @@ def validate(
     build_seconds: BuildOption = BUILD_DEFAULTS.seconds,
 ) -> None:
     """Check a bot in the sandbox (it loads, claims real games, plays a few matches of each within the limits); register nothing."""
-    report = _run_check(path, name, move_seconds, match_seconds, memory_mb, matches, require_layer, as_json, allow_package,
-                        build_seconds)
+    report, _ = _run_check(path, name, move_seconds, match_seconds, memory_mb, matches, require_layer, as_json,
+                           allow_package, build_seconds)
     if as_json:
         _json(report)
         if not report.ok:
@@ -139,8 +152,8 @@ def submit(
     build_seconds: BuildOption = BUILD_DEFAULTS.seconds,
 ) -> None:
     """Check a bot in the sandbox, copy it into the bot store and register it (a changed file is a new version)."""
-    report = _run_check(path, name, move_seconds, match_seconds, memory_mb, matches, require_layer, as_json, allow_package,
-                        build_seconds)
+    report, reused = _run_check(path, name, move_seconds, match_seconds, memory_mb, matches, require_layer, as_json,
+                                allow_package, build_seconds, reuse=True)
     if not report.ok:
         if as_json:
             _json(report)
@@ -149,12 +162,16 @@ def submit(
         raise UserError(f"{path} was not registered: {report.problem}")
     registration = register(report, db)
     if as_json:
-        _json(report, {"registered": {"name": registration.name, "version": registration.version,
+        _json(report, {"check_reused": reused is not None, "registered": {"name": registration.name, "version": registration.version,
                                       "content_hash": registration.content_hash, "store_path": registration.store_path,
                                       "new": registration.created, "versions": registration.version_count}})
         return
     _show(report)
     console = Console()
+    if reused is not None:
+        when = time.strftime("%Y-%m-%d %H:%M:%S", time.localtime(reused.checked_at))
+        console.print(f"[green]✓[/green] these files passed this check at {when} (same content hash, ladder and "
+                      "limits): not played again", highlight=False)
     if registration.created:
         console.print(
             f"[green]registered[/green] {escape(registration.name)} version {escape(registration.version)} "
