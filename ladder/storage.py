@@ -38,7 +38,7 @@ from sqlalchemy.exc import OperationalError, SQLAlchemyError
 from sqlmodel import Column, Field, Session, SQLModel, create_engine, select
 
 from ladder.errors import UserError
-from ladder.paths import default_db_url
+from ladder.paths import as_db_url, default_db_url
 from ladder.statuses import REPLAYED_STATUSES as REPLAYED_STATUSES  # re-exported: the runner's import
 from ladder.statuses import MatchStatus, TournamentState
 
@@ -334,8 +334,8 @@ def _sqlite_pragmas(dbapi_connection: Any, _record: Any) -> None:
 
 
 def make_engine(url: str | None = None) -> Engine:
-    """An SQLAlchemy engine for ``url`` (default: ``$LADDER_DB`` or ``results/ladder.db``)."""
-    url = url or default_db_url()
+    """An SQLAlchemy engine for ``url`` (a URL or an SQLite file's path; default: ``$LADDER_DB`` or ``results/ladder.db``)."""
+    url = as_db_url(url) if url else default_db_url()
     if url.startswith("sqlite:///") and url != "sqlite:///:memory:":
         path = Path(url.removeprefix("sqlite:///"))
         folder = path.parent

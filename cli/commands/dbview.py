@@ -19,20 +19,20 @@ from sqlmodel import Session, col, select
 from cli.commands.tables import phrase_lines
 from ladder.botref import BotRef
 from ladder.errors import UserError
-from ladder.paths import default_db_url
+from ladder.paths import as_db_url, default_db_url
 from ladder.statuses import FailureReason
 from ladder.storage import BotRow, BotVersionRow, MatchRow, TournamentRow, session_for
 from ladder.text import clean_text
 
 DbOption = Annotated[
     str | None,
-    typer.Option("--db", metavar="URL", help="Database URL (default: $LADDER_DB or sqlite:///results/ladder.db)."),
+    typer.Option("--db", metavar="DB", help="Database: an SQLAlchemy URL or an SQLite file's path (default: $LADDER_DB or results/ladder.db)."),
 ]
 
 
 def check_database_exists(url: str | None) -> None:
     """A read-only command never creates a database: a SQLite file that is not there is one clear line."""
-    shown = url or default_db_url()
+    shown = as_db_url(url) if url else default_db_url()
     try:
         parsed = make_url(shown)
     except (ArgumentError, ValueError):

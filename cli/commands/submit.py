@@ -141,7 +141,7 @@ def validate(
 def submit(
     path: PathArgument,
     name: NameOption = None,
-    db: Annotated[str | None, typer.Option("--db", help="Database URL (default $LADDER_DB or results/ladder.db).")] = None,
+    db: Annotated[str | None, typer.Option("--db", help="Database: an SQLAlchemy URL or an SQLite file's path (default $LADDER_DB or results/ladder.db).")] = None,
     move_seconds: MoveOption = DEFAULTS.move_seconds,
     match_seconds: MatchOption = DEFAULTS.match_seconds,
     memory_mb: MemoryOption = DEFAULTS.memory_mb,
