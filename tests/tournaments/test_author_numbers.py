@@ -1,0 +1,71 @@
+"""The author's loop through the real CLI (issue 24): a one-minute quick tournament, names and paths accepted."""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+import pytest
+
+from bots.registry import bots_for_game
+from engine import game_ids
+from tests.tournaments.test_cli import ladder
+
+ROOT = Path(__file__).resolve().parents[2]
+QUICK_BUDGET = 80  # matches: about a minute on two cores with every built-in bot (docs/benchmarks.md)
+
+
+def plan(name: str, where: Path) -> dict:
+    run = ladder("run", name, "--dry-run", "--json", "--db", str(where / "plan.db"), cwd=where)
+    assert run.returncode == 0, run.stderr
+    return json.loads(run.stdout)
+
+
+def test_quick_is_every_game_and_every_built_in_bot_in_a_minute_and_showcase_is_the_big_one(tmp_path: Path) -> None:
+    quick = plan("quick", tmp_path)
+    assert quick["per_cycle"] * quick["cycles"] <= QUICK_BUDGET, quick["matches"]
+    assert sorted(quick["bots"]) == sorted(game_ids())
+    for game, bots in quick["bots"].items():
+        assert sorted(ref.split("@")[0] for ref in bots) == sorted(bots_for_game(game)), game
+    showcase = plan("showcase", tmp_path)
+    assert showcase["bots"] == quick["bots"] and showcase["per_cycle"] > 4 * quick["per_cycle"]
+
+
+def test_the_readme_says_how_many_matches_quick_plays(tmp_path: Path) -> None:
+    readme = " ".join((ROOT / "README.md").read_text(encoding="utf-8").split())
+    said = {int(n) for n in re.findall(r"quick tournament(?:'s|) (?:plays |)(\d+) matches", readme)}
+    assert said == {plan("quick", tmp_path)["per_cycle"]}, said
+
+
+@pytest.fixture(scope="module")
+def tiny(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """Four Elfer raus matches in a database given by a plain path (no sqlite:/// in front)."""
+    where = tmp_path_factory.mktemp("numbers")
+    (where / "tiny.toml").write_text('name = "tiny"\nseed = 4\ngames = ["elfer-raus"]\nbots = ["random", "thumb"]\n'
+                                     'players = [2]\ngames_per_pairing = 2\nworkers = 1\n')
+    run = ladder("run", "tiny.toml", "--no-progress", "--db", str(where / "plain.db"), cwd=where)
+    assert run.returncode == 0, run.stderr
+    assert "tournament tiny #1: complete" in run.stdout
+    return where
+
+
+@pytest.mark.skipif("elfer-raus" not in game_ids(), reason="elfer-raus is not registered")
+@pytest.mark.parametrize("command", [["rankings"], ["matches"], ["tournaments"], ["bots"], ["h2h", "random", "thumb"]])
+def test_a_plain_path_is_a_database_everywhere(tiny: Path, command: list[str]) -> None:
+    run = ladder(*command, "--db", str(tiny / "plain.db"), cwd=tiny)
+    assert run.returncode == 0, run.stderr
+    assert "random" in run.stdout or "tiny" in run.stdout, run.stdout
+    relative = ladder(*command, "--db", "plain.db", cwd=tiny)
+    assert relative.returncode == 0 and relative.stdout == run.stdout, relative.stderr
+
+
+@pytest.mark.skipif("elfer-raus" not in game_ids(), reason="elfer-raus is not registered")
+def test_matches_takes_a_tournament_by_name_as_rankings_does(tiny: Path) -> None:
+    by_name = ladder("matches", "--tournament", "tiny", "--json", "--db", str(tiny / "plain.db"), cwd=tiny)
+    assert by_name.returncode == 0, by_name.stderr
+    by_id = ladder("matches", "--tournament", "1", "--json", "--db", str(tiny / "plain.db"), cwd=tiny)
+    assert json.loads(by_name.stdout) == json.loads(by_id.stdout) and len(json.loads(by_id.stdout)) == 4
+    unknown = ladder("matches", "--tournament", "nope", "--db", str(tiny / "plain.db"), cwd=tiny)
+    assert unknown.returncode == 2 and unknown.stderr.strip() == \
+        "error: no tournament 'nope' in the database; tournaments: tiny #1", unknown.stderr
