@@ -19,6 +19,7 @@ from rich.text import Text
 from sqlmodel import Session, select
 
 from cli.commands.dbview import DbOption, VersionName, compact_table, database, latest_version_ids, version_names
+from cli.commands.tables import fit, label_column, number_column
 from ladder import certainty, ratings
 from ladder.certainty import OverallInterval, PairState, PoolCertainty, Verdict
 from ladder.errors import UserError
@@ -35,10 +36,11 @@ def _pool_title(pool: str, rated: RatingSet) -> str:
 
 
 def _column(table: Table, name: str) -> None:
+    """Bot names and versions wrap to what the numbers leave; numbers are never cut (:func:`fit`)."""
     if name in ("bot", "version"):
-        table.add_column(name, no_wrap=True)
+        label_column(table, name)
     else:
-        table.add_column(name, justify="right", min_width=min(len(name), 6))
+        number_column(table, name)
 
 
 def pool_table(pool: str, rated: RatingSet, names: dict[int, VersionName], sure: PoolCertainty) -> Table:
@@ -209,10 +211,10 @@ def print_rankings(session: Session, games: list[str] | None = None, console: Co
         print(json.dumps(rankings_json(rated, names, pools, sure, spread), indent=2))
         return
     for pool in pools:
-        console.print(pool_table(pool, rated, names, sure[pool]))
+        console.print(fit(pool_table(pool, rated, names, sure[pool]), console.width))
         console.print(verdict_line(sure[pool]), highlight=False)
     if show_overall:
-        console.print(overall_table(rated, names, spread))
+        console.print(fit(overall_table(rated, names, spread), console.width))
     console.print(_rated_note(rated, fresh, scope), style="dim", highlight=False)
 
 

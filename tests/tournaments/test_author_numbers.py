@@ -3,17 +3,25 @@
 from __future__ import annotations
 
 import json
+import os
 import re
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
 
 from bots.registry import bots_for_game
 from engine import game_ids
-from tests.tournaments.test_cli import ladder
 
 ROOT = Path(__file__).resolve().parents[2]
 QUICK_BUDGET = 80  # matches: about a minute on two cores with every built-in bot (docs/benchmarks.md)
+
+
+def ladder(*args: str, cwd: Path, columns: int = 200) -> subprocess.CompletedProcess[str]:
+    env = {**os.environ, "COLUMNS": str(columns), "LADDER_RESULTS": str(cwd / "results")}
+    return subprocess.run([sys.executable, "-m", "cli", *args], capture_output=True, text=True, timeout=600, cwd=cwd,
+                          env=env)
 
 
 def plan(name: str, where: Path) -> dict:
@@ -38,12 +46,32 @@ def test_the_readme_says_how_many_matches_quick_plays(tmp_path: Path) -> None:
     assert said == {plan("quick", tmp_path)["per_cycle"]}, said
 
 
+CRASHY = """from ladder.bot import Bot
+
+
+class Crashy(Bot):
+    name = "failure-prone-bot"  # long enough to push a column off an 80-column table
+    games = ("elfer-raus",)
+
+    def act(self, observation, legal_actions):
+        if self.match.options.get("rounds") == 1 and self.match.seat == 1:  # the check plays the default 3 rounds
+            raise RuntimeError("boom")
+        return legal_actions[0]
+"""
+
+
 @pytest.fixture(scope="module")
 def tiny(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """Four Elfer raus matches in a database given by a plain path (no sqlite:/// in front)."""
+    """Elfer raus matches (random, thumb, a bot with a long name that crashes) in a database given by a plain
+    path (no sqlite:/// in front)."""
     where = tmp_path_factory.mktemp("numbers")
-    (where / "tiny.toml").write_text('name = "tiny"\nseed = 4\ngames = ["elfer-raus"]\nbots = ["random", "thumb"]\n'
-                                     'players = [2]\ngames_per_pairing = 2\nworkers = 1\n')
+    (where / "crashy.py").write_text(CRASHY)
+    submitted = ladder("submit", "crashy.py", "--db", "plain.db", "--matches", "1", cwd=where)
+    assert submitted.returncode == 0, submitted.stdout + submitted.stderr
+    (where / "tiny.toml").write_text('name = "tiny"\nseed = 4\ngames = ["elfer-raus"]\n'
+                                     'bots = ["random", "thumb", "failure-prone-bot"]\n'
+                                     'players = [2]\ngames_per_pairing = 2\nworkers = 1\n'
+                                     '[game.elfer-raus]\noptions = { rounds = 1 }\n')
     run = ladder("run", "tiny.toml", "--no-progress", "--db", str(where / "plain.db"), cwd=where)
     assert run.returncode == 0, run.stderr
     assert "tournament tiny #1: complete" in run.stdout
@@ -65,7 +93,28 @@ def test_matches_takes_a_tournament_by_name_as_rankings_does(tiny: Path) -> None
     by_name = ladder("matches", "--tournament", "tiny", "--json", "--db", str(tiny / "plain.db"), cwd=tiny)
     assert by_name.returncode == 0, by_name.stderr
     by_id = ladder("matches", "--tournament", "1", "--json", "--db", str(tiny / "plain.db"), cwd=tiny)
-    assert json.loads(by_name.stdout) == json.loads(by_id.stdout) and len(json.loads(by_id.stdout)) == 4
+    assert json.loads(by_name.stdout) == json.loads(by_id.stdout) and len(json.loads(by_id.stdout)) == 12
     unknown = ladder("matches", "--tournament", "nope", "--db", str(tiny / "plain.db"), cwd=tiny)
     assert unknown.returncode == 2 and unknown.stderr.strip() == \
         "error: no tournament 'nope' in the database; tournaments: tiny #1", unknown.stderr
+
+
+@pytest.mark.skipif("elfer-raus" not in game_ids(), reason="elfer-raus is not registered")
+def test_at_80_columns_a_long_name_gives_way_and_the_failure_column_stays(tiny: Path) -> None:
+    run = ladder("rankings", "elfer-raus", "--db", "plain.db", cwd=tiny, columns=80)
+    assert run.returncode == 0, run.stderr
+    lines = run.stdout.splitlines()
+    header = next(line for line in lines if line.lstrip().startswith("rank"))
+    assert header.rstrip().endswith("fail") and max(len(line) for line in lines) <= 80, run.stdout
+    row = next(line for line in lines if "failure-" in line)
+    assert re.search(r"\s4$", row.rstrip()), row  # its 4 failures (seat 1 of its 4 matches at one round), whole
+    assert "…" not in run.stdout
+
+
+@pytest.mark.skipif("elfer-raus" not in game_ids(), reason="elfer-raus is not registered")
+def test_play_names_a_bot_file_by_its_name_and_keeps_its_failures_whole(tiny: Path) -> None:
+    run = ladder("play", "elfer-raus", str(tiny / "crashy.py"), "random", "-n", "2", "-o", "rounds=1", cwd=tiny,
+                 columns=80)
+    assert run.returncode == 0, run.stderr
+    row = next(line for line in run.stdout.splitlines() if "crashy" in line)
+    assert str(tiny) not in row and "exception 2" in row, run.stdout
