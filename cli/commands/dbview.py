@@ -77,6 +77,25 @@ def version_names(session: Session) -> dict[int, VersionName]:
     return {v.id: VersionName(v.id, b.name, v.version, v.content_hash) for v, b in rows if v.id is not None}
 
 
+def distinct_labels(names: dict[int, VersionName]) -> dict[int, str]:
+    """A label per version that tells two versions of one bot apart: ``dumper`` while it has one version,
+    ``dumper@v2`` when the version labels differ, ``dumper@1a2b3c4d`` (its hash) when they do not."""
+    by_bot: dict[str, list[VersionName]] = {}
+    for name in names.values():
+        by_bot.setdefault(name.bot, []).append(name)
+    labels = {}
+    for bot, versions in by_bot.items():
+        tags = [v.version for v in versions]
+        for v in versions:
+            if len(versions) == 1:
+                labels[v.version_id] = bot
+            elif tags.count(v.version) == 1:
+                labels[v.version_id] = f"{bot}@{v.version}" if v.version.startswith("v") else f"{bot}@v{v.version}"
+            else:
+                labels[v.version_id] = v.label
+    return labels
+
+
 def latest_version_ids(session: Session) -> set[int]:
     """The latest version of every bot (the highest version id of each)."""
     latest: dict[int, int] = {}

@@ -18,7 +18,15 @@ from rich.table import Table
 from rich.text import Text
 from sqlmodel import Session, select
 
-from cli.commands.dbview import DbOption, VersionName, compact_table, database, latest_version_ids, version_names
+from cli.commands.dbview import (
+    DbOption,
+    VersionName,
+    compact_table,
+    database,
+    distinct_labels,
+    latest_version_ids,
+    version_names,
+)
 from cli.commands.tables import fit, label_column, number_column
 from ladder import certainty, ratings
 from ladder.certainty import OverallInterval, PairState, PoolCertainty, Verdict
@@ -112,7 +120,7 @@ def rankings_json(rated: RatingSet, names: dict[int, VersionName], pools: Iterab
                   sure: dict[str, PoolCertainty] | None = None, spread: dict[int, OverallInterval] | None = None) -> dict[str, Any]:
     """The tables as JSON; ``sure`` and ``spread`` (the certainty, at the defaults when not given)."""
     pools = list(pools)
-    labels = {version: name.bot for version, name in names.items()}
+    labels = distinct_labels(names)
     sure = sure or {pool: certainty.assess(rated.table(pool), pool, names=labels) for pool in pools}
     spread = spread or certainty.overall_intervals(rated)
 
@@ -202,7 +210,7 @@ def print_rankings(session: Session, games: list[str] | None = None, console: Co
     from ladder import certainty
 
     names = version_names(session)
-    labels = {version: name.bot for version, name in names.items()}
+    labels = distinct_labels(names)
     sure = {pool: certainty.assess(rated.table(pool), pool, confidence, certainty.INDIFFERENCE if indifference is None
                                    else indifference, labels) for pool in pools}
     show_overall = (games is None) if overall is None else (overall and len(rated.pools()) > 1)

@@ -160,8 +160,16 @@ class ReportData:
     history: list[HistoryPoint] = field(default_factory=list)
 
     def name(self, version_id: int) -> str:
+        """The bot's name, with its version (or short hash) when the report holds another version of it."""
         info = self.versions.get(version_id)
-        return info.bot if info else f"#{version_id}"
+        if info is None:
+            return f"#{version_id}"
+        twins = [v for v in self.versions.values() if v.bot == info.bot]
+        if len(twins) == 1:
+            return info.bot
+        if sum(v.version == info.version for v in twins) == 1:
+            return f"{info.bot}@{info.version}" if info.version.startswith("v") else f"{info.bot}@v{info.version}"
+        return info.label
 
     def matches_of(self, version_id: int) -> list[MatchRecord]:
         return [m for m in self.matches if any(s.version_id == version_id for s in m.seats)]
