@@ -51,6 +51,7 @@ def store_entries(home: LadderHome) -> list[str]:
     return sorted(p.name for p in store.iterdir()) if store.exists() else []
 
 
+@pytest.mark.slow
 @pytest.mark.needs_bot_sandbox
 @needs_build_sandbox
 @needs_gcc
@@ -83,6 +84,7 @@ def test_the_c_example_is_built_once_validated_submitted_and_rated_in_a_tourname
     assert logs and all("example-c: elfer-raus, a new match" in entry["stderr"] for entry in logs)
 
 
+@pytest.mark.slow
 @pytest.mark.needs_bot_sandbox
 @needs_build_sandbox
 @needs_game

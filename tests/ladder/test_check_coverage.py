@@ -5,6 +5,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
+
 from ladder.botstore import check_schedule
 from ladder.check_cache import check_key
 from ladder.sandbox import SandboxLimits, default_layers
@@ -47,6 +49,7 @@ def test_a_passing_bot_played_every_seat_against_cheap_opponents(tmp_path: Path)
     assert seats == [(size, seat) for size in range(2, 7) for seat in range(size)]
 
 
+@pytest.mark.slow
 @needs_elfer_raus
 def test_submit_after_validate_does_not_play_the_same_check_again(tmp_path: Path) -> None:
     path = bot_file(tmp_path, "steady", "        return legal_actions[0]")
