@@ -379,6 +379,7 @@ def test_an_allowed_package_is_importable_and_nothing_else(home: Path) -> None:
     assert refused.returncode == 2 and "not installed here" in refused.stderr and "Traceback" not in refused.stderr
 
 
+@pytest.mark.slow
 def test_the_check_and_the_tournament_look_the_same_to_a_bot(home: Path) -> None:
     """A sleeper fingerprints what it sees in the check; in `ladder run` it finds the very same view."""
     probe = write(home, "fingerprint", FINGERPRINT)
@@ -418,6 +419,7 @@ def stored(home: Path) -> tuple[dict[int, tuple[str, str]], list[dict[str, objec
     return matches, seats
 
 
+@pytest.mark.slow
 def test_hostile_bots_in_a_real_tournament_hurt_only_themselves(home: Path) -> None:
     """Thread hog, busy and memfd sleepers next to honest bots: every match recorded, the honest ones untouched."""
     counting = write(home, "counting", SLEEPER + "\nclass Counting(_Base):\n    name = 'counting'\n\nBOT = Counting\n")
