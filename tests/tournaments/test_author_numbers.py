@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import os
 import re
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -118,3 +119,38 @@ def test_play_names_a_bot_file_by_its_name_and_keeps_its_failures_whole(tiny: Pa
     assert run.returncode == 0, run.stderr
     row = next(line for line in run.stdout.splitlines() if "crashy" in line)
     assert str(tiny) not in row and "exception 2" in row, run.stdout
+
+
+@pytest.mark.slow
+@pytest.mark.skipif("elfer-raus" not in game_ids(), reason="elfer-raus is not registered")
+def test_with_a_new_version_every_count_stays_within_the_schedule_and_every_score_inside_its_interval(
+        tiny: Path, tmp_path: Path) -> None:
+    """A real database: a tournament resumed after a new version of one of its bots was submitted."""
+    where = tmp_path / "copy"
+    shutil.copytree(tiny, where, ignore=shutil.ignore_patterns("report"))
+    (where / "crashy.py").write_text(CRASHY.replace('name = "failure-prone-bot"', 'name = "failure-prone-bot"\n'
+                                                    '    version = "2"'))
+    assert ladder("submit", "crashy.py", "--db", "plain.db", "--matches", "1", cwd=where).returncode == 0
+    resumed = ladder("run", "tiny.toml", "--no-progress", "--json", "--db", "plain.db", cwd=where)
+    assert resumed.returncode == 0, resumed.stderr
+    summary = json.loads(resumed.stdout)
+    assert summary["played_now"] == 8 and summary["recorded"] <= summary["scheduled"], summary
+
+    listed = json.loads(ladder("tournaments", "--json", "--db", "plain.db", cwd=where).stdout)
+    for tournament in listed:
+        assert tournament["played"] + tournament["skipped"] <= tournament["scheduled"], tournament
+    assert listed[0]["older_versions"] == 8
+
+    rankings = json.loads(ladder("rankings", "--json", "--db", "plain.db", cwd=where).stdout)
+    for row in rankings["overall"]:
+        low, high = row["score_interval"]
+        assert low <= row["score"] <= high, row
+    human = ladder("rankings", "--db", "plain.db", cwd=where).stdout
+    assert "failure-prone-bot over failure-prone-bot" not in human
+    assert "failure-prone-bot " not in " ".join(line for line in human.splitlines() if "least certain" in line)
+
+    report = ladder("report", "--db", "plain.db", cwd=where)
+    assert report.returncode == 0, report.stderr
+    page = next((where / "results" / "report" / "tournaments").glob("*.html")).read_text()
+    done, scheduled = map(int, re.search(r"(\d+) of (\d+) scheduled matches done", page).groups())
+    assert done <= scheduled and done == summary["recorded"], (done, scheduled, summary)
