@@ -76,6 +76,8 @@ def tiny(tmp_path_factory: pytest.TempPathFactory) -> Path:
     run = ladder("run", "tiny.toml", "--no-progress", "--db", str(where / "plain.db"), cwd=where)
     assert run.returncode == 0, run.stderr
     assert "tournament tiny #1: complete" in run.stdout
+    # the summary counts what the progress bar counts: every match the run finished, then how each ended
+    assert re.search(r"12 of 12 matches recorded; this run finished 12 in .*\): played 12\b", " ".join(run.stdout.split()))
     return where
 
 
