@@ -29,7 +29,7 @@ from dataclasses import dataclass
 from statistics import NormalDist
 from typing import TypeVar
 
-from ladder.ratings import RatingSet, Standing
+from ladder.ratings.trueskill_model import RatingSet, Standing
 
 CONFIDENCE = 0.95
 INDIFFERENCE = 1.0  # in mu points: beta is 25/6, so a gap of 1 is about a 57% chance of winning a duel
@@ -182,7 +182,7 @@ class OverallInterval:
 def overall_intervals(rated: RatingSet, samples: int = SAMPLES // 4, seed: int = SAMPLE_SEED,
                       interval: float = INTERVAL) -> dict[int, OverallInterval]:
     """The central ``interval`` of each bot's overall score (mean share of a pool's others it is above, over
-    the pools it played, as :func:`ladder.ratings.overall` counts it) when every pool's skills are drawn from
+    the pools it played, as :func:`ladder.ratings.across_pools.overall` counts it) when every pool's skills are drawn from
     its ratings."""
     rng = random.Random(seed)
     pools = rated.pools()

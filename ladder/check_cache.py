@@ -1,6 +1,6 @@
 """Passed submission checks, remembered so that ``ladder submit`` right after ``ladder validate`` does not play again.
 
-An entry is written only by the ladder's own process, after :func:`ladder.botstore.check_bot` passed, under
+An entry is written only by the ladder's own process, after :func:`ladder.seats.botstore.check_bot` passed, under
 ``results/checks/`` (the ladder's folder, next to its database and bot store; a bot runs sandboxed and cannot
 write there). Its file name is the SHA-256 of everything the verdict depends on (:class:`CheckKey`):
 
@@ -10,7 +10,7 @@ write there). Its file name is the SHA-256 of everything the verdict depends on 
 - the limits, the sandbox layers and the number of matches of the check.
 
 ``submit`` reads the files once, hashes them, and registers them only if they still have that hash
-(:func:`ladder.botstore.register` refuses files that changed since), so an author cannot pass the check with
+(:func:`ladder.seats.botstore.register` refuses files that changed since), so an author cannot pass the check with
 one file and register another. What an author could forge by writing into ``results/`` they could as well
 write into the database itself: the cache asks for no trust beyond that folder's.
 """
@@ -29,10 +29,11 @@ from pathlib import Path
 from typing import Any
 
 from engine import game_ids
-from ladder.botstore import CheckReport, check_name, claimed_games
 from ladder.paths import results_dir
-from ladder.sandbox import BotInfo, SandboxLimits
-from ladder.submission import MANIFEST_FILE, content_hash, read_manifest
+from ladder.sandbox.limits import SandboxLimits
+from ladder.sandbox.process import BotInfo
+from ladder.sandbox.submission import MANIFEST_FILE, content_hash, read_manifest
+from ladder.seats.botstore import CheckReport, check_name, claimed_games
 
 CACHE_FOLDER = "checks"
 _PACKAGES = ("engine", "bots", "ladder")

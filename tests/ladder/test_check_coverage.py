@@ -7,10 +7,11 @@ from pathlib import Path
 
 import pytest
 
-from ladder.botstore import check_schedule
 from ladder.check_cache import check_key
-from ladder.sandbox import SandboxLimits, default_layers
-from ladder.submission import read_files
+from ladder.sandbox.layers import default_layers
+from ladder.sandbox.limits import SandboxLimits
+from ladder.sandbox.submission import read_files
+from ladder.seats.botstore import check_schedule
 from tests.ladder.test_author_tools import bot_file, ladder, needs_elfer_raus, sandbox_or_skip
 
 LAST_SEAT_BUG = ("        if self.match.num_players >= 3 and self.match.seat == self.match.num_players - 1:\n"

@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
-from ladder.certainty import overall_intervals
-from ladder.ratings import RatingSet, Standing, overall
+from ladder.ratings.across_pools import overall
+from ladder.ratings.certainty import overall_intervals
+from ladder.ratings.trueskill_model import RatingSet, Standing
 
 
 def standing(pool: str, version: int, mu: float, sigma: float) -> Standing:
