@@ -11,9 +11,16 @@ def results_dir() -> Path:
     return Path(os.environ.get("LADDER_RESULTS", "results"))
 
 
+def as_db_url(value: str) -> str:
+    """A database as ``--db`` or ``$LADDER_DB`` gives it: an SQLAlchemy URL, or a plain path of an SQLite file."""
+    if "://" in value or value.startswith("sqlite:"):
+        return value
+    return f"sqlite:///{Path(value).expanduser()}"
+
+
 def default_db_url() -> str:
-    """``$LADDER_DB`` (any SQLAlchemy URL), or SQLite at ``results/ladder.db``."""
+    """``$LADDER_DB`` (any SQLAlchemy URL, or a path), or SQLite at ``results/ladder.db``."""
     url = os.environ.get("LADDER_DB")
     if url:
-        return url
+        return as_db_url(url)
     return f"sqlite:///{results_dir() / 'ladder.db'}"

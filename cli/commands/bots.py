@@ -17,7 +17,7 @@ from ladder.text import clean_text
 
 
 def bots(
-    db: Annotated[str | None, typer.Option("--db", help="Database URL (default $LADDER_DB or results/ladder.db).")] = None,
+    db: Annotated[str | None, typer.Option("--db", help="Database: an SQLAlchemy URL or an SQLite file's path (default $LADDER_DB or results/ladder.db).")] = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print the list as JSON.")] = False,
 ) -> None:
     """List the built-in bots, the bots registered with `ladder submit`, and bots offered by installed packages."""

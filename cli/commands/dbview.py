@@ -19,7 +19,7 @@ from sqlmodel import Session, col, select
 from cli.commands.tables import phrase_lines
 from ladder.errors import UserError
 from ladder.matches.statuses import FailureReason
-from ladder.paths import default_db_url
+from ladder.paths import as_db_url, default_db_url
 from ladder.seats.botref import BotRef
 from ladder.store.database import session_for
 from ladder.store.tables import BotRow, BotVersionRow, MatchRow, TournamentRow
@@ -27,13 +27,13 @@ from ladder.text import clean_text
 
 DbOption = Annotated[
     str | None,
-    typer.Option("--db", metavar="URL", help="Database URL (default: $LADDER_DB or sqlite:///results/ladder.db)."),
+    typer.Option("--db", metavar="DB", help="Database: an SQLAlchemy URL or an SQLite file's path (default: $LADDER_DB or results/ladder.db)."),
 ]
 
 
 def check_database_exists(url: str | None) -> None:
     """A read-only command never creates a database: a SQLite file that is not there is one clear line."""
-    shown = url or default_db_url()
+    shown = as_db_url(url) if url else default_db_url()
     try:
         parsed = make_url(shown)
     except (ArgumentError, ValueError):
@@ -76,6 +76,25 @@ class VersionName:
 def version_names(session: Session) -> dict[int, VersionName]:
     rows = session.exec(select(BotVersionRow, BotRow).join(BotRow, col(BotRow.id) == col(BotVersionRow.bot_id))).all()
     return {v.id: VersionName(v.id, b.name, v.version, v.content_hash) for v, b in rows if v.id is not None}
+
+
+def distinct_labels(names: dict[int, VersionName]) -> dict[int, str]:
+    """A label per version that tells two versions of one bot apart: ``dumper`` while it has one version,
+    ``dumper@v2`` when the version labels differ, ``dumper@1a2b3c4d`` (its hash) when they do not."""
+    by_bot: dict[str, list[VersionName]] = {}
+    for name in names.values():
+        by_bot.setdefault(name.bot, []).append(name)
+    labels = {}
+    for bot, versions in by_bot.items():
+        tags = [v.version for v in versions]
+        for v in versions:
+            if len(versions) == 1:
+                labels[v.version_id] = bot
+            elif tags.count(v.version) == 1:
+                labels[v.version_id] = f"{bot}@{v.version}" if v.version.startswith("v") else f"{bot}@v{v.version}"
+            else:
+                labels[v.version_id] = v.label
+    return labels
 
 
 def latest_version_ids(session: Session) -> set[int]:

@@ -22,6 +22,7 @@ from cli.commands.dbview import (
     version_names,
     versions_of,
 )
+from cli.commands.rankings import tournament_id
 from ladder.matches.summary import ordinal
 from ladder.store.tables import MatchRow, SeatResultRow
 from ladder.text import clean_text
@@ -35,7 +36,7 @@ if TYPE_CHECKING:
 def matches(
     bot: Annotated[str | None, typer.Option("--bot", help="Only matches of this bot (name, or name@hash).")] = None,
     game: Annotated[str | None, typer.Option("--game", help="Only matches of this game.")] = None,
-    tournament: Annotated[int | None, typer.Option("--tournament", help="Only matches of this tournament id.")] = None,
+    tournament: Annotated[str | None, typer.Option("--tournament", metavar="T", help="Only matches of this tournament (id, or name: its latest run; see `ladder tournaments`).")] = None,
     status: Annotated[str | None, typer.Option("--status", help="played, skipped, error or voided (a host fault: played again by the next run).")] = None,
     limit: Annotated[int, typer.Option("--limit", "-n", min=1, help="How many (newest first).")] = 30,
     db: DbOption = None,
@@ -43,7 +44,8 @@ def matches(
 ) -> None:
     """List recorded matches, newest first: seats with bot, rank and score, status and time."""
     with database(db) as session:
-        rows = _newest_matches(session, bot, game, tournament, status, limit)
+        wanted = None if tournament is None else tournament_id(session, tournament)
+        rows = _newest_matches(session, bot, game, wanted, status, limit)
         seats = _seats_by_match(session, [row[0] for row in rows])
         names = version_names(session)
         tournaments = tournament_names(session)

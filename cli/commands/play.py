@@ -11,6 +11,7 @@ from collections.abc import Callable, Iterable
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
 from multiprocessing.queues import Queue
+from pathlib import Path
 from typing import Annotated, Any
 
 import typer
@@ -30,12 +31,27 @@ from ladder.sandbox.submission import Submission
 from ladder.seats.players import PlayerPool, is_builtin
 
 
+def short_label(ref: str) -> str:
+    """How a bot is named in the tables: a file or folder by its name without the path and ``.py``."""
+    if "/" in ref or ref.endswith(".py"):
+        path = Path(ref.rstrip("/"))
+        return path.stem if path.suffix == ".py" else (path.name or ref)
+    return ref
+
+
 def seat_labels(bots: list[str]) -> list[str]:
-    """Labels that tell apart the same bot named twice: ``random#1``, ``random#2``."""
-    counts = {name: bots.count(name) for name in bots}
+    """Short labels that tell apart the same bot named twice (``random#1``, ``random#2``); a bot file is
+    named by its file name (``crashy`` for ``/home/me/bots/crashy.py``), unless another bot would then
+    share its label (a file ``random.py`` beside the built-in ``random``): then by its path as given."""
+    shorts = {ref: short_label(ref) for ref in bots}
+    owners: dict[str, set[str]] = {}
+    for ref, short in shorts.items():
+        owners.setdefault(short, set()).add(ref)
+    names = [shorts[ref] if len(owners[shorts[ref]]) == 1 else ref for ref in bots]
+    counts = {name: names.count(name) for name in names}
     seen: dict[str, int] = {}
     labels = []
-    for name in bots:
+    for name in names:
         if counts[name] > 1:
             seen[name] = seen.get(name, 0) + 1
             labels.append(f"{name}#{seen[name]}")
@@ -275,16 +291,16 @@ def _summary_title(game: Game, options: dict, games: int, seed: int) -> str:
 def _bot_table(title: str, rows: list[dict[str, Any]], solitaire: bool) -> Table:
     """A row per bot: games, wins, score and rank (at a table) or the score's spread (in a solitaire), failures."""
     table = Table(title=title)
-    table.add_column("bot", no_wrap=True)
-    table.add_column("games", justify="right")
-    table.add_column("win rate" if solitaire else "wins", justify="right")
-    table.add_column("mean score", justify="right")
+    table.add_column("bot", overflow="fold")  # the only column that gives way at 80 columns: numbers stay whole
+    table.add_column("games", justify="right", no_wrap=True)
+    table.add_column("win rate" if solitaire else "wins", justify="right", no_wrap=True)
+    table.add_column("mean score", justify="right", no_wrap=True)
     if solitaire:
-        table.add_column("sd", justify="right")
-        table.add_column("min/median/max", justify="right")
+        table.add_column("sd", justify="right", no_wrap=True)
+        table.add_column("min/median/max", justify="right", no_wrap=True)
     else:
-        table.add_column("mean rank", justify="right")
-    table.add_column("failures")
+        table.add_column("mean rank", justify="right", no_wrap=True)
+    table.add_column("failures", no_wrap=True)
     for row in rows:
         table.add_row(*_bot_cells(row, solitaire))
     return table

@@ -18,7 +18,16 @@ from rich.table import Table
 from rich.text import Text
 from sqlmodel import Session, select
 
-from cli.commands.dbview import DbOption, VersionName, compact_table, database, latest_version_ids, version_names
+from cli.commands.dbview import (
+    DbOption,
+    VersionName,
+    compact_table,
+    database,
+    distinct_labels,
+    latest_version_ids,
+    version_names,
+)
+from cli.commands.tables import fit, label_column, number_column
 from ladder.errors import UserError
 from ladder.ratings import across_pools as ratings_across_pools
 from ladder.ratings import certainty
@@ -38,10 +47,11 @@ def _pool_title(pool: str, rated: RatingSet) -> str:
 
 
 def _column(table: Table, name: str) -> None:
+    """Bot names and versions wrap to what the numbers leave; numbers are never cut (:func:`fit`)."""
     if name in ("bot", "version"):
-        table.add_column(name, no_wrap=True)
+        label_column(table, name)
     else:
-        table.add_column(name, justify="right", min_width=min(len(name), 6))
+        number_column(table, name)
 
 
 def pool_table(pool: str, rated: RatingSet, names: dict[int, VersionName], sure: PoolCertainty) -> Table:
@@ -113,7 +123,7 @@ def rankings_json(rated: RatingSet, names: dict[int, VersionName], pools: Iterab
                   sure: dict[str, PoolCertainty] | None = None, spread: dict[int, OverallInterval] | None = None) -> dict[str, Any]:
     """The tables as JSON; ``sure`` and ``spread`` (the certainty, at the defaults when not given)."""
     pools = list(pools)
-    labels = {version: name.bot for version, name in names.items()}
+    labels = distinct_labels(names)
     sure = sure or {pool: certainty.assess(rated.table(pool), pool, names=labels) for pool in pools}
     spread = spread or certainty.overall_intervals(rated)
 
@@ -203,7 +213,7 @@ def print_rankings(session: Session, games: list[str] | None = None, console: Co
     from ladder.ratings import certainty
 
     names = version_names(session)
-    labels = {version: name.bot for version, name in names.items()}
+    labels = distinct_labels(names)
     sure = {pool: certainty.assess(rated.table(pool), pool, confidence, certainty.INDIFFERENCE if indifference is None
                                    else indifference, labels) for pool in pools}
     show_overall = (games is None) if overall is None else (overall and len(rated.pools()) > 1)
@@ -212,10 +222,10 @@ def print_rankings(session: Session, games: list[str] | None = None, console: Co
         print(json.dumps(rankings_json(rated, names, pools, sure, spread), indent=2))
         return
     for pool in pools:
-        console.print(pool_table(pool, rated, names, sure[pool]))
+        console.print(fit(pool_table(pool, rated, names, sure[pool]), console.width))
         console.print(verdict_line(sure[pool]), highlight=False)
     if show_overall:
-        console.print(overall_table(rated, names, spread))
+        console.print(fit(overall_table(rated, names, spread), console.width))
     console.print(_rated_note(rated, fresh, scope), style="dim", highlight=False)
 
 

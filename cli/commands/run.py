@@ -92,10 +92,12 @@ def _print_report(console: Console, report: RunReport) -> None:
     for label, reason in report.benched.items():
         console.print(f"benched {label}: {clean_text(reason, one_line=True)}", style="yellow", highlight=False, markup=False)
     rate = report.played_now / report.seconds if report.seconds else 0.0
+    finished = report.played_now + report.skipped_now + report.errors_now + report.voided_now  # the progress bar's count
     console.print(
         f"tournament {report.name} #{report.tournament_id}: {report.state}, {report.recorded} of {report.scheduled} "
-        f"matches recorded; this run played {report.played_now} in {report.seconds:.0f} s ({rate:.1f}/s, "
+        f"matches recorded; this run finished {finished} in {report.seconds:.0f} s ({rate:.1f} played/s, "
         f"{report.workers} worker{'s' if report.workers != 1 else ''}" + (f" on Dask at {report.scheduler}" if report.backend == "dask" else "") + ")"
+        + f": played {report.played_now}"
         + (f", skipped {report.skipped_now}" if report.skipped_now else "")
         + (f", {report.errors_now} errors" if report.errors_now else "")
         + (f", {report.voided_now} voided for a host fault (run again to replay them)" if report.voided_now else "")

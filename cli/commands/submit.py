@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import sys
+import time
 from typing import Annotated, Any
 
 import typer
@@ -12,10 +13,12 @@ from rich.markup import escape
 
 from ladder.errors import UserError
 from ladder.sandbox.build import BuildLimits
-from ladder.sandbox.layers import require_layers
+from ladder.sandbox.layers import default_layers, require_layers
 from ladder.sandbox.limits import SandboxLimits
 from ladder.sandbox.packages import allowed_packages
+from ladder.sandbox.submission import read_files
 from ladder.seats.botstore import CheckReport, check_bot, register
+from ladder.seats.check_cache import Reused, check_key, recall, remember
 from ladder.text import clean_text
 
 PathArgument = Annotated[str, typer.Argument(metavar="PATH", help="The bot: a .py file, or a folder with bot.py or bot.toml.")]
@@ -35,15 +38,25 @@ BUILD_DEFAULTS = BuildLimits()
 
 def _run_check(path: str, name: str | None, move_seconds: float, match_seconds: float, memory_mb: int,
                matches: int, require_layer: list[str] | None, as_json: bool, packages: list[str] | None = None,
-               build_seconds: float = BUILD_DEFAULTS.seconds) -> CheckReport:
-    if require_layer:
-        require_layers(require_layer)
+               build_seconds: float = BUILD_DEFAULTS.seconds, reuse: bool = False) -> tuple[CheckReport, Reused | None]:
+    """The check of the bot at ``path``: a passed one of the same files and limits when ``reuse``, else played now.
+
+    A check that passes is remembered either way (:mod:`ladder.seats.check_cache`), so `validate` then `submit` plays once.
+    """
+    layers = require_layers(require_layer) if require_layer else default_layers()
     limits = SandboxLimits(move_seconds=move_seconds, match_seconds=match_seconds, memory_mb=memory_mb,
                            packages=allowed_packages(packages or ()))
+    key = check_key(read_files(path), limits, layers, matches)
+    if reuse:
+        found = recall(key, path, name)
+        if found is not None:
+            return found.report, found
     out = Console()
     progress = None if as_json else (lambda message: out.print(f"[dim]  {escape(message)}[/dim]", highlight=False))
-    return check_bot(path, name=name, limits=limits, matches_per_table=matches, progress=progress,
-                     build_limits=BuildLimits(seconds=build_seconds))
+    report = check_bot(path, name=name, limits=limits, matches_per_table=matches, progress=progress,
+                       build_limits=BuildLimits(seconds=build_seconds))
+    remember(key, report)
+    return report, None
 
 
 def _shown(text: str) -> str:
@@ -114,8 +127,8 @@ def validate(
     build_seconds: BuildOption = BUILD_DEFAULTS.seconds,
 ) -> None:
     """Check a bot in the sandbox (it loads, claims real games, plays a few matches of each within the limits); register nothing."""
-    report = _run_check(path, name, move_seconds, match_seconds, memory_mb, matches, require_layer, as_json, allow_package,
-                        build_seconds)
+    report, _ = _run_check(path, name, move_seconds, match_seconds, memory_mb, matches, require_layer, as_json,
+                           allow_package, build_seconds)
     if as_json:
         _json(report)
         if not report.ok:
@@ -130,7 +143,7 @@ def validate(
 def submit(
     path: PathArgument,
     name: NameOption = None,
-    db: Annotated[str | None, typer.Option("--db", help="Database URL (default $LADDER_DB or results/ladder.db).")] = None,
+    db: Annotated[str | None, typer.Option("--db", help="Database: an SQLAlchemy URL or an SQLite file's path (default $LADDER_DB or results/ladder.db).")] = None,
     move_seconds: MoveOption = DEFAULTS.move_seconds,
     match_seconds: MatchOption = DEFAULTS.match_seconds,
     memory_mb: MemoryOption = DEFAULTS.memory_mb,
@@ -141,8 +154,8 @@ def submit(
     build_seconds: BuildOption = BUILD_DEFAULTS.seconds,
 ) -> None:
     """Check a bot in the sandbox, copy it into the bot store and register it (a changed file is a new version)."""
-    report = _run_check(path, name, move_seconds, match_seconds, memory_mb, matches, require_layer, as_json, allow_package,
-                        build_seconds)
+    report, reused = _run_check(path, name, move_seconds, match_seconds, memory_mb, matches, require_layer, as_json,
+                                allow_package, build_seconds, reuse=True)
     if not report.ok:
         if as_json:
             _json(report)
@@ -151,12 +164,16 @@ def submit(
         raise UserError(f"{path} was not registered: {report.problem}")
     registration = register(report, db)
     if as_json:
-        _json(report, {"registered": {"name": registration.name, "version": registration.version,
+        _json(report, {"check_reused": reused is not None, "registered": {"name": registration.name, "version": registration.version,
                                       "content_hash": registration.content_hash, "store_path": registration.store_path,
                                       "new": registration.created, "versions": registration.version_count}})
         return
     _show(report)
     console = Console()
+    if reused is not None:
+        when = time.strftime("%Y-%m-%d %H:%M:%S", time.localtime(reused.checked_at))
+        console.print(f"[green]✓[/green] these files passed this check at {when} (same content hash, ladder and "
+                      "limits): not played again", highlight=False)
     if registration.created:
         console.print(
             f"[green]registered[/green] {escape(registration.name)} version {escape(registration.version)} "

@@ -181,16 +181,18 @@ class OverallInterval:
 
 def overall_intervals(rated: RatingSet, samples: int = SAMPLES // 4, seed: int = SAMPLE_SEED,
                       interval: float = INTERVAL) -> dict[int, OverallInterval]:
-    """The central ``interval`` of each bot's overall score (mean share of a pool's others it is above,
-    a pool it did not play counting 0) when every pool's skills are drawn from its ratings."""
+    """The central ``interval`` of each bot's overall score (mean share of a pool's others it is above, over
+    the pools it played, as :func:`ladder.ratings.across_pools.overall` counts it) when every pool's skills are drawn from
+    its ratings."""
     rng = random.Random(seed)
     pools = rated.pools()
     versions = sorted({v for table in rated.standings.values() for v in table})
+    played = {v: sum(1 for pool in pools if v in rated.standings[pool]) for v in versions}
     scores: dict[int, list[float]] = {v: [] for v in versions}
     for _ in range(samples):
         total = _drawn_share_totals(rng, rated, pools, versions)
         for version in versions:
-            scores[version].append(total[version] / len(pools) if pools else 0.0)
+            scores[version].append(total[version] / played[version] if played[version] else 0.0)
     return {version: OverallInterval(version, *_central(values, interval)) for version, values in scores.items()}
 
 

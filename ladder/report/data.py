@@ -14,7 +14,7 @@ from __future__ import annotations
 import json
 import math
 import re
-from collections import defaultdict
+from collections import Counter, defaultdict
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from datetime import datetime
@@ -161,8 +161,32 @@ class ReportData:
     history: list[HistoryPoint] = field(default_factory=list)
 
     def name(self, version_id: int) -> str:
+        """The bot's name, with its version (or short hash) when the report holds another version of it."""
         info = self.versions.get(version_id)
-        return info.bot if info else f"#{version_id}"
+        if info is None:
+            return f"#{version_id}"
+        twins = [v for v in self.versions.values() if v.bot == info.bot]
+        if len(twins) == 1:
+            return info.bot
+        if sum(v.version == info.version for v in twins) == 1:
+            return f"{info.bot}@{info.version}" if info.version.startswith("v") else f"{info.bot}@v{info.version}"
+        return info.label
+
+    def tournament_statuses(self, tournament_id: int) -> Counter[str]:
+        """A tournament's matches by status, as ``ladder tournaments`` counts them: a match with a version of one
+        of its bots older than that bot's latest counts as "older versions" (a new version has its own matches to
+        play), so that played + skipped never exceeds what the schedule asks for now."""
+        latest: dict[str, int] = {}
+        for version in self.versions.values():
+            latest[version.bot] = max(latest.get(version.bot, 0), version.version_id)
+        counts: Counter[str] = Counter()
+        for match in self.matches:
+            if match.tournament_id != tournament_id:
+                continue
+            older = any(s.version_id in self.versions and latest[self.versions[s.version_id].bot] != s.version_id
+                        for s in match.seats)
+            counts["older versions" if older else match.status] += 1
+        return counts
 
     def matches_of(self, version_id: int) -> list[MatchRecord]:
         return [m for m in self.matches if any(s.version_id == version_id for s in m.seats)]

@@ -142,7 +142,7 @@ def _write_tournaments(writer: _Writer) -> None:
     data = writer.data
     for tournament in data.tournaments.values():
         matches = [m for m in data.matches if m.tournament_id == tournament.tournament_id]
-        statuses = Counter(m.status for m in matches)
+        statuses = data.tournament_statuses(tournament.tournament_id)
         by_pool = Counter(m.pool for m in matches)
         writer.page(tournament.page, "tournament.html", tournament=tournament, matches=matches, statuses=statuses,
                     by_pool=sorted(by_pool.items()))

@@ -76,6 +76,7 @@ class BotProcess(BotLaunch):
         self.seq = 0
         self.buffer = bytearray()
         self.stderr: StderrTail | None = None
+        self.stderr_mark = 0  # StderrTail.total when the current match began: its failures show only what came after
         self.work_dir: str | None = None
         self.dead = False
         self.think_seconds = 0.0  # time the bot was given to answer, over the process's life
@@ -462,9 +463,10 @@ class BotProcess(BotLaunch):
         raise BotFailure(reason, detail, self.stderr_tail())
 
     def stderr_tail(self) -> str:
+        """The end of what the bot wrote in its current match (see :attr:`stderr_mark`)."""
         if self.stderr is None:
             return ""
-        return self.stderr.text(self.limits.stderr_lines)
+        return self.stderr.since(self.stderr_mark, self.limits.stderr_lines)
 
     # -- accounting and the end -----------------------------------------------------------------
     def cpu_seconds_used(self) -> float | None:

@@ -296,8 +296,13 @@ class SandboxedPlayer:
 
     # -- the Bot API ---------------------------------------------------------------------------
     def start(self, match: MatchStart) -> None:
+        started = self.pool.started
         self.process = self.pool._checkout(self.ref, self.submission, self.deal)
-        self.stderr_mark = self.process.stderr.total if self.process.stderr is not None else 0
+        # this match's stderr: all of a process started for it (what it printed while loading too), else what
+        # comes after the matches it played before
+        fresh = self.pool.started != started
+        self.stderr_mark = 0 if fresh or self.process.stderr is None else self.process.stderr.total
+        self.process.stderr_mark = self.stderr_mark  # its failures in this match show this match's stderr only
         info = self.process.info
         assert info is not None
         if not info.plays(match.game):

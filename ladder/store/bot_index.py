@@ -13,13 +13,13 @@ from typing import Any
 from sqlmodel import select
 
 from bots.registry import bot_names
-from ladder.paths import default_db_url
+from ladder.paths import as_db_url, default_db_url
 from ladder.store.database import session_for
 from ladder.store.tables import BotRow, BotVersionRow
 
 
 def _database_exists(db_url: str | None) -> bool:
-    url = db_url or default_db_url()
+    url = as_db_url(db_url) if db_url else default_db_url()
     if url.startswith("sqlite:///") and url != "sqlite:///:memory:":
         return Path(url.removeprefix("sqlite:///")).exists()
     return True

@@ -19,7 +19,7 @@ from sqlalchemy.exc import OperationalError, SQLAlchemyError
 from sqlmodel import Session, SQLModel, create_engine, select
 
 from ladder.errors import UserError
-from ladder.paths import default_db_url
+from ladder.paths import as_db_url, default_db_url
 from ladder.store.migrations import SCHEMA_VERSION, UPGRADABLE_FROM, _add_columns
 from ladder.store.tables import SchemaInfo
 
@@ -36,7 +36,7 @@ def _sqlite_pragmas(dbapi_connection: Any, _record: Any) -> None:
 
 def make_engine(url: str | None = None) -> Engine:
     """An SQLAlchemy engine for ``url`` (default: ``$LADDER_DB`` or ``results/ladder.db``)."""
-    url = url or default_db_url()
+    url = as_db_url(url) if url else default_db_url()
     if url.startswith("sqlite:///") and url != "sqlite:///:memory:":
         path = Path(url.removeprefix("sqlite:///"))
         folder = path.parent

@@ -60,6 +60,7 @@ def test_thumb_is_clearly_better_than_random() -> None:
     assert mean_score(BowlingThumbBot, seeds) >= mean_score(RandomBot, seeds) + 12.0
 
 
+@pytest.mark.slow
 def test_search_beats_thumb() -> None:
     """Over the same 8 seeds the look-ahead bot scores far above the rule of thumb
     (the gap over 1,000 seeds is 87 pins, and thumb scored more on 1 seed in 1,000; here it must be at least 40)."""

@@ -10,6 +10,8 @@ from __future__ import annotations
 import json
 import random
 
+import pytest
+
 from bots.base import Bot, MatchStart
 from bots.elevenses import ElevensesSearchBot, ElevensesThumbBot
 from bots.random_bot import RandomBot
@@ -97,6 +99,7 @@ def test_thumb_is_clearly_better_than_random() -> None:
     assert win_rate(ElevensesThumbBot, RandomBot, 4, 40) >= 0.7
 
 
+@pytest.mark.slow
 def test_search_beats_thumb_head_to_head() -> None:
     """Search wins most two-player games against thumb (see the module docstring for 1,000 games)."""
     assert win_rate(ElevensesSearchBot, ElevensesThumbBot, 2, 40) > 0.55

@@ -39,6 +39,7 @@ def shell_bot(where: Path, script: str, games: str = '["elfer-raus"]') -> Path:
     return folder
 
 
+@pytest.mark.slow
 @needs_sandbox
 @needs_node
 @needs_game

@@ -153,6 +153,7 @@ def seats_of(home: LadderHome, bot: str) -> list[tuple[dict[str, object], dict[s
     return [(match, seat) for match in home.matches() for seat in match["seats"] if seat["bot"] == bot]
 
 
+@pytest.mark.slow
 def test_cpu_clock_ignores_a_busy_host_but_stops_a_bot_over_its_cpu_time(home: LadderHome) -> None:
     """0.6 s of CPU a move under move_seconds = 1 with four CPU hogs beside the run: never a loss on time;
     1.5 s a move: a loss on time, for CPU time.
@@ -186,6 +187,7 @@ def test_cpu_clock_ignores_a_busy_host_but_stops_a_bot_over_its_cpu_time(home: L
         assert "of CPU time on one move" in str(seat["detail"]) and "its limit: 1 s" in str(seat["detail"]), seat
 
 
+@pytest.mark.slow
 def test_a_starved_bot_voids_the_match_and_a_sleeping_bot_loses_on_wall_time(home: LadderHome) -> None:
     """SIGSTOP from outside while the bot thinks: voided (shown by `ladder matches`), never counted, replayed by
     the next run. A bot that sleeps past the wall-clock cap: a loss on time, for wall-clock time."""

@@ -91,6 +91,7 @@ def check_revealed_deals(home: LadderHome, tournament: dict) -> DealSecret:
 # ---- sealed deals ----------------------------------------------------------------------------------------
 
 
+@pytest.mark.slow
 @pytest.mark.needs_bot_sandbox
 def test_a_bot_that_imports_the_engine_cannot_reconstruct_any_deal(home: LadderHome) -> None:
     public_seed, gpp = 424242, 3
@@ -135,6 +136,7 @@ def test_the_cracker_would_have_recovered_deals_dealt_from_the_public_seed() -> 
             assert deal_cracker.recover(GAME, 2, seat, {}, unrelated_bot_seed, state.observation(seat)) == old_deal_seed
 
 
+@pytest.mark.slow
 def test_the_same_deal_secret_deals_the_same_matches_and_a_fresh_one_does_not(tmp_path: Path) -> None:
     secret = "c0ffee" * 10 + "c0de"
     seeds = []
@@ -171,6 +173,7 @@ def test_the_check_deals_fresh_secret_seeds_every_time(home: LadderHome) -> None
     assert not set(seen[0]) & {1000 * players + index for players in range(1, 7) for index in range(50)}
 
 
+@pytest.mark.slow
 @pytest.mark.needs_bot_sandbox
 def test_a_sleeper_cannot_recognise_the_check_by_its_seeds(home: LadderHome) -> None:
     sys.path.insert(0, str(TRUST_BOTS.parent.parent.parent))
@@ -262,6 +265,7 @@ def test_terminal_escapes_from_a_bot_never_reach_the_terminal(home: LadderHome) 
 # ---- refusing to start ------------------------------------------------------------------------------------
 
 
+@pytest.mark.slow
 def test_run_requires_the_layers_it_is_asked_for(home: LadderHome) -> None:
     file = home.write_tournament("layers", {"seed": 1, "games": [GAME], "bots": ["random", "thumb"], "players": [2],
                                             "games_per_pairing": 1, "workers": 1})

@@ -98,3 +98,11 @@ def test_an_answer_with_other_json_types_is_an_illegal_move() -> None:
     for action in outcome.actions:
         assert same_json(action, json.loads(json.dumps(action)))
         assert "." not in json.dumps(action)
+
+
+def test_seat_labels_name_a_bot_file_by_its_name_not_its_path() -> None:
+    assert seat_labels(["/home/me/bots/crashy.py", "random"]) == ["crashy", "random"]
+    assert seat_labels(["bots/mine/", "random"]) == ["mine", "random"]
+    assert seat_labels(["a/crashy.py", "b/crashy.py"]) == ["a/crashy.py", "b/crashy.py"]  # two files, one name
+    assert seat_labels(["x/random.py", "random"]) == ["x/random.py", "random"]  # not mistaken for the built-in
+    assert seat_labels(["x/crashy.py", "x/crashy.py"]) == ["crashy#1", "crashy#2"]

@@ -78,6 +78,7 @@ def database_bots(site: Path) -> set[str]:
     return {row["bot"] for pool in data["pools"].values() for row in pool["table"]}
 
 
+@pytest.mark.slow
 def test_the_leaderboard_lists_every_bot_of_every_pool(site: Path, browser: Any) -> None:
     from selenium.webdriver.common.by import By
 
@@ -93,6 +94,7 @@ def test_the_leaderboard_lists_every_bot_of_every_pool(site: Path, browser: Any)
     assert_no_javascript_error(browser)
 
 
+@pytest.mark.slow
 def test_a_bot_page_shows_its_rating_plot(site: Path, browser: Any) -> None:
     from selenium.webdriver.common.by import By
 
@@ -109,6 +111,7 @@ def test_a_bot_page_shows_its_rating_plot(site: Path, browser: Any) -> None:
     assert_no_javascript_error(browser)
 
 
+@pytest.mark.slow
 def test_the_replay_viewer_steps_through_a_whole_match_and_shows_a_seat_view(site: Path, browser: Any) -> None:
     from selenium.webdriver.common.by import By
     from selenium.webdriver.support.ui import Select
@@ -151,6 +154,7 @@ def test_the_replay_viewer_steps_through_a_whole_match_and_shows_a_seat_view(sit
     assert_no_javascript_error(browser)
 
 
+@pytest.mark.slow
 def test_no_page_logs_a_javascript_error(site: Path, browser: Any) -> None:
     pages = [site / "index.html", *sorted((site / "pools").glob("*.html")), *sorted((site / "tournaments").glob("*.html")),
              *sorted((site / "bots").glob("*.html")), *sorted((site / "matches").glob("*.html"))[:6]]

@@ -47,3 +47,13 @@ def test_notes_break_between_phrases() -> None:
     assert all(len(line) <= 80 for line in lines)
     assert " ".join(lines).split() == NOTE.split()
     assert lines[0].endswith("tau 0),") and not any(line.endswith(("per", "the", "mu", "sigma 25/3,")) for line in lines)
+
+
+def test_two_versions_of_one_bot_get_distinct_labels() -> None:
+    from cli.commands.dbview import VersionName, distinct_labels
+
+    names = {1: VersionName(1, "dumper", "1", "aa" * 32), 2: VersionName(2, "dumper", "2", "bb" * 32),
+             3: VersionName(3, "random", "1", "cc" * 32), 4: VersionName(4, "twin", "1", "dd" * 32),
+             5: VersionName(5, "twin", "1", "ee" * 32)}
+    assert distinct_labels(names) == {1: "dumper@v1", 2: "dumper@v2", 3: "random", 4: "twin@dddddddd",
+                                      5: "twin@eeeeeeee"}

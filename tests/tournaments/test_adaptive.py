@@ -127,6 +127,7 @@ def coordinator(tmp_path: Path, name: str, workers: int, slow: str) -> tuple[sub
     return process, db_url, where / "ladder.db"
 
 
+@pytest.mark.slow
 def test_one_worker_two_workers_and_a_kill_minus_9_resume_end_with_the_same_matches(tmp_path: Path) -> None:
     results = {}
     for name, workers in (("one", 1), ("two", 2)):
@@ -148,6 +149,7 @@ def test_one_worker_two_workers_and_a_kill_minus_9_resume_end_with_the_same_matc
     assert stored_results(db_url) == results["one"]
 
 
+@pytest.mark.slow
 def test_the_adaptive_format_on_dask_plays_what_the_local_pool_plays(tmp_path: Path) -> None:
     """Through the CLI, on a real game with the known-order field: local pool and Dask local cluster."""
     pytest.importorskip("distributed")

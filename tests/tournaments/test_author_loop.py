@@ -139,6 +139,7 @@ def test_a_bot_failing_at_three_players_is_benched_there_only(played: Path) -> N
     assert tournaments[0]["benched"] == 1
 
 
+@pytest.mark.slow
 def test_a_new_version_plays_only_its_own_matches(played: Path) -> None:
     before = json.loads(ladder("tournaments", "--json", *db(played), cwd=played).stdout)
     write_flaky(played, broken=False)

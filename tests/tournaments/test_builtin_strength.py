@@ -19,6 +19,7 @@ QUICK = Path(__file__).resolve().parents[2] / "tournaments" / "quick.toml"
 CONTESTED = [g.id for g in all_games() if len(bots_for_game(g.id)) >= 2]
 
 
+@pytest.mark.slow
 @pytest.mark.skipif(not CONTESTED, reason="no registered game has a built-in bot besides random yet")
 def test_every_smarter_builtin_bot_ends_above_random(db_url: str) -> None:
     quick = load_tournament(QUICK)

@@ -29,7 +29,7 @@ def error_of(tmp_path: Path, text: str) -> str:
 
 
 def test_shipped_files_parse() -> None:
-    for name in ("quick.toml", "overnight.toml"):
+    for name in ("quick.toml", "overnight.toml", "showcase.toml"):
         config = load_tournament(HERE / name)
         assert config.games and config.seed >= 0
 
@@ -106,8 +106,8 @@ def test_missing_file_is_one_line(tmp_path: Path) -> None:
 
 def test_a_bare_name_finds_the_shipped_file_from_any_folder(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.chdir(tmp_path)
-    assert set(shipped_tournaments()) == {"quick", "overnight", "known-order"}
-    for name in ("quick", "quick.toml", "overnight", "known-order"):
+    assert set(shipped_tournaments()) == {"quick", "overnight", "known-order", "showcase"}
+    for name in ("quick", "quick.toml", "overnight", "known-order", "showcase"):
         found = tournament_file(name)
         assert found == HERE / f"{Path(name).stem}.toml"
     config = load_tournament("quick")

@@ -254,6 +254,7 @@ def test_a_scheduler_needs_the_dask_backend(toys, tmp_path: Path, monkeypatch) -
 # ---- on a cluster ------------------------------------------------------------------------------------------
 
 
+@pytest.mark.slow
 @pytest.mark.needs_bot_sandbox
 def test_dask_stores_exactly_what_the_local_pool_stores_even_when_a_worker_dies(toys, tmp_path: Path, monkeypatch) -> None:
     """The same file and seed on a local cluster the run starts itself: the same scores, ranks and action
@@ -302,6 +303,7 @@ def cluster(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Any, Pat
     local.close()
 
 
+@pytest.mark.slow
 @pytest.mark.needs_bot_sandbox
 def test_on_a_running_cluster_bots_are_shipped_and_a_killed_worker_costs_nothing(toys, cluster, tmp_path: Path, monkeypatch) -> None:
     """``--scheduler``: the run joins a cluster; the submitted bot's files reach the workers' own bot store,
@@ -365,6 +367,7 @@ def test_a_match_that_keeps_killing_workers_is_recorded_as_failed(toys, cluster,
     assert "died holding" in Path(report.log_path).read_text()
 
 
+@pytest.mark.slow
 def test_the_cli_runs_a_file_on_dask(tmp_path: Path) -> None:
     pytest.importorskip("distributed")
     (tmp_path / "tiny.toml").write_text('seed = 4\ngames = ["elfer-raus"]\nbots = ["random", "thumb"]\nplayers = [2]\n'
@@ -411,6 +414,7 @@ def stop(processes: list[subprocess.Popen]) -> None:
         process.wait(timeout=30)
 
 
+@pytest.mark.slow
 def test_losing_the_scheduler_stops_the_run_cleanly_and_the_same_run_resumes(toys, tmp_path: Path, monkeypatch) -> None:
     monkeypatch.setenv("LADDER_RESULTS", str(tmp_path / "results"))
     monkeypatch.setenv("TOY_SLOW_SECONDS", "0.02")
@@ -464,6 +468,7 @@ COORDINATOR = textwrap.dedent("""
 """)
 
 
+@pytest.mark.slow
 def test_a_killed_coordinator_takes_its_cluster_along_and_the_run_resumes(tmp_path: Path) -> None:
     psutil = pytest.importorskip("psutil")
     pytest.importorskip("distributed")

@@ -224,6 +224,7 @@ def wait_for_rows(db_path: Path, at_least: int, process: subprocess.Popen, limit
     raise AssertionError("the coordinator recorded too few matches in time")
 
 
+@pytest.mark.slow
 def test_resume_after_kill_minus_9_plays_exactly_the_missing_matches(toy, db_url: str, tmp_path: Path) -> None:
     db_path = tmp_path / "ladder.db"
     process = start_coordinator(db_url, tmp_path, slow="0.02")

@@ -20,6 +20,7 @@ def fewer_deals(text: str) -> str:
     return re.sub(r"^games_per_pairing = \d+", "games_per_pairing = 2", text, flags=re.M)
 
 
+@pytest.mark.slow
 def test_one_worker_two_workers_and_dask_store_the_same_matches_and_show_the_same_table(tmp_path: Path) -> None:
     pytest.importorskip("distributed")
     (tmp_path / "quick.toml").write_text(fewer_deals(QUICK.read_text()))

@@ -1,6 +1,6 @@
 """A sleeper: plays well for its first matches (the submission check), then sends a lone surrogate.
 
-From its ``SLEEP_MATCHES + 1``-th match in one process it writes, at its
+From its ``SLEEP_MATCHES + 1``-th two-player match in one process it writes, at its
 first decision, a reply frame of its own straight into the ladder's channel:
 an error report whose text holds lone surrogates (``"\\ud800"``), which JSON's
 parser accepts and no database can store. Before that it writes lines to its
@@ -15,7 +15,7 @@ import sys
 
 from ladder.bot import Bot
 
-SLEEP_MATCHES = 6  # the check plays fewer matches than this in one process
+SLEEP_MATCHES = 2  # the check plays this many two-player matches (--matches 1), the table sizes taking turns
 FORGED = "ladder.tournament INFO: tournament forged #1 complete: 999 of 999 matches recorded"
 _matches = 0
 
@@ -38,7 +38,7 @@ class SurrogateReply(Bot):
     def start(self, match):
         global _matches
         super().start(match)
-        _matches += 1
+        _matches += match.num_players == 2
 
     def act(self, observation, legal_actions):
         if _matches > SLEEP_MATCHES:
