@@ -107,6 +107,8 @@ def run(db_url: str | None, submission_id: int, matches: int, cap: int) -> Submi
             _fail(session, row, _shown(str(error), folder, row.filename))
             return SubmissionState.FAILED
         row.bot_name, row.content_hash, row.check_json = report.name, report.content_hash, _check_json(report)
+        session.add(row)
+        session.commit()  # no write transaction left open: the registration below writes through its own connection
         if not report.ok:
             _fail(session, row, _shown(report.problem, folder, row.filename), _shown(report.explanation, folder, row.filename))
             return SubmissionState.FAILED
@@ -114,6 +116,7 @@ def run(db_url: str | None, submission_id: int, matches: int, cap: int) -> Submi
         if refusal is not None:
             _fail(session, row, refusal)
             return SubmissionState.FAILED
+        session.commit()
         try:
             registration = register(report, db_url)
         except UserError as error:

@@ -178,21 +178,30 @@ def fair_share(candidates: Sequence[Candidate], seats: Mapping[int, int], size: 
     return chosen
 
 
-def plan_round(builder: RoundBuilder, field: Sequence[FieldEntry], rated: RatingSet, size: int) -> list[Candidate]:
-    """The next round (empty: every pool is settled, or nothing can be played)."""
+def plan_round(builder: RoundBuilder, field: Sequence[FieldEntry], rated: RatingSet, size: int,
+               passes: int = 4) -> list[Candidate]:
+    """The next round (empty: every pool is settled, or nothing can be played).
+
+    When the open pools' deals fill less than ``size`` matches (few bots), each open table is dealt again (up
+    to ``passes`` deals of it a round), so the workers are not left idle while the round is played.
+    """
     candidates: list[Candidate] = []
+    open_pools: list[tuple[str, list[FieldEntry]]] = []
     for pool, members in pools_of(field).items():
         placing = builder.placement(pool, members)
-        candidates.extend(placing if placing else builder.certainty_deals(pool, members, rated))
-    chosen = fair_share(candidates, builder.history.seats, size)
-    kept = {(c.pool, c.number) for c in chosen}
-    # the deal numbers of the candidates left out are given back, so that numbers stay dense per pool
-    for pool in {c.pool for c in candidates}:
-        used = [c.number for c in chosen if c.pool == pool]
-        builder.numbers[pool] = builder.history.deals.get(pool, 0)
-        for number in sorted(used):
-            builder.numbers[pool] = max(builder.numbers[pool], number + 1)
-    return [c for c in chosen if (c.pool, c.number) in kept]
+        if placing:
+            candidates.extend(placing)
+            continue
+        dealt = builder.certainty_deals(pool, members, rated)
+        if dealt:
+            candidates.extend(dealt)
+            open_pools.append((pool, members))
+    for _ in range(passes - 1):
+        if not open_pools or sum(len(c.matches) for c in candidates) >= size:
+            break
+        for pool, members in open_pools:
+            candidates.extend(builder.certainty_deals(pool, members, rated))
+    return fair_share(candidates, builder.history.seats, size)
 
 
 def history_from(rows: Sequence[tuple[str, int, bool, list[int]]], authors: Mapping[int, int]) -> History:

@@ -123,11 +123,12 @@ def _from_zip(data: bytes, budget: _Budget) -> dict[str, bytes]:
         with zipfile.ZipFile(io.BytesIO(data)) as archive:
             for info in archive.infolist():
                 budget.add_file()
-                mode = info.external_attr >> 16
+                mode = info.external_attr >> 16  # Unix mode bits, where the zip was made on Unix (0 elsewhere)
+                kind = stat.S_IFMT(mode)
                 if stat.S_ISLNK(mode):
                     raise UploadRefused(f"the archive entry {info.filename[:80]!r} is a link; a bot's folder must hold "
                                         "plain files only")
-                if mode and not (stat.S_ISREG(mode) or stat.S_ISDIR(mode)):
+                if kind and kind not in (stat.S_IFREG, stat.S_IFDIR):
                     raise UploadRefused(f"the archive entry {info.filename[:80]!r} is a device, FIFO or other special "
                                         "file; a bot's folder must hold plain files only")
                 if info.flag_bits & 0x1:

@@ -36,9 +36,9 @@ router = APIRouter(include_in_schema=False)
 templates = Jinja2Templates(directory=str(Path(__file__).resolve().parents[1] / "templates"))
 
 
-def render(request: Request, name: str, who: Identity | None, status: int = 200, **context: Any) -> HTMLResponse:
+def render(request: Request, name: str, who: Identity | None, code: int = 200, **context: Any) -> HTMLResponse:
     context |= {"who": who.author if who else None, "csrf": who.web.csrf_token if who and who.web else "", "csrf_field": CSRF_FIELD}
-    return templates.TemplateResponse(request, name, context, status_code=status)
+    return templates.TemplateResponse(request, name, context, status_code=code)
 
 
 @router.get("/", response_class=HTMLResponse)
@@ -94,7 +94,7 @@ def login(request: Request, session: DB, token: Annotated[str, Form()], csrf_tok
     author = author_for_token(session, token.strip())
     if author is None:
         fresh = new_token()
-        response = render(request, "login.html", None, status=401, login_csrf=fresh,
+        response = render(request, "login.html", None, code=401, login_csrf=fresh,
                           error="that token is not valid: it is wrong or was revoked")
         response.set_cookie(LOGIN_COOKIE, fresh, httponly=True, samesite="strict",
                             secure=request.app.state.settings.secure_cookies, max_age=3600)
@@ -133,7 +133,7 @@ async def submit_form(request: Request, session: DB, who: Changer, file: Annotat
         row = accept(session, who.author, data, file.filename or "upload", name, settings)
     except (UploadRefused, RateLimited) as error:
         mine = views.submissions_of(session, None if who.author.is_operator else who.author)
-        return render(request, "me.html", who, status=429 if isinstance(error, RateLimited) else 400, submissions=mine,
+        return render(request, "me.html", who, code=429 if isinstance(error, RateLimited) else 400, submissions=mine,
                       bots=sorted({s.bot for s in mine if s.bot}), message=f"refused: {error}")
     request.app.state.runtime.wake_checker()
     return RedirectResponse(f"/me#submission-{row.id}", status_code=303)

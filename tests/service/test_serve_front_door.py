@@ -1,0 +1,206 @@
+"""`ladder serve` through the front door: the real command on 127.0.0.1 (a random port), a temporary database,
+two workers, two authors on their own "machines" (a home folder and a token each) submitting with
+`ladder submit --server`; then what each may see, what is refused, and a `kill -9` in the middle of play.
+"""
+
+from __future__ import annotations
+
+import io
+import re
+import sqlite3
+import stat
+import tarfile
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+import httpx
+import pytest
+
+from tests.ladder.front_door import LadderHome
+from tests.service.serving import (
+    Server,
+    add_author,
+    author_env,
+    ladder_as,
+    played,
+    start_server,
+    wait_for,
+    write_bot,
+)
+
+pytestmark = [pytest.mark.slow, pytest.mark.needs_bot_sandbox]
+
+
+@dataclass
+class Ladder:
+    home: LadderHome
+    server: Server
+    tokens: dict[str, str]
+    homes: dict[str, Path]
+
+    def rows(self, sql: str) -> list[tuple]:
+        with sqlite3.connect(self.home.db_path) as connection:
+            return connection.execute(sql).fetchall()
+
+
+@pytest.fixture(scope="module")
+def ladder(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Ladder]:
+    home = LadderHome(tmp_path_factory.mktemp("served"))
+    tokens = {name: add_author(home, name) for name in ("alice", "bob", "carol")}
+    tokens["op"] = add_author(home, "op", "--operator")
+    server = start_server(home, "--workers", "2", "--check-matches", "1")
+    homes = {name: home.root / f"home-{name}" for name in ("alice", "bob", "carol")}
+    state = Ladder(home, server, tokens, homes)
+    try:
+        yield state
+    finally:
+        state.server.end()
+
+
+def test_two_authors_submit_from_their_machines_and_both_get_played(ladder: Ladder) -> None:
+    alice = author_env(ladder.home, ladder.homes["alice"], ladder.tokens["alice"])
+    login = ladder_as(alice, "login", ladder.server.url)
+    assert login.returncode == 0, login.stderr
+    stored = ladder.homes["alice"] / ".config" / "ladder" / "servers.json"
+    assert stat.S_IMODE(stored.stat().st_mode) == 0o600
+    alice.pop("LADDER_TOKEN")  # from here alice's token comes from what `ladder login` stored
+    bot_a = write_bot(ladder.homes["alice"] / "bot", "alice-rand", "alice", "alice-secret-stderr")
+    first = ladder_as(alice, "submit", str(bot_a), "--server", ladder.server.url)
+    assert first.returncode == 0, first.stdout + first.stderr
+    assert "active" in first.stdout and "alice-rand" in first.stdout
+
+    bob = author_env(ladder.home, ladder.homes["bob"], ladder.tokens["bob"])
+    bot_b = write_bot(ladder.homes["bob"] / "bot", "bob-rand", "bob", "bob-secret-stderr") / "bot.py"
+    second = ladder_as(bob, "submit", str(bot_b), "--server", ladder.server.url)
+    assert second.returncode == 0, second.stdout + second.stderr
+    assert "bob-rand" in second.stdout
+
+    counts = wait_for(lambda: (c := played(ladder.server)).get("alice-rand", 0) >= 2 and c.get("bob-rand", 0) >= 2 and c,
+                      600, lambda: f"not played: {played(ladder.server)}\n{ladder.server.output()[-3000:]}")
+    assert set(counts) == {"alice-rand", "bob-rand"}
+    # nobody ran a tournament: the matches are the served ladder's own
+    assert {name for (name,) in ladder.rows("SELECT name FROM tournament")} == {"serve"}
+    assert ladder.rows("SELECT state FROM serve_submission ORDER BY id") == [("active",), ("active",)]
+
+
+def test_each_author_sees_their_own_stderr_and_not_the_others(ladder: Ladder) -> None:
+    alice, bob = ladder.tokens["alice"], ladder.tokens["bob"]
+    own = ladder.server.get("/api/bots/alice-rand/stderr", alice)
+    assert own.status_code == 200 and "alice-secret-stderr" in own.text
+    assert "bob-secret-stderr" in ladder.server.get("/api/bots/bob-rand/stderr", bob).text
+    other = ladder.server.get("/api/bots/bob-rand/stderr", alice)
+    assert other.status_code == 403 and "bob-secret-stderr" not in other.text
+    assert ladder.server.get("/api/bots/alice-rand/stderr").status_code == 401
+    assert "secret-stderr" not in ladder.server.get("/bots/alice-rand").text  # the public page
+    assert "bob-secret-stderr" in ladder.server.get("/api/bots/bob-rand/stderr", ladder.tokens["op"]).text
+    bobs = ladder.rows("SELECT s.id FROM serve_submission s JOIN serve_author a ON a.id = s.author_id WHERE a.name = 'bob'")
+    assert ladder.server.get(f"/api/submissions/{bobs[0][0]}", alice).status_code == 403
+    assert ladder.server.get(f"/api/submissions/{bobs[0][0]}", bob).json()["state"] == "active"
+
+
+def _hostile_archive() -> bytes:
+    buffer = io.BytesIO()
+    with tarfile.open(fileobj=buffer, mode="w:gz") as archive:
+        for name, data in (("bot.py", b"x = 1\n"), ("../../escaped.py", b"boom")):
+            info = tarfile.TarInfo(name)
+            info.size = len(data)
+            archive.addfile(info, io.BytesIO(data))
+    return buffer.getvalue()
+
+
+def test_no_token_a_revoked_token_and_a_hostile_archive_are_refused_and_change_nothing(ladder: Ladder) -> None:
+    before = ladder.rows("SELECT count(*) FROM serve_submission")
+    uploads = sorted((ladder.home.results / "serve" / "uploads").iterdir())
+    bot = write_bot(ladder.homes["carol"] / "bot", "carol-rand", "carol", "carol") / "bot.py"
+
+    nobody = ladder_as(author_env(ladder.home, ladder.homes["carol"], None), "submit", str(bot), "--server", ladder.server.url)
+    assert nobody.returncode == 2 and "no token for" in nobody.stderr and "Traceback" not in nobody.stderr
+
+    revoked = ladder.home.ladder("author", "revoke", "carol")
+    assert revoked.returncode == 0, revoked.stderr
+    carol = author_env(ladder.home, ladder.homes["carol"], ladder.tokens["carol"])
+    refused = ladder_as(carol, "submit", str(bot), "--server", ladder.server.url)
+    assert refused.returncode == 2 and "this token is not valid" in refused.stderr and "HTTP 401" in refused.stderr
+
+    hostile = ladder.server.post("/api/submissions", ladder.tokens["alice"],
+                                 files={"file": ("bot.tar.gz", _hostile_archive(), "application/gzip")})
+    assert hostile.status_code == 400 and "climbs out of the folder" in hostile.json()["detail"]
+    assert not (ladder.home.results / "serve" / "escaped.py").exists()
+    in_url = ladder.server.get(f"/api/me?token={ladder.tokens['alice']}")
+    assert in_url.status_code == 400 and "never in a URL" in in_url.text
+    assert ladder.tokens["alice"] not in ladder.server.output()  # no token in the server's log
+
+    assert ladder.rows("SELECT count(*) FROM serve_submission") == before
+    assert sorted((ladder.home.results / "serve" / "uploads").iterdir()) == uploads
+
+
+def test_a_browser_session_needs_its_csrf_token_to_change_anything(ladder: Ladder) -> None:
+    with httpx.Client(base_url=ladder.server.url, timeout=30) as browser:
+        form = browser.get("/login")
+        login_csrf = re.search(r'name="csrf_token" value="([^"]+)"', form.text)
+        assert login_csrf is not None
+        assert browser.post("/login", data={"token": ladder.tokens["alice"], "csrf_token": "forged"}).status_code == 403
+        logged = browser.post("/login", data={"token": ladder.tokens["alice"], "csrf_token": login_csrf.group(1)})
+        assert logged.status_code == 303 and "ladder_session" in browser.cookies
+        page = browser.get("/me")
+        assert page.status_code == 200 and "alice-rand" in page.text
+        before = ladder.rows("SELECT count(*) FROM serve_submission")
+        upload = {"file": ("bot.py", b"print('x')\n", "text/x-python")}
+        forged = browser.post("/me/submit", files=upload)
+        assert forged.status_code == 403 and "CSRF" in forged.text
+        assert browser.post("/me/submit", files=upload, data={"csrf_token": "not-it"}).status_code == 403
+        assert ladder.rows("SELECT count(*) FROM serve_submission") == before
+        csrf = re.search(r'name="csrf_token" value="([^"]+)"', page.text)
+        assert csrf is not None
+        accepted = browser.post("/me/submit", files=upload, data={"csrf_token": csrf.group(1)})
+        assert accepted.status_code == 303
+        assert ladder.rows("SELECT count(*) FROM serve_submission")[0][0] == before[0][0] + 1
+        # an author is no operator: the operator's buttons are refused even with the right CSRF token
+        pause = browser.post("/bots/bob-rand/pause", data={"csrf_token": csrf.group(1)})
+        assert pause.status_code == 403
+
+
+def test_the_operator_pauses_and_resumes_a_bot_from_the_command_line(ladder: Ladder) -> None:
+    paused = ladder.home.ladder("admin", "pause", "bob-rand", "--reason", "looking into it")
+    assert paused.returncode == 0 and "paused" in paused.stdout
+    assert ladder.server.get("/api/bots/bob-rand").json()["state"] == "paused"
+    resumed = ladder.home.ladder("admin", "resume", "bob-rand")
+    assert resumed.returncode == 0
+    assert ladder.server.get("/api/bots/bob-rand").json()["state"] == "active"
+    missing = ladder.home.ladder("admin", "retire", "nobody")
+    assert missing.returncode == 2 and "there is no bot 'nobody'" in missing.stderr
+
+
+def _match_rows(ladder: Ladder) -> list[tuple]:
+    return ladder.rows("SELECT m.id, m.key, m.status FROM match m JOIN tournament t ON t.id = m.tournament_id "
+                       "WHERE t.name = 'serve' ORDER BY m.id")
+
+
+def _in_flight(ladder: Ladder) -> set[str]:
+    """Planned matches not recorded: those the workers are playing (or about to)."""
+    return {key for (key,) in ladder.rows("SELECT key FROM serve_planned WHERE key NOT IN (SELECT key FROM match)")}
+
+
+def test_kill_9_mid_play_then_a_restart_loses_and_repeats_nothing(ladder: Ladder) -> None:
+    start = len(_match_rows(ladder))
+    wait_for(lambda: len(_match_rows(ladder)) >= start + 2 and _in_flight(ladder), 300, lambda: "no match was played")
+    ladder.server.kill()  # kill -9, mid-play: the two workers hold matches in flight
+    recorded = _match_rows(ladder)
+    planned = {key for (key,) in ladder.rows("SELECT key FROM serve_planned")}
+    submissions = ladder.rows("SELECT id, state, content_hash FROM serve_submission ORDER BY id")
+    assert _in_flight(ladder), "the kill found no match in flight; the test proves nothing"
+
+    ladder.server = start_server(ladder.home, "--workers", "2", "--check-matches", "1")
+    wait_for(lambda: planned <= {key for _id, key, _status in _match_rows(ladder)}, 300,
+             lambda: f"the matches in flight at the kill were not played after the restart:\n{ladder.server.output()[-3000:]}")
+    wait_for(lambda: len(_match_rows(ladder)) >= len(planned) + 2, 300, lambda: "the restarted server plays nothing new")
+    after = _match_rows(ladder)
+    assert after[: len(recorded)] == recorded  # every match recorded before the kill is there, unchanged
+    keys = [key for _id, key, _status in after]
+    assert len(keys) == len(set(keys))  # none played twice
+    now = {row[0]: row for row in ladder.rows("SELECT id, state, content_hash FROM serve_submission")}
+    for row in submissions:  # every accepted submission is still there; a verdict given stays given
+        assert row[0] in now
+        if row[1] in ("active", "failed"):
+            assert now[row[0]] == row
