@@ -106,26 +106,31 @@ class RoundBuilder:
             late = [f for f in members if f.author_id is not None
                     and self.history.solo.get((pool, f.entrant.version_id), 0) < self.placement_deals]
             return [self._deal(pool, members, True)] if late else []
-        chosen: list[Candidate] = []
-        tables: set[frozenset[int]] = set()
+        tables: dict[frozenset[int], list[FieldEntry]] = {}
         for member in members:
-            if member.author_id is None:
-                continue
-            me = member.entrant.version_id
-            others = [f for f in members if f.entrant.version_id != me]
-            short = sorted((f for f in others if self.history.met.get((pool, me, f.entrant.version_id), 0) < self.placement_deals),
-                           key=lambda f: (self.history.met.get((pool, me, f.entrant.version_id), 0), f.entrant.label))
-            while short:
-                table = [member, *short[: players - 1]]
-                short = short[players - 1:]
-                if len(table) < players:  # fill the table with the bots met least among the rest
-                    rest = [f for f in others if f not in table]
-                    table += rest[: players - len(table)]
-                ids = frozenset(f.entrant.version_id for f in table)
-                if ids not in tables and len(table) == players:
-                    tables.add(ids)
-                    chosen.append(self._deal(pool, table, True))
-        return chosen
+            if member.author_id is not None:
+                for table in self._placement_tables(pool, member, members, players):
+                    tables.setdefault(frozenset(f.entrant.version_id for f in table), table)
+        return [self._deal(pool, table, True) for table in tables.values()]
+
+    def _placement_tables(self, pool: str, member: FieldEntry, members: Sequence[FieldEntry],
+                          players: int) -> list[list[FieldEntry]]:
+        """Tables of ``member`` and the bots it has met fewer than ``placement_deals`` times (least met first),
+        filled up with other bots of the pool."""
+        me = member.entrant.version_id
+        others = [f for f in members if f.entrant.version_id != me]
+
+        def met(other: FieldEntry) -> int:
+            return self.history.met.get((pool, me, other.entrant.version_id), 0)
+
+        short = sorted((f for f in others if met(f) < self.placement_deals), key=lambda f: (met(f), f.entrant.label))
+        tables = []
+        for start in range(0, len(short), players - 1):
+            table = [member, *short[start:start + players - 1]]
+            table += [f for f in others if f not in table][: players - len(table)]
+            if len(table) == players:
+                tables.append(table)
+        return tables
 
     def certainty_deals(self, pool: str, members: Sequence[FieldEntry], rated: RatingSet) -> list[Candidate]:
         """A deal of a table around each open adjacent pair of the pool's leaderboard (none once settled)."""

@@ -17,7 +17,7 @@ visitors = pytest.importorskip("radon.visitors", reason="needs radon (pip instal
 
 LIMIT = 15
 ROOT = Path(__file__).resolve().parent.parent
-PACKAGES = ("ladder", "tournaments", "cli")
+PACKAGES = ("ladder", "tournaments", "service", "cli")
 
 # Functions allowed above the limit, with their ceiling: none since issue 15. Add one only with a reason a
 # reviewer accepts (a function that reads better whole), and never let an entry grow.

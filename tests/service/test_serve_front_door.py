@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import io
 import re
+import shutil
 import sqlite3
 import stat
 import tarfile
@@ -97,6 +98,41 @@ def test_each_author_sees_their_own_stderr_and_not_the_others(ladder: Ladder) ->
     bobs = ladder.rows("SELECT s.id FROM serve_submission s JOIN serve_author a ON a.id = s.author_id WHERE a.name = 'bob'")
     assert ladder.server.get(f"/api/submissions/{bobs[0][0]}", alice).status_code == 403
     assert ladder.server.get(f"/api/submissions/{bobs[0][0]}", bob).json()["state"] == "active"
+
+
+CHROMIUM = next((shutil.which(name) for name in ("chromium", "chromium-browser", "google-chrome") if shutil.which(name)), None)
+DRIVER = shutil.which("chromedriver")
+
+
+@pytest.mark.skipif(CHROMIUM is None or DRIVER is None, reason="needs chromium and chromedriver")
+def test_the_live_pages_in_a_browser_show_both_bots_and_each_author_their_own_stderr(ladder: Ladder) -> None:
+    webdriver = pytest.importorskip("selenium.webdriver")
+    from selenium.webdriver.chrome.options import Options
+    from selenium.webdriver.chrome.service import Service
+    from selenium.webdriver.common.by import By
+
+    options = Options()
+    options.binary_location = CHROMIUM
+    for flag in ("--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage"):
+        options.add_argument(flag)
+    driver = webdriver.Chrome(service=Service(DRIVER), options=options)
+    try:
+        driver.get(ladder.server.url + "/")
+        rows = [row.text for row in driver.find_elements(By.CSS_SELECTOR, "section.pool tr.bot-row")]
+        assert any("alice-rand" in row for row in rows) and any("bob-rand" in row for row in rows)
+        assert driver.find_element(By.CSS_SELECTOR, "section.pool .verdict").text.split(":")[0] in ("settled", "not yet")
+        driver.get(ladder.server.url + "/login")
+        driver.find_element(By.NAME, "token").send_keys(ladder.tokens["alice"])
+        driver.find_element(By.CSS_SELECTOR, "form[action='/login'] button").click()
+        assert "My bots" in driver.find_element(By.TAG_NAME, "h1").text
+        driver.get(ladder.server.url + "/bots/alice-rand")
+        assert "alice-secret-stderr" in driver.find_element(By.ID, "stderr").find_element(By.XPATH, "..").text
+        driver.get(ladder.server.url + "/bots/bob-rand")
+        assert "bob-secret-stderr" not in driver.page_source
+        driver.get(ladder.server.url + "/bots/bob-rand/stderr")
+        assert "only to its author and the operator" in driver.page_source and "bob-secret-stderr" not in driver.page_source
+    finally:
+        driver.quit()
 
 
 def _hostile_archive() -> bytes:
