@@ -54,6 +54,15 @@ class Detached:
         return None
 
 
+FORM_OVERHEAD = 64 * 1024  # a multipart body's headers and fields beside the file
+
+
+def _too_large(request: Request, settings: ServeSettings) -> bool:
+    """Whether the request declares a body larger than an upload may be (refused before a byte of it is read)."""
+    length = request.headers.get("content-length", "")
+    return length.isdigit() and int(length) > settings.uploads.max_bytes + FORM_OVERHEAD
+
+
 def create_app(engine: Engine, settings: ServeSettings, runtime: Runtime | None = None) -> FastAPI:
     app = FastAPI(title="The ladder", description=DESCRIPTION, version="1")
     app.state.engine = engine
@@ -67,8 +76,12 @@ def create_app(engine: Engine, settings: ServeSettings, runtime: Runtime | None 
     async def guard(request: Request, call_next: Callable[[Request], Awaitable[Response]]) -> Response:
         started = time.perf_counter()
         keys = {key.lower() for key in request.query_params}
-        if keys & TOKEN_QUERY_KEYS:
+        if _too_large(request, settings):
             response: Response = JSONResponse(
+                {"detail": f"the request is larger than this server takes ({settings.uploads.max_bytes // (1024 * 1024)} MB "
+                           "for an upload); nothing was read"}, status_code=413)
+        elif keys & TOKEN_QUERY_KEYS:
+            response = JSONResponse(
                 {"detail": "tokens go in the Authorization header (or the login form), never in a URL: URLs end up in "
                            "logs; this request was refused"}, status_code=400)
         else:
