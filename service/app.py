@@ -15,10 +15,11 @@ from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Protocol
 
-from fastapi import FastAPI, Request
+from fastapi import FastAPI, HTTPException, Request
 from fastapi.responses import JSONResponse, Response
 from fastapi.staticfiles import StaticFiles
 from sqlalchemy.engine import Engine
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from service.routes import api, pages
 from service.security import TOKEN_QUERY_KEYS
@@ -63,6 +64,33 @@ def _too_large(request: Request, settings: ServeSettings) -> bool:
     return length.isdigit() and int(length) > settings.uploads.max_bytes + FORM_OVERHEAD
 
 
+class BodyLimit:
+    """Stop reading a request body past ``limit`` bytes, whatever its headers said (a chunked upload has no
+    length to check first): the request ends with 413 and one sentence."""
+
+    def __init__(self, app: ASGIApp, limit: int) -> None:
+        self.app = app
+        self.limit = limit
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        seen = 0
+
+        async def limited() -> Message:
+            nonlocal seen
+            message = await receive()
+            if message["type"] == "http.request":
+                seen += len(message.get("body", b""))
+                if seen > self.limit:
+                    raise HTTPException(413, f"the request is larger than this server takes "
+                                             f"({self.limit // (1024 * 1024)} MB); the rest was not read")
+            return message
+
+        await self.app(scope, limited, send)
+
+
 def create_app(engine: Engine, settings: ServeSettings, runtime: Runtime | None = None) -> FastAPI:
     app = FastAPI(title="The ladder", description=DESCRIPTION, version="1")
     app.state.engine = engine
@@ -70,6 +98,7 @@ def create_app(engine: Engine, settings: ServeSettings, runtime: Runtime | None 
     app.state.runtime = runtime or Detached()
     app.include_router(api.router)
     app.include_router(pages.router)
+    app.add_middleware(BodyLimit, limit=settings.uploads.max_bytes + FORM_OVERHEAD)
     app.mount("/static", StaticFiles(directory=str(Path(__file__).resolve().parent / "static")), name="static")
 
     @app.middleware("http")

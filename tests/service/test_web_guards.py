@@ -129,3 +129,22 @@ def test_a_logged_in_browser_cannot_log_out_or_submit_without_its_csrf_token(app
     with httpx.Client(base_url=app.url) as browser:
         login = browser.get("/login")
         assert "SameSite=strict" in login.headers["set-cookie"] or "samesite=strict" in login.headers["set-cookie"].lower()
+
+
+def test_an_oversized_upload_is_refused_with_or_without_a_length(app: App) -> None:
+    big = b"#" * (6 * 1024 * 1024)
+    declared = httpx.post(app.url + "/api/submissions", files={"file": ("bot.py", big, "text/x-python")},
+                          headers=bearer(app.tokens["alice"]))
+    assert declared.status_code == 413 and "larger than this server takes" in declared.json()["detail"]
+
+    def chunks() -> Iterator[bytes]:
+        boundary = b"--xyz\r\n"
+        yield boundary + b'Content-Disposition: form-data; name="file"; filename="bot.py"\r\n\r\n'
+        for _ in range(7):
+            yield b"#" * (1024 * 1024)
+        yield b"\r\n--xyz--\r\n"
+
+    streamed = httpx.post(app.url + "/api/submissions", content=chunks(),
+                          headers={**bearer(app.tokens["alice"]), "Content-Type": "multipart/form-data; boundary=xyz"})
+    assert streamed.status_code == 413 and "larger than this server takes" in streamed.json()["detail"]
+    assert app.submissions() == 0
