@@ -8,6 +8,7 @@ from __future__ import annotations
 import io
 import re
 import shutil
+import signal
 import sqlite3
 import stat
 import tarfile
@@ -240,3 +241,15 @@ def test_kill_9_mid_play_then_a_restart_loses_and_repeats_nothing(ladder: Ladder
         assert row[0] in now
         if row[1] in ("active", "failed"):
             assert now[row[0]] == row
+
+
+def test_ctrl_c_stops_cleanly_after_recording_the_matches_in_flight(ladder: Ladder) -> None:
+    start = len(_match_rows(ladder))
+    wait_for(lambda: len(_match_rows(ladder)) > start and _in_flight(ladder), 300, lambda: "nothing played")
+    ladder.server.kill(signal.SIGINT)
+    assert ladder.server.process.returncode == 0, ladder.server.output()[-3000:]
+    output = ladder.server.output()
+    assert "finishing the matches in flight" in output and "stopped" in output and "Traceback" not in output
+    assert ladder.rows("SELECT state, pid FROM tournament WHERE name = 'serve'") == [("stopped", None)]
+    keys = [key for _id, key, _status in _match_rows(ladder)]
+    assert len(keys) == len(set(keys))
