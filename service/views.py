@@ -225,3 +225,35 @@ def bot_stderr(session: Session, name: str, limit: int = 20) -> list[FailureView
     return [FailureView(match_id=m.id or 0, pool=ratings.pool_key(m.game, m.num_players), version=versions.get(s.bot_version_id, "?"),
                         reason=s.failure_reason or "", detail=s.failure_detail, stderr_tail=s.stderr_tail,
                         finished_at=m.finished_at) for s, m in rows]
+
+
+class PairView(BaseModel):
+    bot: str
+    version_id: int
+    opponent: str
+    opponent_version_id: int
+    ahead: int
+    behind: int
+    tied: int
+    share: float  # (ahead + tied / 2) / met
+
+
+class HeadToHead(BaseModel):
+    pool: str
+    order: list[int]  # version ids, leaderboard order
+    names: dict[int, str]
+    pairs: list[PairView]
+
+
+def head_to_head(session: Session, pool: str) -> HeadToHead:
+    """Who finished ahead of whom in ``pool`` (the report's own count, :func:`ladder.report.data.head_to_head`)."""
+    from ladder.report import data as report_data
+
+    loaded = report_data.load(session)
+    counts = report_data.head_to_head(loaded, pool)
+    order = report_data.pool_versions(loaded, pool)
+    names = {v: loaded.name(v) for v in order}
+    pairs = [PairView(bot=names.get(a, loaded.name(a)), version_id=a, opponent=names.get(b, loaded.name(b)),
+                      opponent_version_id=b, ahead=c.ahead, behind=c.behind, tied=c.tied, share=round(c.share, 4))
+             for (a, b), c in sorted(counts.items())]
+    return HeadToHead(pool=pool, order=order, names=names, pairs=pairs)

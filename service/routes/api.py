@@ -75,6 +75,12 @@ def get_bot_stderr(name: str, session: DB, who: Viewer) -> list[views.FailureVie
     return views.bot_stderr(session, name)
 
 
+@router.get("/h2h/{game}/{players}", response_model=views.HeadToHead,
+            summary="Head to head in a pool: for each ordered pair, how often the first finished ahead, behind, tied")
+def get_head_to_head(game: str, players: int, session: DB) -> views.HeadToHead:
+    return views.head_to_head(session, f"{game}/{players}p")
+
+
 @router.get("/matches/{match_id}", response_model=views.MatchView, summary="A recorded match: seats, scores, ranks")
 def get_match(match_id: int, session: DB) -> views.MatchView:
     found = views.match_view(session, match_id)

@@ -68,6 +68,13 @@ def bot_stderr_page(name: str, request: Request, session: DB, who: Viewer) -> HT
     return render(request, "stderr.html", who, bot=found[0], stderr=views.bot_stderr(session, name))
 
 
+@router.get("/h2h/{game}/{players}", response_class=HTMLResponse)
+def head_to_head_page(game: str, players: int, request: Request, session: DB, who: Viewer) -> HTMLResponse:
+    h2h = views.head_to_head(session, f"{game}/{players}p")
+    cells = {(p.version_id, p.opponent_version_id): p for p in h2h.pairs}
+    return render(request, "h2h.html", who, h2h=h2h, cells=cells)
+
+
 @router.get("/matches/{match_id}", response_class=HTMLResponse)
 def replay(match_id: int, request: Request, session: DB, who: Viewer) -> HTMLResponse:
     """The replay of a match: the one route to re-point when the report's replay viewer is served here."""

@@ -86,6 +86,22 @@ def test_two_authors_submit_from_their_machines_and_both_get_played(ladder: Ladd
     assert ladder.rows("SELECT state FROM serve_submission ORDER BY id") == [("active",), ("active",)]
 
 
+def test_head_to_head_and_replays_are_served_from_the_database(ladder: Ladder) -> None:
+    h2h = ladder.server.get("/api/h2h/elevenses/2").json()
+    pair = next(p for p in h2h["pairs"] if p["bot"] == "alice-rand" and p["opponent"] == "bob-rand")
+    assert pair["ahead"] + pair["behind"] + pair["tied"] >= 2
+    page = ladder.server.get("/h2h/elevenses/2")
+    assert page.status_code == 200 and "alice-rand" in page.text and "bob-rand" in page.text
+    match_id = ladder.rows("SELECT id FROM match WHERE status = 'played' ORDER BY id LIMIT 1")[0][0]
+    match = ladder.server.get(f"/api/matches/{match_id}").json()
+    assert {seat["bot"] for seat in match["seats"]} == {"alice-rand", "bob-rand"}
+    replay = ladder.server.get(f"/matches/{match_id}")
+    assert replay.status_code == 200 and replay.text.count("<li>") >= 2  # its moves
+    assert ladder.server.get("/matches/999999").status_code == 404
+    docs = ladder.server.get("/openapi.json").json()
+    assert {"/api/submissions", "/api/leaderboards", "/api/bots/{name}/stderr"} <= set(docs["paths"])
+
+
 def test_each_author_sees_their_own_stderr_and_not_the_others(ladder: Ladder) -> None:
     alice, bob = ladder.tokens["alice"], ladder.tokens["bob"]
     own = ladder.server.get("/api/bots/alice-rand/stderr", alice)
@@ -214,6 +230,19 @@ def _match_rows(ladder: Ladder) -> list[tuple]:
                        "WHERE t.name = 'serve' ORDER BY m.id")
 
 
+def _group_alive(group: int) -> list[str]:
+    """The processes left in the killed server's process group (its workers, bots, checks)."""
+    left = []
+    for stat_file in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            fields = stat_file.read_text().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        if int(fields[2]) == group and fields[0] != "Z":
+            left.append(stat_file.parent.name)
+    return left
+
+
 def _in_flight(ladder: Ladder) -> set[str]:
     """Planned matches not recorded: those the workers are playing (or about to)."""
     return {key for (key,) in ladder.rows("SELECT key FROM serve_planned WHERE key NOT IN (SELECT key FROM match)")}
@@ -223,6 +252,8 @@ def test_kill_9_mid_play_then_a_restart_loses_and_repeats_nothing(ladder: Ladder
     start = len(_match_rows(ladder))
     wait_for(lambda: len(_match_rows(ladder)) >= start + 2 and _in_flight(ladder), 300, lambda: "no match was played")
     ladder.server.kill()  # kill -9, mid-play: the two workers hold matches in flight
+    group = ladder.server.process.pid
+    wait_for(lambda: not _group_alive(group), 30, lambda: f"processes of the killed server are left: {_group_alive(group)}")
     recorded = _match_rows(ladder)
     planned = {key for (key,) in ladder.rows("SELECT key FROM serve_planned")}
     submissions = ladder.rows("SELECT id, state, content_hash FROM serve_submission ORDER BY id")
