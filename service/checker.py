@@ -20,6 +20,7 @@ from sqlmodel import Session, col, select
 
 from ladder.storage import utcnow
 from ladder.text import clean_text
+from service.intake import remove_upload
 from service.models import SubmissionRow, SubmissionState
 from service.settings import ServeSettings
 
@@ -77,6 +78,7 @@ class Checker(threading.Thread):
         row.state, row.problem, row.explanation, row.finished_at = SubmissionState.FAILED.value, problem, explanation, utcnow()
         session.add(row)
         session.commit()
+        remove_upload(row)
 
     def _command(self, submission: int) -> list[str]:
         command = [sys.executable, "-m", "service.check_job", "--submission", str(submission),
@@ -103,7 +105,9 @@ class Checker(threading.Thread):
             return  # stopped mid-check: left `checking`, checked again at the next start
         with Session(self.engine) as session:
             row = session.get(SubmissionRow, submission)
-            if row is not None and not SubmissionState(row.state).final:
+            if row is not None and SubmissionState(row.state).final:
+                remove_upload(row)
+            elif row is not None:
                 log.error("the check of submission #%d ended (exit %s) without a verdict: %s", submission, code,
                           clean_text(err[-2000:]))
                 self._finish(session, row, "the check failed on the server's side; the operator can see its log", "")

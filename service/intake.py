@@ -3,7 +3,8 @@
 The files are written under ``results/serve/uploads/<random>/`` (aside first, then moved into place in one
 step) before the row that names them is committed, and the row is committed before the author hears its id:
 an accepted submission survives a ``kill -9`` of the server at any point. Files that no row names (a crash
-between the two steps) are removed at the next start (:func:`sweep_orphans`).
+between the two steps) are removed at the next start (:func:`sweep_orphans`), and so are those of checked
+submissions (the checker removes them as it gives its verdict).
 """
 
 from __future__ import annotations
@@ -21,7 +22,7 @@ from ladder.paths import results_dir
 from ladder.storage import utcnow
 from ladder.submission import write_tree
 from ladder.text import clean_text
-from service.models import AuthorRow, SubmissionRow
+from service.models import AuthorRow, SubmissionRow, SubmissionState
 from service.settings import ServeSettings
 from service.uploads import UploadRefused, unpack_upload
 
@@ -67,14 +68,23 @@ def accept(session: Session, author: AuthorRow, data: bytes, filename: str, name
 
 
 def sweep_orphans(session: Session) -> int:
-    """Remove upload folders that no submission names (left by a crash before their row was committed)."""
+    """Remove the upload folders no waiting submission needs: those no row names (left by a crash before their
+    row was committed) and those of checked submissions (an accepted bot is in the bot store by then)."""
     root = uploads_root()
     if not root.is_dir():
         return 0
-    named = {Path(p).name for p in session.exec(select(SubmissionRow.upload_dir)).all()}
+    waiting = [SubmissionState.QUEUED.value, SubmissionState.CHECKING.value]
+    named = {Path(p).name for p in session.exec(select(SubmissionRow.upload_dir)
+                                                .where(col(SubmissionRow.state).in_(waiting))).all()}
     removed = 0
     for entry in root.iterdir():
         if entry.name not in named:
             shutil.rmtree(entry, ignore_errors=True)
             removed += 1
     return removed
+
+
+def remove_upload(row: SubmissionRow) -> None:
+    """Remove a checked submission's uploaded files (an accepted bot is in the bot store by then)."""
+    if row.upload_dir and SubmissionState(row.state).final:
+        shutil.rmtree(results_dir() / row.upload_dir, ignore_errors=True)

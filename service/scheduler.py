@@ -24,6 +24,7 @@ played on the next start), as in ``ladder run``.
 
 from __future__ import annotations
 
+import json
 import logging
 import os
 import socket
@@ -33,7 +34,7 @@ from dataclasses import asdict
 from typing import Any
 
 from sqlalchemy.engine import Engine
-from sqlmodel import Session, col, func, select
+from sqlmodel import Session, col, select
 
 from ladder import ratings
 from ladder.botref import BotRef
@@ -124,15 +125,15 @@ class ServeLoop:
     def refusal(self, match: ScheduledMatch) -> dict[int, str]:
         """The seats of ``match`` whose version may no longer play, with the reason (recorded as skipped)."""
         allowed = self.schedulable()
-        reasons: dict[int, str] = {}
-        for seat, entrant in enumerate(match.seats):
-            if entrant.version_id in allowed:
-                continue
-            served = self.session.get(ServedBotRow, self.session.get(BotVersionRow, entrant.version_id).bot_id)  # type: ignore[union-attr]
-            why = f"{served.state} by the operator" + (f": {served.reason}" if served and served.reason else "") \
-                if served is not None and served.state != BotState.ACTIVE.value else "superseded by its author's newer versions"
-            reasons[seat] = why
-        return reasons
+        return {seat: self._why_not(entrant.version_id) for seat, entrant in enumerate(match.seats)
+                if entrant.version_id not in allowed}
+
+    def _why_not(self, version_id: int) -> str:
+        version = self.session.get(BotVersionRow, version_id)
+        served = self.session.get(ServedBotRow, version.bot_id) if version is not None else None
+        if served is not None and served.state != BotState.ACTIVE.value:
+            return f"{served.state} by the operator" + (f": {served.reason}" if served.reason else "")
+        return "superseded by its author's newer versions"
 
     # -- the rounds
     def _history(self) -> History:
@@ -140,8 +141,6 @@ class ServeLoop:
                                         PlannedMatchRow.version_ids_json)
                                  .where(PlannedMatchRow.tournament_id == self.tournament_id)).all()
         authors = dict(self.session.exec(select(ServedVersionRow.bot_version_id, ServedVersionRow.author_id)).all())
-        import json
-
         return history_from([(pool, number, placement, json.loads(ids)) for pool, number, placement, ids in rows], authors)
 
     def _rated(self) -> RatingSet:
@@ -308,9 +307,3 @@ class ServeLoop:
             self.session.close()
         self.status = "stopped"
 
-
-def played_count(session: Session, tournament_id: int) -> int:
-    from ladder.storage import MatchRow
-
-    return int(session.exec(select(func.count(col(MatchRow.id))).where(MatchRow.tournament_id == tournament_id,
-                                                                      MatchRow.status == MatchStatus.PLAYED)).one())

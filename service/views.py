@@ -7,6 +7,8 @@ stderr from its failed matches (:func:`bot_failures` takes the viewer and says 4
 
 from __future__ import annotations
 
+import threading
+import time
 from collections import defaultdict
 from datetime import datetime
 
@@ -14,6 +16,7 @@ from pydantic import BaseModel
 from sqlmodel import Session, col, select
 
 from ladder import certainty, ratings
+from ladder.ratings import RatingSet
 from ladder.storage import BotRow, BotVersionRow, MatchRow, SeatResultRow, unpack_actions
 from service.models import AuthorRow, ServedBotRow, ServedVersionRow, SubmissionRow
 
@@ -113,8 +116,34 @@ def _states(session: Session) -> tuple[dict[int, str], dict[int, str]]:
     return states, owners
 
 
+class _RatingsCache:
+    """The ratings the pages show: the stored ones when fresh, else computed from the matches, at most once per
+    :data:`STALE_SECONDS` while matches arrive (the scheduler stores fresh ones every few seconds anyway)."""
+
+    STALE_SECONDS = 2.0
+
+    def __init__(self) -> None:
+        self.lock = threading.Lock()
+        self.marker: tuple[int, int] | None = None
+        self.rated: RatingSet | None = None
+        self.at = 0.0
+
+    def get(self, session: Session) -> RatingSet:
+        marker = ratings.played_matches_marker(session)
+        with self.lock:
+            if self.rated is not None and (marker == self.marker or time.monotonic() - self.at < self.STALE_SECONDS):
+                return self.rated
+        rated, _fresh = ratings.current(session)
+        with self.lock:
+            self.marker, self.rated, self.at = marker, rated, time.monotonic()
+        return rated
+
+
+RATINGS = _RatingsCache()
+
+
 def leaderboards(session: Session) -> list[Leaderboard]:
-    rated, _fresh = ratings.current(session)
+    rated = RATINGS.get(session)
     names = _names(session)
     states, owners = _states(session)
     boards = []

@@ -214,6 +214,24 @@ def test_a_browser_session_needs_its_csrf_token_to_change_anything(ladder: Ladde
         assert pause.status_code == 403
 
 
+def test_the_operator_benches_and_resumes_a_bot_from_the_web_pages(ladder: Ladder) -> None:
+    with httpx.Client(base_url=ladder.server.url, timeout=30) as browser:
+        login_csrf = re.search(r'name="csrf_token" value="([^"]+)"', browser.get("/login").text)
+        assert login_csrf is not None
+        browser.post("/login", data={"token": ladder.tokens["op"], "csrf_token": login_csrf.group(1)})
+        page = browser.get("/bots/bob-rand")
+        assert "bob-secret-stderr" in page.text  # the operator sees every bot's stderr
+        csrf = re.search(r'name="csrf_token" value="([^"]+)"', page.text)
+        assert csrf is not None and 'action="/bots/bob-rand/bench"' in page.text
+        assert browser.post("/bots/bob-rand/bench", data={"reason": "too slow"}).status_code == 403
+        benched = browser.post("/bots/bob-rand/bench", data={"reason": "too slow", "csrf_token": csrf.group(1)})
+        assert benched.status_code == 303
+        bot = ladder.server.get("/api/bots/bob-rand").json()
+        assert (bot["state"], bot["reason"]) == ("benched", "too slow")
+        assert browser.post("/bots/bob-rand/resume", data={"csrf_token": csrf.group(1)}).status_code == 303
+        assert ladder.server.get("/api/bots/bob-rand").json()["state"] == "active"
+
+
 def test_the_operator_pauses_and_resumes_a_bot_from_the_command_line(ladder: Ladder) -> None:
     paused = ladder.home.ladder("admin", "pause", "bob-rand", "--reason", "looking into it")
     assert paused.returncode == 0 and "paused" in paused.stdout
