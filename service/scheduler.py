@@ -94,6 +94,7 @@ class ServeLoop:
         self.limits = Limits()
         self.entrants: dict[int, Entrant] = {}
         self.rated_at = 0.0
+        self.rate_gap = settings.rate_every
         self.dirty = False
         self.round = 0
         self.workers = settings.workers or len(os.sched_getaffinity(0))
@@ -205,7 +206,7 @@ class ServeLoop:
             while not all(key in self.recorder.now or key in self.recorder.done for key in keys):
                 yield WAIT
             matches = []
-            self._rate_if_due(force=True)
+            self._rate_if_due()
 
     def _sleep(self, seconds: float) -> bool:
         """Sleep unless asked to stop; whether asked."""
@@ -227,10 +228,14 @@ class ServeLoop:
         self._rate_if_due()
 
     def _rate_if_due(self, force: bool = False) -> None:
-        if not self.dirty or (not force and time.monotonic() - self.rated_at < self.settings.rate_every):
+        """Recompute and store the ratings when matches arrived, at most every ``rate_every`` seconds, and never
+        more than a tenth of the time (a large database takes longer to rate: the pages lag, the workers don't)."""
+        if not self.dirty or (not force and time.monotonic() - self.rated_at < self.rate_gap):
             return
+        tick = time.monotonic()
         ratings.rerate(self.session)
         self.rated_at, self.dirty = time.monotonic(), False
+        self.rate_gap = max(self.settings.rate_every, 10 * (self.rated_at - tick))
 
     def task(self, match: ScheduledMatch) -> dict[str, Any]:
         spec = match.spec()

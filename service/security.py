@@ -105,6 +105,8 @@ class WebLogin:
 
 def open_web_session(session: Session, author: AuthorRow) -> WebLogin:
     assert author.id is not None
+    for stale in session.exec(select(WebSessionRow).where(WebSessionRow.expires_at < utcnow())).all():
+        session.delete(stale)  # expired logins are dropped as new ones open
     cookie, csrf = new_token(), new_token()
     session.add(WebSessionRow(cookie_hash=hash_secret(cookie), author_id=author.id, csrf_token=csrf,
                               expires_at=utcnow() + timedelta(hours=SESSION_HOURS)))
