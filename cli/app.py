@@ -106,6 +106,9 @@ COMMANDS: tuple[CommandEntry, ...] = (
     CommandEntry("login", "serve", "login",
                  "Store your token for a ladder server (asked without echo; kept in your config folder, readable by "
                  "you only)."),
+    CommandEntry("submissions", "serve", "submissions",
+                 "Your submissions to a ladder server, newest first: state (queued, checking, active, failed) and why "
+                 "one failed."),
     CommandEntry("admin", "serve", "admin",
                  "The operator's hand on the served ladder's schedule: pause, bench, retire or resume a bot (ratings "
                  "are kept)."),

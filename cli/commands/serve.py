@@ -154,10 +154,34 @@ def submit_to_server(path: str, name: str | None, url: str, as_json: bool, wait:
                           "check and is on the schedule", highlight=False)
         return
     if status["state"] != "failed":
-        raise UserError(f"submission #{accepted['id']} is still {status['state']}; see it with `ladder submit` later "
-                        f"or on {url}/me")
+        raise UserError(f"submission #{accepted['id']} is still {status['state']}; see it later with "
+                        f"`ladder submissions --server {url}` or on {url}/me")
     if not as_json and status.get("explanation", "").strip():
         console.print("  What the bot said (the end of its output):", highlight=False)
         for line in clean_text(status["explanation"]).strip().splitlines()[-30:]:
             console.print(f"  [dim]|[/dim] {escape(clean_text(line, one_line=True))}", highlight=False)
     raise UserError(f"submission #{accepted['id']} failed the check: {status['problem']}")
+
+
+def submissions(
+    server: Annotated[str, typer.Option("--server", metavar="URL", help="The ladder server.")],
+    as_json: Annotated[bool, typer.Option("--json", help="Print them as JSON.")] = False,
+) -> None:
+    """Your submissions to a ladder server, newest first: state (queued, checking, active, failed) and why one failed."""
+    import json
+
+    from service.client import Client, token_for
+
+    client = Client(server, token_for(server))
+    try:
+        me = client.me()
+    finally:
+        client.close()
+    if as_json:
+        print(json.dumps(me["submissions"], indent=2))
+        return
+    console = Console()
+    console.print(f"{escape(me['name'])} ({me['role']}) on {escape(server)}", highlight=False)
+    for row in me["submissions"]:
+        problem = f": {escape(row['problem'])}" if row["problem"] else ""
+        console.print(f"#{row['id']}  {row['state']:<9} {escape(row['bot'] or row['filename'])}{problem}", highlight=False)

@@ -6,6 +6,7 @@ two workers, two authors on their own "machines" (a home folder and a token each
 from __future__ import annotations
 
 import io
+import json
 import re
 import shutil
 import signal
@@ -77,6 +78,9 @@ def test_two_authors_submit_from_their_machines_and_both_get_played(ladder: Ladd
     second = ladder_as(bob, "submit", str(bot_b), "--server", ladder.server.url)
     assert second.returncode == 0, second.stdout + second.stderr
     assert "bob-rand" in second.stdout
+    listed = ladder_as(bob, "submissions", "--server", ladder.server.url, "--json")
+    assert listed.returncode == 0, listed.stderr
+    assert [(row["bot"], row["state"]) for row in json.loads(listed.stdout)] == [("bob-rand", "active")]
 
     counts = wait_for(lambda: (c := played(ladder.server)).get("alice-rand", 0) >= 2 and c.get("bob-rand", 0) >= 2 and c,
                       600, lambda: f"not played: {played(ladder.server)}\n{ladder.server.output()[-3000:]}")
@@ -261,14 +265,30 @@ def _group_alive(group: int) -> list[str]:
     return left
 
 
+def _stalled(ladder: Ladder) -> str:
+    status = ladder.server.get("/api/status").text
+    lines = [line for line in ladder.server.output().splitlines() if "ladder.serve.access" not in line]
+    return f"no match was played: {status}\n" + "\n".join(lines[-40:])
+
+
 def _in_flight(ladder: Ladder) -> set[str]:
     """Planned matches not recorded: those the workers are playing (or about to)."""
     return {key for (key,) in ladder.rows("SELECT key FROM serve_planned WHERE key NOT IN (SELECT key FROM match)")}
 
 
+def _new_version(ladder: Ladder, tag: str) -> None:
+    """A new version of alice's bot: its placement set (and the pools it opens) keeps the workers busy, whatever the
+    leaderboards already settled."""
+    env = author_env(ladder.home, ladder.homes["alice"], ladder.tokens["alice"])
+    bot = write_bot(ladder.homes["alice"] / f"bot-{tag}", "alice-rand", "alice", f"alice-secret-stderr {tag}")
+    done = ladder_as(env, "submit", str(bot), "--server", ladder.server.url)
+    assert done.returncode == 0, done.stdout + done.stderr
+
+
 def test_kill_9_mid_play_then_a_restart_loses_and_repeats_nothing(ladder: Ladder) -> None:
+    _new_version(ladder, "v2")
     start = len(_match_rows(ladder))
-    wait_for(lambda: len(_match_rows(ladder)) >= start + 2 and _in_flight(ladder), 300, lambda: "no match was played")
+    wait_for(lambda: len(_match_rows(ladder)) >= start + 2 and _in_flight(ladder), 300, lambda: _stalled(ladder))
     ladder.server.kill()  # kill -9, mid-play: the two workers hold matches in flight
     group = ladder.server.process.pid
     wait_for(lambda: not _group_alive(group), 30, lambda: f"processes of the killed server are left: {_group_alive(group)}")
@@ -293,8 +313,9 @@ def test_kill_9_mid_play_then_a_restart_loses_and_repeats_nothing(ladder: Ladder
 
 
 def test_ctrl_c_stops_cleanly_after_recording_the_matches_in_flight(ladder: Ladder) -> None:
+    _new_version(ladder, "v3")
     start = len(_match_rows(ladder))
-    wait_for(lambda: len(_match_rows(ladder)) > start and _in_flight(ladder), 300, lambda: "nothing played")
+    wait_for(lambda: len(_match_rows(ladder)) > start and _in_flight(ladder), 300, lambda: _stalled(ladder))
     ladder.server.kill(signal.SIGINT)
     assert ladder.server.process.returncode == 0, ladder.server.output()[-3000:]
     output = ladder.server.output()
