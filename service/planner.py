@@ -12,8 +12,10 @@ Each round is chosen from the database as it is (:func:`plan_round`):
    far (seats of the served ladder, all their versions together), placement first, until the round holds
    ``size`` matches: an author with many bots does not get more of the workers than one with a single bot.
 
-A pool with every leaderboard settled plays nothing until a new version, or the operator's resuming of a bot,
-opens it again: the ladder idles rather than spending the machine on answers it already has.
+A settled pool plays nothing more in the rounds. When every pool is settled the ladder does not stop for good:
+every ``--refresh-seconds`` it plays a refresh round (:func:`refresh_round`, one deal per pool around its least
+certain pair), so a settled order keeps being checked at a slow pace; a new version, or the operator's resuming
+of a bot, opens the pools again at once.
 """
 
 from __future__ import annotations
@@ -132,23 +134,28 @@ class RoundBuilder:
                 tables.append(table)
         return tables
 
-    def certainty_deals(self, pool: str, members: Sequence[FieldEntry], rated: RatingSet) -> list[Candidate]:
-        """A deal of a table around each open adjacent pair of the pool's leaderboard (none once settled)."""
+    def certainty_deals(self, pool: str, members: Sequence[FieldEntry], rated: RatingSet,
+                        refresh: bool = False) -> list[Candidate]:
+        """A deal of a table around each open adjacent pair of the pool's leaderboard (none once settled; with
+        ``refresh``, a settled pool plays one deal around its least certain pair instead)."""
         key = PoolKey.parse(pool)
         known = rated.standings.get(pool, {})
         by_version = {f.entrant.version_id: f for f in members}
         table = sorted((known.get(v) or Standing(pool, key.game, key.players, v) for v in by_version),
                        key=lambda s: (-s.conservative, -s.mu, s.bot_version_id))
         verdict = certainty.assess(table, pool, self.confidence, self.indifference)
+        pairs = verdict.open_pairs()
         if verdict.settled:
-            return []
+            if not refresh or not verdict.pairs:
+                return []
+            pairs = [min(verdict.pairs, key=lambda pair: pair.certainty())]
         order = [by_version[s.bot_version_id] for s in table]
         chosen: list[Candidate] = []
         if key.players == 1:
-            bots = {by_version[v] for pair in verdict.open_pairs() for v in (pair.upper, pair.lower)}
+            bots = {by_version[v] for pair in pairs for v in (pair.upper, pair.lower)}
             return [self._deal(pool, sorted(bots, key=lambda f: f.entrant.label), False)]
         seen: set[frozenset[int]] = set()
-        for pair in verdict.open_pairs():
+        for pair in pairs:
             around = _table_around(order, by_version[pair.upper], by_version[pair.lower], key.players)
             ids = frozenset(f.entrant.version_id for f in around)
             if ids not in seen:
@@ -181,6 +188,13 @@ def fair_share(candidates: Sequence[Candidate], seats: Mapping[int, int], size: 
         for author in candidate.authors:
             load[author] += len(candidate.matches)
     return chosen
+
+
+def refresh_round(builder: RoundBuilder, field: Sequence[FieldEntry], rated: RatingSet) -> list[Candidate]:
+    """When every pool is settled: one deal per pool around its least certain pair, so that a settled ladder keeps
+    checking its answers at a slow pace (``--refresh-seconds``) instead of never playing again."""
+    return [candidate for pool, members in pools_of(field).items()
+            for candidate in builder.certainty_deals(pool, members, rated, refresh=True)]
 
 
 def plan_round(builder: RoundBuilder, field: Sequence[FieldEntry], rated: RatingSet, size: int,

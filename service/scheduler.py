@@ -16,7 +16,8 @@ any other. This thread is the database's only writer of matches and ratings:
   recorded as skipped with the reason, as a tournament records a benched bot;
 - ratings are recomputed from the matches at most every ``rate_every`` seconds while results arrive, so the
   live pages stay current;
-- with nothing to play (every leaderboard settled, or no two bots) it waits, looking again every second.
+- with nothing to play (every leaderboard settled, or no two bots) it waits, looking again every second, and
+  plays a refresh round (one deal per pool) every ``refresh_seconds``.
 
 Ctrl-C stops handing out matches and lets those in flight finish (a second one abandons them; they are
 played on the next start), as in ``ladder run``.
@@ -49,7 +50,7 @@ from ladder.storage import BotRow, BotVersionRow, TournamentRow, utcnow
 from ladder.submission import read_files
 from service.dispatch import ShippingExecutor
 from service.models import BotState, PlannedMatchRow, ServedBotRow, ServedVersionRow, VersionState
-from service.planner import FieldEntry, History, RoundBuilder, history_from, plan_round
+from service.planner import FieldEntry, History, RoundBuilder, history_from, plan_round, refresh_round
 from service.settings import ServeSettings
 from tournaments.adaptive import WAIT, Wait
 from tournaments.bench import BenchPolicy
@@ -148,13 +149,15 @@ class ServeLoop:
         facts = ratings.load_match_facts(self.session, self.tournament_id)
         return ratings.compute(facts, history=False)
 
-    def _plan(self) -> list[ScheduledMatch]:
-        """Choose the next round and write it as planned; its matches."""
+    def _plan(self, refresh: bool = False) -> list[ScheduledMatch]:
+        """Choose the next round (a refresh round of a settled ladder with ``refresh``) and write it as planned;
+        its matches."""
         allowed = self.schedulable()
         field = [FieldEntry(self.entrant(version), author) for version, author in sorted(allowed.items())]
         builder = RoundBuilder(self.secret, self._history(), self.settings.placement_deals, self.settings.confidence,
                                self.settings.indifference)
-        chosen = plan_round(builder, field, self._rated(), max(4, 2 * self.workers))
+        rated = self._rated()
+        chosen = refresh_round(builder, field, rated) if refresh else plan_round(builder, field, rated, max(4, 2 * self.workers))
         if not chosen:
             return []
         self.round += 1
@@ -191,9 +194,13 @@ class ServeLoop:
         matches = self._unfinished()
         if matches:
             log.info("resuming: %d planned match(es) not yet recorded", len(matches))
+        idle_since = time.monotonic()
         while not self.stop.requested:
             if not matches:
                 matches = self._plan()
+            if not matches and time.monotonic() - idle_since >= self.settings.refresh_seconds:
+                matches = self._plan(refresh=True)
+                idle_since = time.monotonic()
             if not matches:
                 self.status = "idle: every leaderboard is settled, or no two bots share a pool"
                 self._rate_if_due(force=self.dirty)
@@ -207,6 +214,7 @@ class ServeLoop:
                 yield WAIT
             matches = []
             self._rate_if_due()
+            idle_since = time.monotonic()
 
     def _sleep(self, seconds: float) -> bool:
         """Sleep unless asked to stop; whether asked."""

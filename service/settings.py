@@ -31,6 +31,7 @@ class ServeSettings:
     check_timeout: float = 900.0  # seconds one check (build included) may take before it fails
     confidence: float = 0.95  # when a pool is settled (the adaptive format's rule)
     indifference: float = 1.0
+    refresh_seconds: float = 60.0  # a settled ladder plays one deal per pool this often
     rate_every: float = 2.0  # seconds between rating refreshes while matches arrive
     secure_cookies: bool = False  # set behind a TLS proxy (--secure-cookies): the login cookie only travels over HTTPS
     worker_setup: str | None = None  # "module:function" run in each local worker (tests)

@@ -26,6 +26,7 @@ def serve(
     active_versions: Annotated[int, typer.Option("--active-versions", min=1, max=20, help="Versions per author on the schedule; older ones retire from it (keeping their ratings).")] = 2,
     house: Annotated[list[str] | None, typer.Option("--house", metavar="BOT", help="A built-in bot entered in every pool it plays, as a yardstick; repeatable.")] = None,
     per_hour: Annotated[int, typer.Option("--submissions-per-hour", min=1, help="Submissions each author may send per hour.")] = 12,
+    refresh: Annotated[float, typer.Option("--refresh-seconds", min=1, help="Once every leaderboard is settled, play one deal per pool this often (to keep checking the order).")] = 60.0,
     check_matches: Annotated[int, typer.Option("--check-matches", min=1, max=50, help="Matches per game and table size in a submission's check (as `ladder validate --matches`).")] = 2,
     secure_cookies: Annotated[bool, typer.Option("--secure-cookies", help="Send the login cookie over HTTPS only (behind a TLS proxy).")] = False,
 ) -> None:
@@ -41,7 +42,7 @@ def serve(
     settings = ServeSettings(db_url=db, host=host, port=port, workers=workers,
                              scheduler=check_scheduler_address(scheduler) if scheduler else None,
                              placement_deals=placement, active_versions_per_author=active_versions,
-                             house_bots=tuple(house or ()), submissions_per_hour=per_hour, secure_cookies=secure_cookies, check_matches=check_matches,
+                             house_bots=tuple(house or ()), submissions_per_hour=per_hour, secure_cookies=secure_cookies, check_matches=check_matches, refresh_seconds=refresh,
                              worker_setup=os.environ.get("LADDER_WORKER_SETUP") or None)
     run_server(settings)
 

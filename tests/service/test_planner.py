@@ -66,3 +66,19 @@ def test_fair_shares_give_the_author_with_fewer_seats_the_next_deal() -> None:
     chosen = fair_share(many + few, {1: 0, 2: 0, 9: 0}, size=6)
     assert [c.authors for c in chosen].count((2, 9)) == 2  # author 2's deals are not crowded out
     assert fair_share(many + few, {1: 100, 2: 0, 9: 0}, size=4)[0].authors == (2, 9)
+
+
+def test_a_settled_ladder_refreshes_with_one_deal_around_its_least_certain_pair() -> None:
+    from service.planner import refresh_round
+
+    field = [entry(1, 10), entry(2, 20), entry(3, 30)]
+    settled = RatingSet()
+    settled.standings["elevenses/2p"] = {v: Standing("elevenses/2p", "elevenses", 2, v, mu, 0.5)
+                                         for v, mu in ((1, 40.0), (2, 30.0), (3, 28.0))}
+    settled.standings["elevenses/3p"] = {v: Standing("elevenses/3p", "elevenses", 3, v, mu, 0.5)
+                                         for v, mu in ((1, 40.0), (2, 30.0), (3, 20.0))}
+    assert builder().certainty_deals("elevenses/2p", field, settled) == []
+    chosen = refresh_round(builder(), field, settled)
+    two = [c for c in chosen if c.pool == "elevenses/2p"]
+    assert len(two) == 1 and {e.version_id for e in two[0].matches[0].seats} == {2, 3}  # 30 vs 28: the closest
+    assert {c.pool for c in chosen} == {"elevenses/2p", "elevenses/3p"}
