@@ -7,7 +7,7 @@ import enum
 from sqlmodel import Session, select
 
 from ladder.errors import UserError
-from ladder.storage import BotRow, utcnow
+from ladder.store.tables import BotRow, utcnow
 from service.models import BotState, ServedBotRow
 
 

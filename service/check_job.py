@@ -1,6 +1,6 @@
 """One submission's check, in a process of its own: ``python -m service.check_job --db URL --submission ID``.
 
-The same check as ``ladder validate`` (:func:`ladder.botstore.check_bot`: the build in the build sandbox, then
+The same check as ``ladder validate`` (:func:`ladder.seats.botstore.check_bot`: the build in the build sandbox, then
 the bot loaded and played in the sandbox), then the served ladder's own rules (a bot's name belongs to the
 author who first submitted it; a retired bot takes no new version), then ``ladder submit``'s registration and
 the version's activation (:func:`activate`). It writes its verdict into the submission's row itself, so the
@@ -16,11 +16,11 @@ import sys
 
 from sqlmodel import Session, col, select
 
-from ladder.botstore import CheckReport, check_bot, register
-from ladder.build import BuildLimits
 from ladder.errors import UserError
 from ladder.paths import results_dir
-from ladder.storage import BotRow, BotVersionRow, utcnow
+from ladder.sandbox.build import BuildLimits
+from ladder.seats.botstore import CheckReport, check_bot, register
+from ladder.store.tables import BotRow, BotVersionRow, utcnow
 from ladder.text import clean_text
 from service.db import service_session
 from service.models import (

@@ -18,7 +18,7 @@ import threading
 from sqlalchemy.engine import Engine
 from sqlmodel import Session, col, select
 
-from ladder.storage import utcnow
+from ladder.store.tables import utcnow
 from ladder.text import clean_text
 from service.intake import remove_upload
 from service.models import SubmissionRow, SubmissionState

@@ -17,7 +17,7 @@ from typing import Any
 import httpx
 
 from ladder.errors import UserError
-from ladder.submission import read_files
+from ladder.sandbox.submission import read_files
 from service.uploads import pack_folder
 
 WAIT_SECONDS = 1800.0

@@ -12,7 +12,7 @@ from collections.abc import Callable, Mapping
 from concurrent.futures import Future
 from typing import Any
 
-from ladder.botref import BotRef, RefKind
+from ladder.seats.botref import BotRef, RefKind
 from tournaments.executor_api import MatchExecutor
 from tournaments.worker import install_bot_files, play_task
 

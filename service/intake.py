@@ -19,8 +19,8 @@ from pathlib import Path
 from sqlmodel import Session, col, func, select
 
 from ladder.paths import results_dir
-from ladder.storage import utcnow
-from ladder.submission import write_tree
+from ladder.sandbox.submission import write_tree
+from ladder.store.tables import utcnow
 from ladder.text import clean_text
 from service.models import AuthorRow, SubmissionRow, SubmissionState
 from service.settings import ServeSettings

@@ -1,6 +1,6 @@
 """The service's tables, in the ladder's own database beside its bots, matches and ratings.
 
-They are SQLModel tables like the ladder's (:mod:`ladder.storage`): importing this module registers them in
+They are SQLModel tables like the ladder's (:mod:`ladder.store`): importing this module registers them in
 the same metadata, so :func:`service.db.open_service_database` creates them with the ladder's tables
 (``create_all`` adds missing tables to an existing database and never touches the others).
 
@@ -15,7 +15,7 @@ from datetime import datetime
 
 from sqlmodel import Field, SQLModel
 
-from ladder.storage import utcnow
+from ladder.store.tables import utcnow
 
 
 class Role(enum.StrEnum):

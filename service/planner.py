@@ -5,7 +5,7 @@ Each round is chosen from the database as it is (:func:`plan_round`):
 1. **Placement.** A version that has not yet met every other bot of a pool it claims ``placement_deals``
    times plays that first: tables of it and the bots it has met least (a deal in every balanced seating,
    as a tournament plays it; in a solitaire the same deal for every bot of the pool).
-2. **Certainty.** Every other pool is judged as the adaptive format judges it (:mod:`ladder.certainty` on
+2. **Certainty.** Every other pool is judged as the adaptive format judges it (:mod:`ladder.ratings.certainty` on
    the served matches' ratings): a settled pool plays nothing; an open one plays a deal of a table holding
    each open adjacent pair (the pair and the bots nearest them), as :mod:`tournaments.adaptive` does.
 3. **Fair shares.** The candidate deals are taken in turn by the author who has had the fewest seats so
@@ -26,10 +26,10 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 from engine import get_game
-from ladder import certainty
-from ladder.pools import PoolKey
-from ladder.ratings import RatingSet, Standing, pool_key
-from ladder.roster import Entrant
+from ladder.ratings import certainty
+from ladder.ratings.pools import PoolKey
+from ladder.ratings.trueskill_model import RatingSet, Standing, pool_key
+from ladder.seats.roster import Entrant
 from tournaments.formats import GamePlan, ScheduledMatch, deal_group, deal_key, deal_seed
 
 

@@ -37,23 +37,24 @@ from typing import Any
 from sqlalchemy.engine import Engine
 from sqlmodel import Session, col, select
 
-from ladder import ratings
-from ladder.botref import BotRef
-from ladder.deals import DealSecret, bot_seed
+from ladder.matches.deals import DealSecret, bot_seed
+from ladder.matches.statuses import MatchStatus, TournamentState
 from ladder.paths import results_dir
-from ladder.players import store_folder
-from ladder.ratings import RatingSet
-from ladder.roster import Entrant, builtin_entrant, resolve
-from ladder.sandbox import Limits
-from ladder.statuses import MatchStatus, TournamentState
-from ladder.storage import BotRow, BotVersionRow, TournamentRow, utcnow
-from ladder.submission import read_files
+from ladder.ratings import persistence as ratings_persistence
+from ladder.ratings import trueskill_model as ratings_trueskill_model
+from ladder.ratings.trueskill_model import RatingSet
+from ladder.sandbox.limits import SandboxLimits as Limits
+from ladder.sandbox.submission import read_files
+from ladder.seats.botref import BotRef
+from ladder.seats.players import store_folder
+from ladder.seats.roster import Entrant, builtin_entrant, resolve
+from ladder.store.tables import BotRow, BotVersionRow, TournamentRow, utcnow
 from service.dispatch import ShippingExecutor
 from service.models import BotState, PlannedMatchRow, ServedBotRow, ServedVersionRow, VersionState
 from service.planner import FieldEntry, History, RoundBuilder, history_from, plan_round, refresh_round
 from service.settings import ServeSettings
 from tournaments.adaptive import WAIT, Wait
-from tournaments.bench import BenchPolicy
+from tournaments.benching import BenchPolicy
 from tournaments.executor import LocalPoolExecutor
 from tournaments.executor_api import MatchExecutor, TerminableExecutor
 from tournaments.formats import ScheduledMatch, deal_seed
@@ -146,8 +147,8 @@ class ServeLoop:
         return history_from([(pool, number, placement, json.loads(ids)) for pool, number, placement, ids in rows], authors)
 
     def _rated(self) -> RatingSet:
-        facts = ratings.load_match_facts(self.session, self.tournament_id)
-        return ratings.compute(facts, history=False)
+        facts = ratings_persistence.load_match_facts(self.session, self.tournament_id)
+        return ratings_trueskill_model.compute(facts, history=False)
 
     def _plan(self, refresh: bool = False) -> list[ScheduledMatch]:
         """Choose the next round (a refresh round of a settled ladder with ``refresh``) and write it as planned;
@@ -241,7 +242,7 @@ class ServeLoop:
         if not self.dirty or (not force and time.monotonic() - self.rated_at < self.rate_gap):
             return
         tick = time.monotonic()
-        ratings.rerate(self.session)
+        ratings_persistence.rerate(self.session)
         self.rated_at, self.dirty = time.monotonic(), False
         self.rate_gap = max(self.settings.rate_every, 10 * (self.rated_at - tick))
 

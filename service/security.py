@@ -28,7 +28,7 @@ from datetime import UTC, datetime, timedelta
 from sqlmodel import Session, select
 
 from ladder.errors import UserError
-from ladder.storage import utcnow
+from ladder.store.tables import utcnow
 from service.models import AuthorRow, Role, WebSessionRow
 
 TOKEN_BYTES = 32

@@ -6,7 +6,7 @@ many bytes once unpacked (counted while decompressing, so an archive bomb stops 
 headers claim), a compression ratio no bot needs, an absolute path or ``..``, a symbolic or hard link, a device
 file or FIFO, an encrypted zip entry, or a file that is not a bot (no ``bot.py``, ``bot.toml`` or single
 top-level ``.py``). What passes is a plain mapping of relative paths to bytes, written by
-:func:`ladder.submission.write_tree`.
+:func:`ladder.sandbox.submission.write_tree`.
 """
 
 from __future__ import annotations
@@ -20,7 +20,7 @@ from collections.abc import Iterator
 from typing import IO
 
 from ladder.errors import UserError
-from ladder.submission import MANIFEST_FILE, find_entry, is_skipped, read_manifest
+from ladder.sandbox.submission import MANIFEST_FILE, find_entry, is_skipped, read_manifest
 from service.settings import UploadLimits
 
 CHUNK = 64 * 1024

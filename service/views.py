@@ -15,9 +15,11 @@ from datetime import datetime
 from pydantic import BaseModel
 from sqlmodel import Session, col, select
 
-from ladder import certainty, ratings
-from ladder.ratings import RatingSet
-from ladder.storage import BotRow, BotVersionRow, MatchRow, SeatResultRow, unpack_actions
+from ladder.ratings import certainty
+from ladder.ratings import persistence as ratings_persistence
+from ladder.ratings import trueskill_model as ratings_trueskill_model
+from ladder.ratings.trueskill_model import RatingSet
+from ladder.store.tables import BotRow, BotVersionRow, MatchRow, SeatResultRow, unpack_actions
 from service.models import AuthorRow, ServedBotRow, ServedVersionRow, SubmissionRow
 
 
@@ -129,11 +131,11 @@ class _RatingsCache:
         self.at = 0.0
 
     def get(self, session: Session) -> RatingSet:
-        marker = ratings.played_matches_marker(session)
+        marker = ratings_persistence.played_matches_marker(session)
         with self.lock:
             if self.rated is not None and (marker == self.marker or time.monotonic() - self.at < self.STALE_SECONDS):
                 return self.rated
-        rated, _fresh = ratings.current(session)
+        rated, _fresh = ratings_persistence.current(session)
         with self.lock:
             self.marker, self.rated, self.at = marker, rated, time.monotonic()
         return rated
@@ -237,7 +239,7 @@ def bot_failures(session: Session, name: str, limit: int = 20) -> list[FailureVi
                         .where(col(SeatResultRow.bot_version_id).in_(list(versions)),
                                col(SeatResultRow.failure_reason).is_not(None))
                         .order_by(col(SeatResultRow.match_id).desc()).limit(limit)).all()
-    return [FailureView(match_id=m.id or 0, pool=ratings.pool_key(m.game, m.num_players), version=versions.get(s.bot_version_id, "?"),
+    return [FailureView(match_id=m.id or 0, pool=ratings_trueskill_model.pool_key(m.game, m.num_players), version=versions.get(s.bot_version_id, "?"),
                         reason=s.failure_reason or "", detail=s.failure_detail, stderr_tail=s.stderr_tail,
                         finished_at=m.finished_at) for s, m in rows]
 
@@ -251,7 +253,7 @@ def bot_stderr(session: Session, name: str, limit: int = 20) -> list[FailureView
     rows = session.exec(select(SeatResultRow, MatchRow).join(MatchRow, col(MatchRow.id) == col(SeatResultRow.match_id))
                         .where(col(SeatResultRow.bot_version_id).in_(list(versions)), SeatResultRow.stderr_tail != "")
                         .order_by(col(SeatResultRow.match_id).desc()).limit(limit)).all()
-    return [FailureView(match_id=m.id or 0, pool=ratings.pool_key(m.game, m.num_players), version=versions.get(s.bot_version_id, "?"),
+    return [FailureView(match_id=m.id or 0, pool=ratings_trueskill_model.pool_key(m.game, m.num_players), version=versions.get(s.bot_version_id, "?"),
                         reason=s.failure_reason or "", detail=s.failure_detail, stderr_tail=s.stderr_tail,
                         finished_at=m.finished_at) for s, m in rows]
 

@@ -6,7 +6,7 @@ from pathlib import Path
 
 from sqlmodel import Session, select
 
-from ladder.storage import BotRow, BotVersionRow
+from ladder.store.tables import BotRow, BotVersionRow
 from service.admin import Action, set_bot_state
 from service.check_job import activate, ownership_problem
 from service.db import open_service_database

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from collections import Counter
 
-from ladder.ratings import RatingSet, Standing
-from ladder.roster import Entrant
+from ladder.ratings.trueskill_model import RatingSet, Standing
+from ladder.seats.roster import Entrant
 from service.planner import Candidate, FieldEntry, RoundBuilder, fair_share, history_from, plan_round
 
 SECRET = b"s" * 32
