@@ -96,6 +96,22 @@ COMMANDS: tuple[CommandEntry, ...] = (
                  "end of its stderr, and where to watch them (the report's replay pages, `ladder replay ID`)."),
     CommandEntry("logs", "bot_and_logs", "logs",
                  "The bot's own stderr (the end of it, per match) from its latest matches, newest last."),
+    # ---- the served ladder (service/, `ladder serve`)
+    CommandEntry("serve", "serve", "serve",
+                 "Serve the ladder: authors submit bots over HTTP, a scheduler plays them all the time, live pages "
+                 "and a JSON API show the results."),
+    CommandEntry("author", "serve", "author",
+                 "Add an author of the served ladder (their token is printed once, stored only as a hash), revoke "
+                 "one, or list them."),
+    CommandEntry("login", "serve", "login",
+                 "Store your token for a ladder server (asked without echo; kept in your config folder, readable by "
+                 "you only)."),
+    CommandEntry("submissions", "serve", "submissions",
+                 "Your submissions to a ladder server, newest first: state (queued, checking, active, failed) and why "
+                 "one failed."),
+    CommandEntry("admin", "serve", "admin",
+                 "The operator's hand on the served ladder's schedule: pause, bench, retire or resume a bot (ratings "
+                 "are kept)."),
 )
 
 

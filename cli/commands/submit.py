@@ -152,8 +152,15 @@ def submit(
     as_json: JsonOption = False,
     allow_package: AllowOption = None,
     build_seconds: BuildOption = BUILD_DEFAULTS.seconds,
+    server: Annotated[str | None, typer.Option("--server", metavar="URL", help="Submit to a ladder server (`ladder serve`) instead: it runs the same check and answers with the verdict. Token from LADDER_TOKEN or `ladder login URL`.")] = None,
+    no_wait: Annotated[bool, typer.Option("--no-wait", help="With --server: print the submission's id and return without waiting for the verdict.")] = False,
 ) -> None:
     """Check a bot in the sandbox, copy it into the bot store and register it (a changed file is a new version)."""
+    if server is not None:
+        from cli.commands.serve import submit_to_server
+
+        submit_to_server(path, name, server, as_json, wait=not no_wait)
+        return
     report, reused = _run_check(path, name, move_seconds, match_seconds, memory_mb, matches, require_layer, as_json,
                                 allow_package, build_seconds, reuse=True)
     if not report.ok:

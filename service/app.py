@@ -1,0 +1,125 @@
+"""The FastAPI app: the API and the pages, with the guards every request passes.
+
+- a token (or anything named like one) in the query string is refused before any route runs: URLs are
+  logged by proxies and kept in browser histories (:data:`service.security.TOKEN_QUERY_KEYS`);
+- the access log names the method, the path without its query string, the status and the author, never a
+  header or a cookie;
+- pages are sent with headers that keep them out of frames and stop content sniffing.
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from collections.abc import Awaitable, Callable
+from pathlib import Path
+from typing import Protocol
+
+from fastapi import FastAPI, HTTPException, Request
+from fastapi.responses import JSONResponse, Response
+from fastapi.staticfiles import StaticFiles
+from sqlalchemy.engine import Engine
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
+
+from service.routes import api, pages
+from service.security import TOKEN_QUERY_KEYS
+from service.settings import ServeSettings
+
+access = logging.getLogger("ladder.serve.access")
+
+DESCRIPTION = """The served ladder's API. Authors submit bots with a token sent as `Authorization: Bearer <token>`
+(never in a URL); `ladder submit PATH --server URL` does it for you. Leaderboards, bots and matches are public; a
+submission's check output and a bot's stderr are shown only to its author and the operator."""
+
+
+class Runtime(Protocol):
+    """What the app asks of the server around it (the scheduler and the checker)."""
+
+    def scheduler_status(self) -> str: ...
+
+    def tournament_id(self) -> int | None: ...
+
+    def wake_checker(self) -> None: ...
+
+
+class Detached:
+    """A runtime without scheduler or checker (the app alone, e.g. in tests of its pages)."""
+
+    def scheduler_status(self) -> str:
+        return "not running"
+
+    def tournament_id(self) -> int | None:
+        return None
+
+    def wake_checker(self) -> None:
+        return None
+
+
+FORM_OVERHEAD = 64 * 1024  # a multipart body's headers and fields beside the file
+
+
+def _too_large(request: Request, settings: ServeSettings) -> bool:
+    """Whether the request declares a body larger than an upload may be (refused before a byte of it is read)."""
+    length = request.headers.get("content-length", "")
+    return length.isdigit() and int(length) > settings.uploads.max_bytes + FORM_OVERHEAD
+
+
+class BodyLimit:
+    """Stop reading a request body past ``limit`` bytes, whatever its headers said (a chunked upload has no
+    length to check first): the request ends with 413 and one sentence."""
+
+    def __init__(self, app: ASGIApp, limit: int) -> None:
+        self.app = app
+        self.limit = limit
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        seen = 0
+
+        async def limited() -> Message:
+            nonlocal seen
+            message = await receive()
+            if message["type"] == "http.request":
+                seen += len(message.get("body", b""))
+                if seen > self.limit:
+                    raise HTTPException(413, f"the request is larger than this server takes "
+                                             f"({self.limit // (1024 * 1024)} MB); the rest was not read")
+            return message
+
+        await self.app(scope, limited, send)
+
+
+def create_app(engine: Engine, settings: ServeSettings, runtime: Runtime | None = None) -> FastAPI:
+    app = FastAPI(title="The ladder", description=DESCRIPTION, version="1")
+    app.state.engine = engine
+    app.state.settings = settings
+    app.state.runtime = runtime or Detached()
+    app.include_router(api.router)
+    app.include_router(pages.router)
+    app.add_middleware(BodyLimit, limit=settings.uploads.max_bytes + FORM_OVERHEAD)
+    app.mount("/static", StaticFiles(directory=str(Path(__file__).resolve().parent / "static")), name="static")
+
+    @app.middleware("http")
+    async def guard(request: Request, call_next: Callable[[Request], Awaitable[Response]]) -> Response:
+        started = time.perf_counter()
+        keys = {key.lower() for key in request.query_params}
+        if _too_large(request, settings):
+            response: Response = JSONResponse(
+                {"detail": f"the request is larger than this server takes ({settings.uploads.max_bytes // (1024 * 1024)} MB "
+                           "for an upload); nothing was read"}, status_code=413)
+        elif keys & TOKEN_QUERY_KEYS:
+            response = JSONResponse(
+                {"detail": "tokens go in the Authorization header (or the login form), never in a URL: URLs end up in "
+                           "logs; this request was refused"}, status_code=400)
+        else:
+            response = await call_next(request)
+        response.headers.setdefault("X-Frame-Options", "DENY")
+        response.headers.setdefault("X-Content-Type-Options", "nosniff")
+        response.headers.setdefault("Referrer-Policy", "same-origin")
+        access.info("%s %s %d %.0f ms", request.method, request.url.path, response.status_code,
+                    (time.perf_counter() - started) * 1000)
+        return response
+
+    return app

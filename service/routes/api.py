@@ -1,0 +1,137 @@
+"""The JSON API (documented by FastAPI at ``/docs`` and ``/openapi.json``)."""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+from fastapi import APIRouter, File, Form, HTTPException, Request, UploadFile
+from pydantic import BaseModel
+from sqlmodel import col, select
+
+from ladder.errors import UserError
+from service import views
+from service.admin import Action, set_bot_state
+from service.intake import RateLimited, accept
+from service.models import SubmissionRow
+from service.routes.deps import DB, Changer, Operator, Viewer
+from service.uploads import UploadRefused
+
+router = APIRouter(prefix="/api", tags=["api"])
+
+
+class Accepted(BaseModel):
+    id: int
+    state: str
+    status_url: str
+
+
+class Me(BaseModel):
+    name: str
+    role: str
+    submissions: list[views.SubmissionView]
+
+
+class StateChange(BaseModel):
+    bot: str
+    state: str
+
+
+class Status(BaseModel):
+    scheduler: str
+    queued_submissions: int
+    tournament_id: int | None
+
+
+@router.get("/leaderboards", response_model=list[views.Leaderboard], summary="Every pool's leaderboard with its verdict")
+def get_leaderboards(session: DB) -> list[views.Leaderboard]:
+    return views.leaderboards(session)
+
+
+@router.get("/status", response_model=Status, summary="What the scheduler is doing")
+def get_status(request: Request, session: DB) -> Status:
+    queued = len(session.exec(select(SubmissionRow.id).where(col(SubmissionRow.state).in_(["queued", "checking"]))).all())
+    runtime = request.app.state.runtime
+    return Status(scheduler=runtime.scheduler_status(), queued_submissions=queued, tournament_id=runtime.tournament_id())
+
+
+@router.get("/bots/{name}", response_model=views.BotView, summary="A bot: its versions, ratings and latest matches")
+def get_bot(name: str, session: DB) -> views.BotView:
+    found = views.bot_view(session, name)
+    if found is None:
+        raise HTTPException(404, f"there is no bot {name!r}")
+    return found[0]
+
+
+@router.get("/bots/{name}/stderr", response_model=list[views.FailureView],
+            summary="The bot's own stderr from its latest matches (its author and the operator only)")
+def get_bot_stderr(name: str, session: DB, who: Viewer) -> list[views.FailureView]:
+    found = views.bot_view(session, name)
+    if found is None:
+        raise HTTPException(404, f"there is no bot {name!r}")
+    if who is None:
+        raise HTTPException(401, "a bot's stderr is shown only to its author and the operator: send your token")
+    if not views.may_see_private(who.author, found[1]):
+        raise HTTPException(403, "a bot's stderr is shown only to its author and the operator")
+    return views.bot_stderr(session, name)
+
+
+@router.get("/h2h/{game}/{players}", response_model=views.HeadToHead,
+            summary="Head to head in a pool: for each ordered pair, how often the first finished ahead, behind, tied")
+def get_head_to_head(game: str, players: int, session: DB) -> views.HeadToHead:
+    return views.head_to_head(session, f"{game}/{players}p")
+
+
+@router.get("/matches/{match_id}", response_model=views.MatchView, summary="A recorded match: seats, scores, ranks")
+def get_match(match_id: int, session: DB) -> views.MatchView:
+    found = views.match_view(session, match_id)
+    if found is None:
+        raise HTTPException(404, f"there is no match #{match_id}")
+    return found
+
+
+@router.get("/me", response_model=Me, summary="Who the token belongs to, and their submissions")
+def get_me(session: DB, who: Viewer) -> Me:
+    if who is None:
+        raise HTTPException(401, "this needs an author's token: send it as `Authorization: Bearer <token>`")
+    mine = views.submissions_of(session, None if who.author.is_operator else who.author)
+    return Me(name=who.author.name, role=who.author.role, submissions=mine)
+
+
+@router.post("/submissions", response_model=Accepted, status_code=202,
+             summary="Submit a bot: a .py file, or a bot folder as .tar.gz or .zip (checked in the background)")
+async def post_submission(request: Request, session: DB, who: Changer,
+                          file: Annotated[UploadFile, File(description="the bot: .py, .tar.gz or .zip")],
+                          name: Annotated[str, Form(description="register under this name instead of the class's")] = "") -> Accepted:
+    settings = request.app.state.settings
+    data = await file.read(settings.uploads.max_bytes + 1)
+    try:
+        row = accept(session, who.author, data, file.filename or "upload", name, settings)
+    except RateLimited as error:
+        raise HTTPException(429, str(error)) from None
+    except UploadRefused as error:
+        raise HTTPException(400, str(error)) from None
+    request.app.state.runtime.wake_checker()
+    assert row.id is not None
+    return Accepted(id=row.id, state=row.state, status_url=f"/api/submissions/{row.id}")
+
+
+@router.get("/submissions/{submission_id}", response_model=views.SubmissionView,
+            summary="A submission's state (checking / active / failed) with the reason and output (its author and the operator only)")
+def get_submission(submission_id: int, session: DB, who: Viewer) -> views.SubmissionView:
+    if who is None:
+        raise HTTPException(401, "this needs an author's token: send it as `Authorization: Bearer <token>`")
+    row = session.get(SubmissionRow, submission_id)
+    if row is None:
+        raise HTTPException(404, f"there is no submission #{submission_id}")
+    if not views.may_see_private(who.author, row.author_id):
+        raise HTTPException(403, "this submission is another author's")
+    return views.submission_view(session, row)
+
+
+@router.post("/bots/{name}/{action}", response_model=StateChange, summary="Pause, bench, retire or resume a bot (the operator only)")
+def post_bot_action(name: str, action: Action, session: DB, _who: Operator, reason: Annotated[str, Form()] = "") -> StateChange:
+    try:
+        state = set_bot_state(session, name, action, reason)
+    except UserError as error:
+        raise HTTPException(404 if "there is no bot" in str(error) else 409, str(error)) from None
+    return StateChange(bot=name, state=state.value)

@@ -1,0 +1,155 @@
+"""The live pages, rendered from the database on each request (Jinja templates in ``service/templates``).
+
+Forms that change something (submit, log out, the operator's buttons) carry the session's CSRF token; the
+login form carries a double-submit token of its own. Replays go through :func:`replay` alone, so the viewer
+behind it can be swapped for the report's without touching the other pages.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated, Any
+
+from fastapi import APIRouter, File, Form, HTTPException, Request, UploadFile
+from fastapi.responses import HTMLResponse, RedirectResponse, Response
+from fastapi.templating import Jinja2Templates
+
+from ladder.errors import UserError
+from service import views
+from service.admin import Action, set_bot_state
+from service.intake import RateLimited, accept
+from service.routes.deps import DB, Changer, Identity, Operator, Viewer
+from service.security import (
+    CSRF_FIELD,
+    LOGIN_COOKIE,
+    SESSION_COOKIE,
+    SESSION_HOURS,
+    author_for_token,
+    close_web_session,
+    new_token,
+    open_web_session,
+    same_secret,
+)
+from service.uploads import UploadRefused
+
+router = APIRouter(include_in_schema=False)
+templates = Jinja2Templates(directory=str(Path(__file__).resolve().parents[1] / "templates"))
+
+
+def render(request: Request, name: str, who: Identity | None, code: int = 200, **context: Any) -> HTMLResponse:
+    context |= {"who": who.author if who else None, "csrf": who.web.csrf_token if who and who.web else "", "csrf_field": CSRF_FIELD}
+    return templates.TemplateResponse(request, name, context, status_code=code)
+
+
+@router.get("/", response_class=HTMLResponse)
+def index(request: Request, session: DB, who: Viewer) -> HTMLResponse:
+    runtime = request.app.state.runtime
+    return render(request, "index.html", who, boards=views.leaderboards(session), status=runtime.scheduler_status())
+
+
+@router.get("/bots/{name}", response_class=HTMLResponse)
+def bot_page(name: str, request: Request, session: DB, who: Viewer) -> HTMLResponse:
+    found = views.bot_view(session, name)
+    if found is None:
+        raise HTTPException(404, f"there is no bot {name!r}")
+    bot, owner = found
+    private = who is not None and views.may_see_private(who.author, owner)
+    return render(request, "bot.html", who, bot=bot, private=private,
+                  stderr=views.bot_stderr(session, name) if private else [], actions=[a.value for a in Action])
+
+
+@router.get("/bots/{name}/stderr", response_class=HTMLResponse)
+def bot_stderr_page(name: str, request: Request, session: DB, who: Viewer) -> HTMLResponse:
+    found = views.bot_view(session, name)
+    if found is None:
+        raise HTTPException(404, f"there is no bot {name!r}")
+    if who is None or not views.may_see_private(who.author, found[1]):
+        raise HTTPException(403, "a bot's stderr is shown only to its author and the operator")
+    return render(request, "stderr.html", who, bot=found[0], stderr=views.bot_stderr(session, name))
+
+
+@router.get("/h2h/{game}/{players}", response_class=HTMLResponse)
+def head_to_head_page(game: str, players: int, request: Request, session: DB, who: Viewer) -> HTMLResponse:
+    h2h = views.head_to_head(session, f"{game}/{players}p")
+    cells = {(p.version_id, p.opponent_version_id): p for p in h2h.pairs}
+    return render(request, "h2h.html", who, h2h=h2h, cells=cells)
+
+
+@router.get("/matches/{match_id}", response_class=HTMLResponse)
+def replay(match_id: int, request: Request, session: DB, who: Viewer) -> HTMLResponse:
+    """The replay of a match: the one route to re-point when the report's replay viewer is served here."""
+    match = views.match_view(session, match_id)
+    if match is None:
+        raise HTTPException(404, f"there is no match #{match_id}")
+    return render(request, "match.html", who, match=match, actions=views.match_actions(session, match_id))
+
+
+@router.get("/login", response_class=HTMLResponse)
+def login_form(request: Request, who: Viewer) -> HTMLResponse:
+    token = new_token()
+    response = render(request, "login.html", who, login_csrf=token, error="")
+    response.set_cookie(LOGIN_COOKIE, token, httponly=True, samesite="strict", secure=request.app.state.settings.secure_cookies,
+                        max_age=3600)
+    return response
+
+
+@router.post("/login")
+def login(request: Request, session: DB, token: Annotated[str, Form()], csrf_token: Annotated[str, Form()]) -> Response:
+    expected = request.cookies.get(LOGIN_COOKIE, "")
+    if not expected or not same_secret(csrf_token, expected):
+        raise HTTPException(403, "this login form is stale (its CSRF token does not match); reload the page and try again")
+    author = author_for_token(session, token.strip())
+    if author is None:
+        fresh = new_token()
+        response = render(request, "login.html", None, code=401, login_csrf=fresh,
+                          error="that token is not valid: it is wrong or was revoked")
+        response.set_cookie(LOGIN_COOKIE, fresh, httponly=True, samesite="strict",
+                            secure=request.app.state.settings.secure_cookies, max_age=3600)
+        return response
+    web = open_web_session(session, author)
+    redirect = RedirectResponse("/me", status_code=303)
+    redirect.set_cookie(SESSION_COOKIE, web.cookie, httponly=True, samesite="strict",
+                        secure=request.app.state.settings.secure_cookies, max_age=SESSION_HOURS * 3600)
+    redirect.delete_cookie(LOGIN_COOKIE)
+    return redirect
+
+
+@router.post("/logout")
+def logout(request: Request, session: DB, _who: Changer) -> Response:
+    close_web_session(session, request.cookies.get(SESSION_COOKIE, ""))
+    response = RedirectResponse("/", status_code=303)
+    response.delete_cookie(SESSION_COOKIE)
+    return response
+
+
+@router.get("/me", response_class=HTMLResponse)
+def my_bots(request: Request, session: DB, who: Viewer) -> Response:
+    if who is None:
+        return RedirectResponse("/login", status_code=303)
+    mine = views.submissions_of(session, None if who.author.is_operator else who.author)
+    bots = sorted({s.bot for s in mine if s.bot})
+    return render(request, "me.html", who, submissions=mine, bots=bots, message="")
+
+
+@router.post("/me/submit", response_class=HTMLResponse)
+async def submit_form(request: Request, session: DB, who: Changer, file: Annotated[UploadFile, File()],
+                      name: Annotated[str, Form()] = "") -> Response:
+    settings = request.app.state.settings
+    data = await file.read(settings.uploads.max_bytes + 1)
+    try:
+        row = accept(session, who.author, data, file.filename or "upload", name, settings)
+    except (UploadRefused, RateLimited) as error:
+        mine = views.submissions_of(session, None if who.author.is_operator else who.author)
+        return render(request, "me.html", who, code=429 if isinstance(error, RateLimited) else 400, submissions=mine,
+                      bots=sorted({s.bot for s in mine if s.bot}), message=f"refused: {error}")
+    request.app.state.runtime.wake_checker()
+    return RedirectResponse(f"/me#submission-{row.id}", status_code=303)
+
+
+@router.post("/bots/{name}/{action}")
+def bot_action(name: str, action: Action, session: DB, _who: Operator, reason: Annotated[str, Form()] = "") -> Response:
+    try:
+        set_bot_state(session, name, action, reason)
+    except UserError as error:
+        raise HTTPException(409, str(error)) from None
+    return RedirectResponse(f"/bots/{name}", status_code=303)

@@ -1,0 +1,54 @@
+"""Who may enter what: a bot's name belongs to its first author, and an author's active versions are capped."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from sqlmodel import Session, select
+
+from ladder.store.tables import BotRow, BotVersionRow
+from service.admin import Action, set_bot_state
+from service.check_job import activate, ownership_problem
+from service.db import open_service_database
+from service.models import AuthorRow, Role, ServedVersionRow, VersionState
+from service.security import add_author
+
+
+def version(session: Session, bot: BotRow, number: int) -> BotVersionRow:
+    assert bot.id is not None
+    row = BotVersionRow(bot_id=bot.id, version=str(number), content_hash=f"{number:064x}")
+    session.add(row)
+    session.commit()
+    return row
+
+
+def states(session: Session) -> dict[str, str]:
+    return {session.get(BotVersionRow, v.bot_version_id).version: v.state  # type: ignore[union-attr]
+            for v in session.exec(select(ServedVersionRow)).all()}
+
+
+def test_versions_past_the_cap_retire_oldest_first_and_the_name_stays_its_authors(tmp_path: Path) -> None:
+    engine = open_service_database(f"sqlite:///{tmp_path / 'ladder.db'}")
+    with Session(engine, expire_on_commit=False) as session:
+        add_author(session, "alice")
+        add_author(session, "bob")
+        add_author(session, "op", Role.OPERATOR)
+        alice = session.exec(select(AuthorRow).where(AuthorRow.name == "alice")).one()
+        bob = session.exec(select(AuthorRow).where(AuthorRow.name == "bob")).one()
+        assert ownership_problem(session, alice, "fast") is None
+        fast, slow = BotRow(name="fast"), BotRow(name="slow")
+        session.add_all([fast, slow])
+        session.commit()
+        for number, bot in ((1, fast), (2, slow), (3, fast)):
+            assert activate(session, alice, version(session, bot, number), cap=2) == ([] if number < 3 else [
+                session.exec(select(BotVersionRow).where(BotVersionRow.version == "1")).one().id])
+            session.commit()
+        assert states(session) == {"1": VersionState.SUPERSEDED, "2": VersionState.ACTIVE, "3": VersionState.ACTIVE}
+        assert "another author's bot" in (ownership_problem(session, bob, "fast") or "")
+        assert ownership_problem(session, alice, "fast") is None
+        session.add(BotRow(name="operators-own"))
+        session.commit()
+        assert "registered on this ladder by its operator" in (ownership_problem(session, alice, "operators-own") or "")
+        set_bot_state(session, "slow", Action.RETIRE, "plays illegal moves on purpose")
+        assert "retired" in (ownership_problem(session, alice, "slow") or "")
+    engine.dispose()
