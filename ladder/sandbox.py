@@ -70,6 +70,7 @@ import ladder
 from ladder import protocol
 from ladder import seccomp as seccomp_module
 from ladder.errors import UserError
+from ladder.host_evidence import bot_cpus, join_party, leave_party
 from ladder.match import BotFailure, BotTimeout, TimeoutKind
 from ladder.move_clock import MoveUsage, MoveWatch, wall_cap
 from ladder.submission import Submission
@@ -994,7 +995,10 @@ class BotProcess:
             text = os.pread(self._stat, 4096, 0)
         except OSError:
             self._die("crash", "the bot process ended while the sandbox was starting")
-        self._watch = MoveWatch(self._stat, pid)
+        # a stop is evidence of a host fault only where the bot cannot stop itself (seccomp refuses it stop signals)
+        self._watch = MoveWatch(self._stat, pid, bot_cpus(self.cpu), "seccomp" in self.layers,
+                                lambda: self._signal(signal.SIGCONT))
+        join_party(pid, self.popen.pid)
         parent = int(text[text.rfind(b")") + 2:].split()[1])
         ours = pid == self.popen.pid or parent in (self.popen.pid, self.init_pid)
         if not ours or (self._bot_pidfd >= 0 and not _pidfd_alive(self._bot_pidfd)):
@@ -1271,7 +1275,7 @@ class BotProcess:
 
     # -- accounting and the end -----------------------------------------------------------------
     def cpu_seconds_used(self) -> float | None:
-        """CPU time (user + system, all threads) the bot process has used, from ``/proc``."""
+        """CPU time (user + system, all threads, and its waited-for children) the bot process has used, from ``/proc``."""
         if self._stat < 0:
             return None
         try:
@@ -1280,7 +1284,7 @@ class BotProcess:
             return None
         parts = text[text.rfind(b")") + 2:].split()
         try:
-            ticks = int(parts[11]) + int(parts[12])
+            ticks = int(parts[11]) + int(parts[12]) + int(parts[13]) + int(parts[14])
         except (IndexError, ValueError):
             return None
         return ticks / _CLOCK_TICKS
@@ -1339,6 +1343,7 @@ class BotProcess:
         if self.dead:
             return
         self.dead = True
+        leave_party(self.bot_pid)
         popen = self.popen
         if popen is not None:
             self._kill_and_reap(popen)
