@@ -49,6 +49,7 @@ from ladder.host_load import worker_cpus
 from ladder.match import BotFailure, MatchSpec, play_match
 from ladder.paths import results_dir
 from ladder.players import PlayerPool, builtin_player, failure_line, store_folder
+from ladder.reserved_names import reserved_because
 from ladder.sandbox import BotInfo, SandboxLimits
 from ladder.storage import BotRow, BotVersionRow, session_for
 from ladder.submission import MANIFEST_FILE, Submission, content_hash, read_files, read_manifest, write_tree
@@ -93,6 +94,9 @@ def check_name(name: str) -> str | None:
                 "starting with a letter or digit (set `name = ...` in the class, or pass --name)")
     if name in bot_names():
         return f"the name {name!r} is a built-in bot's; choose another (set `name = ...` in the class, or pass --name)"
+    reserved = reserved_because(name, bot_names())
+    if reserved is not None:
+        return f"{reserved} (set `name = ...` in the class, or pass --name)"
     if name.split(":")[0] in RESERVED_PREFIXES and ":" in name:
         return f"the name {name!r} looks like a reference; choose another"
     return None
