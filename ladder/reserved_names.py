@@ -14,7 +14,7 @@ by its *skeleton*:
 4. the separators ``-``, ``_``, ``.`` and spaces dropped (``se.arch``).
 
 A name whose skeleton is a built-in's, or a built-in's followed by digits
-(the handicapped variants: ``thumb-90``, ``thumb_10``), is reserved. Names
+(the handicapped variants: ``thumb-90``, ``thumb_10``, ``thumb-2-6``), is reserved. Names
 may not end in punctuation either (``random.``): such a name reads as a
 built-in's in prose and in tables. The map is deliberately small (not the
 whole Unicode confusables table): submitted names are ASCII letters, digits,
@@ -56,7 +56,7 @@ def skeleton(name: str) -> str:
 
 def _digits_skeleton(name: str) -> tuple[str, bool]:
     """The skeleton of ``name`` without a trailing number (digits before folding), and whether it had one."""
-    stripped = re.sub(r"[\s_.\-]*\d+$", "", unicodedata.normalize("NFKC", name))
+    stripped = re.sub(r"([\s_.\-]*\d+)+$", "", unicodedata.normalize("NFKC", name))
     return skeleton(stripped), stripped != unicodedata.normalize("NFKC", name)
 
 
