@@ -237,6 +237,12 @@ def _check_match(pool: PlayerPool, path: str, game_id: str, count: int, index: i
     }
     report.matches.append(record)
     failure = outcome.failures.get(seat)
+    if failure is None and seat in outcome.after_game:  # in a tournament the result would stand; the check is strict
+        note = outcome.after_game[seat]
+        record["after_game"] = note
+        report.fail(f"in {game_id} at {count} player{'s' if count > 1 else ''} (seed {seed}, seat {seat}) the bot "
+                    f"failed {note.removeprefix('[ladder] ')}", outcome.stderr[seat] if seat < len(outcome.stderr) else "")
+        return False
     if failure is None:
         return True
     record["failure"] = failure.to_json()
