@@ -94,8 +94,8 @@ class ExecutableBotProcess(BotProcess):
             line = self._read_line(deadline, what)
             self.pause()
             if self.buffer.strip():
-                self._die(FailureReason.GARBAGE, f"more than one line in answer to one decision (while {what}): "
-                                                 f"{bytes(self.buffer[:200])!r}")
+                self._die(FailureReason.GARBAGE, f"a line the ladder did not ask for: more than one line since it asked "
+                                                 f"for one decision (while {what}): {bytes(self.buffer[:200])!r}")
             return self._choice(line, legal)
         raise RuntimeError(f"an executable bot has no request {op!r}")
 

@@ -26,6 +26,7 @@ bot's CPU.
 from __future__ import annotations
 
 import os
+import re
 import subprocess
 import sys
 from collections.abc import Iterator
@@ -47,6 +48,9 @@ pytestmark = [
                        reason="needs the bubblewrap and seccomp sandbox layers"),
 ]
 LIMITS = {"move_seconds": 0.5, "move_wall_seconds": 1.5, "bench_after_failures": 1000}
+# A bot that computes is judged on its CPU clock: a wall-clock cap this long is reached first only on a host whose
+# other work takes over 97% of the bot's CPU (a real host fault, which this shared test machine can reach at 1.5 s).
+CPU_LIMITS = {**LIMITS, "move_wall_seconds": 20.0}
 
 HONEST = '''
 import time
@@ -198,7 +202,7 @@ def assert_hostile_lost(home: LadderHome, name: str, hostile: str, *said: str) -
     """The tournament completed, nothing was voided, every failure is the hostile bot's (with ``said`` in its
     reason) and there is at least one; the honest bot never failed. The hostile seats that failed."""
     listed = tournament(home, name)
-    assert listed["state"] == "complete" and listed["errors"] == 0, listed
+    assert listed["state"] == "complete" and listed["errors"] == 0, (listed, home.matches())
     stored = assert_every_match_recorded(home, listed["id"], listed["scheduled"])
     assert all(match["status"] == "played" for match in stored), [m["status"] for m in stored]
     failed = [seat for match in stored for seat in match["seats"] if seat["failure"]]
@@ -253,17 +257,17 @@ def test_a_thread_storm_is_a_loss_on_time_not_a_host_fault(home: LadderHome) -> 
     """Point 3: hundreds of threads waking on one tick: its run-queue delay is its own, the match counts."""
     submit(home, python_bot(home, "honest", HONEST),
            python_bot(home, "storm", HOSTILE.format(where="act", how="storm", name="storm")))
-    result = run(home, "t-storm", ["storm", "honest"])
+    result = run(home, "t-storm", ["storm", "honest"], limits=CPU_LIMITS)
     assert result.returncode == 0, result.stdout + result.stderr
     failed = assert_hostile_lost(home, "t-storm", "storm")
     assert all(seat["failure"] == "timeout" for seat in failed), failed
     for seat in failed:  # a CPU loss, or a wall-clock one whose evidence is bounded by the wall time
         detail = seat["detail"]
         assert "of CPU time on one move" in detail or "did not starve it" in detail, detail
-        if "waited" in detail:
-            waited = float(detail.split("thread waited ")[1].split(" s")[0])
-            wall = float(detail.split("in ")[1].split(" s of wall time")[0])
-            assert waited <= wall, detail
+        waited = re.search(r"thread waited ([\d.]+) s", detail)
+        wall = re.search(r"in ([\d.]+) s of wall time", detail)
+        if waited and wall:
+            assert float(waited[1]) <= float(wall[1]), detail
 
 
 @pytest.mark.slow
@@ -271,7 +275,7 @@ def test_an_executable_bot_spinning_between_turns_cannot_starve_its_opponent(hom
     """Point 4: it is stopped between turns; its spin runs on its own clock and it loses, the honest bot never."""
     spinner = shell_bot(home, "spinner", "echo 0; while :; do :; done")
     submit(home, python_bot(home, "honest", HONEST), spinner)
-    result = run(home, "t-spin", ["spinner", "honest"])
+    result = run(home, "t-spin", ["spinner", "honest"], limits=CPU_LIMITS)
     assert result.returncode == 0, result.stdout + result.stderr
     failed = assert_hostile_lost(home, "t-spin", "spinner")
     assert all(seat["failure"] == "timeout" for seat in failed), failed
@@ -280,13 +284,13 @@ def test_an_executable_bot_spinning_between_turns_cannot_starve_its_opponent(hom
 @pytest.mark.slow
 @pytest.mark.parametrize(("hostile_act", "on_start", "said"), [
     ("echo '{\"index\": 999, \"index\": 0}'", ":", "appears twice"),
-    ("printf '0\\n0\\n'", ":", "more than one line in answer"),
+    ("printf '0\\n0\\n'", ":", "a line the ladder did not ask for"),
     ("echo 0", "if [ $h = 1 ]; then echo 0; fi", "a line the ladder did not ask for"),
 ], ids=["duplicate-keys", "two-lines", "unasked-line"])
 def test_executable_bot_protocol_slack_is_garbage(home: LadderHome, hostile_act: str, on_start: str, said: str) -> None:
     """Point 5: strict JSON lines."""
     submit(home, python_bot(home, "honest", HONEST), shell_bot(home, "slack", hostile_act, on_start))
-    result = run(home, "t-slack", ["slack", "honest"])
+    result = run(home, "t-slack", ["slack", "honest"], limits=CPU_LIMITS)
     assert result.returncode == 0, result.stdout + result.stderr
     failed = assert_hostile_lost(home, "t-slack", "slack", said)
     assert all(seat["failure"] == "garbage" for seat in failed), failed
