@@ -85,9 +85,34 @@ HOW = "{how}"
 _hostile_now = False
 
 
+def _timer_stop():
+    import ctypes
+    libc = ctypes.CDLL(None, use_errno=True)
+    event = (ctypes.c_int * 16)()
+    event[2], event[3] = signal.SIGSTOP, 0  # sigev_signo, sigev_notify = SIGEV_SIGNAL
+    timer = ctypes.c_void_p()
+    if libc.timer_create(1, event, ctypes.byref(timer)) != 0:
+        raise OSError(ctypes.get_errno(), "timer_create")
+    when = (ctypes.c_long * 4)(0, 0, 0, 1000)
+    libc.timer_settime(timer, 0, when, None)
+    time.sleep(0.1)
+
+
+def _file_signal_stop():
+    import fcntl
+    read, write = os.pipe()
+    fcntl.fcntl(read, fcntl.F_SETOWN, os.getpid())
+    fcntl.fcntl(read, 10, signal.SIGSTOP)  # F_SETSIG
+    fcntl.fcntl(read, fcntl.F_SETFL, fcntl.fcntl(read, fcntl.F_GETFL) | os.O_ASYNC)
+    os.write(write, b"x")
+    time.sleep(0.1)
+
+
 def _stop_myself():
     tried = []
     attempts = (
+        ("timer_create SIGSTOP", _timer_stop),
+        ("F_SETSIG SIGSTOP", _file_signal_stop),
         ("kill SIGSTOP", lambda: os.kill(os.getpid(), signal.SIGSTOP)),
         ("kill SIGTSTP", lambda: os.kill(os.getpid(), signal.SIGTSTP)),
         ("kill SIGTTIN", lambda: os.kill(os.getpid(), signal.SIGTTIN)),
