@@ -18,7 +18,7 @@ A name whose skeleton is a built-in's, or a built-in's followed by digits
 may not end in punctuation either (``random.``): such a name reads as a
 built-in's in prose and in tables. The map is deliberately small (not the
 whole Unicode confusables table): submitted names are ASCII letters, digits,
-``_``, ``.`` and ``-`` anyway (``ladder.botstore.NAME_PATTERN``); the fold
+``_``, ``.`` and ``-`` anyway (``ladder.seats.botstore.NAME_PATTERN``); the fold
 guards the names a bot claims for itself in other places, and any future
 widening of the pattern.
 """

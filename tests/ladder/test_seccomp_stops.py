@@ -9,14 +9,14 @@ from pathlib import Path
 
 import pytest
 
-from ladder import seccomp
+from ladder.guest import seccomp
 
 ROOT = Path(__file__).resolve().parents[2]
 pytestmark = pytest.mark.skipif(not seccomp.supported()[0], reason="needs the seccomp filter (x86-64 Linux)")
 
 PROBE = r'''
 import ctypes, fcntl, json, os, signal, sys, threading, time
-from ladder import seccomp
+from ladder.guest import seccomp
 seccomp.install()
 libc = ctypes.CDLL(None, use_errno=True)
 results = {}
