@@ -41,6 +41,11 @@ log = logging.getLogger("ladder.tournament")
 STORING_ERRORS = (SQLAlchemyError, ValueError, TypeError, OverflowError)
 
 
+VOID_LIMIT = 2
+"""A match voided for a host fault this many times is recorded ``unplayable`` instead (not played again): a host that
+starves the same match run after run, or evidence the ladder misreads, must not keep a tournament from ending."""
+
+
 @dataclass
 class Finished:
     """A match that is over for this run: played (with its record), skipped (benched seats) or an error."""
@@ -51,6 +56,7 @@ class Finished:
     error: str = ""
     attempts: int = 1
     benched_seats: dict[int, str] = field(default_factory=dict)
+    voids: int = 0  # how many times this match has been voided, this time included (kept in its host_json)
 
 
 def to_json(value: Any) -> str:
@@ -77,15 +83,31 @@ class Recorder:
         self.done: set[str] = set()  # keys recorded as played or skipped
         self.errors: set[str] = set()  # keys recorded as errors or voided (played again by a new run)
         self.now: set[str] = set()  # keys recorded by this run, errors included
+        self.voids: dict[str, int] = {}  # keys recorded as voided: how many times they were voided
         self.unstored = 0  # matches whose result could not be written (recorded as errors with the reason)
         self.seconds = 0.0  # spent writing
         self.batches = 0
 
     def load_keys(self) -> None:
         """Read which keys the tournament has recorded."""
-        recorded = self.session.exec(select(MatchRow.key, MatchRow.status).where(MatchRow.tournament_id == self.tournament_id))
-        for key, status in recorded.all():
+        recorded = self.session.exec(select(MatchRow.key, MatchRow.status, MatchRow.host_json)
+                                     .where(MatchRow.tournament_id == self.tournament_id))
+        for key, status, host_json in recorded.all():
             (self.errors if status in REPLAYED_STATUSES else self.done).add(key)
+            if status == MatchStatus.VOIDED:
+                self.voids[key] = _void_count(host_json)
+
+    def _limit_voids(self, batch: Iterable[Finished]) -> None:
+        """A match voided :data:`VOID_LIMIT` times is recorded ``unplayable`` with the reason, not voided again."""
+        for item in batch:
+            if item.status is not MatchStatus.VOIDED:
+                continue
+            item.voids = self.voids.get(item.match.key, 0) + 1
+            if item.voids >= VOID_LIMIT:
+                item.status = MatchStatus.UNPLAYABLE
+                item.error = (f"voided {item.voids} times for a host fault, so not played again and counted for "
+                              f"nothing (run it on a quieter machine with a new tournament to play it); last time: {item.error}")
+                log.warning("match %s: %s", item.match.key, clean_text(item.error, one_line=True))
 
     def repair(self) -> int:
         """Drop matches stored without all their seat rows (by a ladder before atomic storing): they are played
@@ -102,6 +124,7 @@ class Recorder:
     def record(self, batch: list[Finished], new_benches: Mapping[tuple[int, PoolKey], str]) -> None:
         """Write ``batch`` atomically; what cannot be written is recorded as an error, the run goes on."""
         tick = time.perf_counter()
+        self._limit_voids(batch)
         try:
             self._write(batch, new_benches)
         except STORING_ERRORS as error:
@@ -114,6 +137,8 @@ class Recorder:
                 self._record_alone(item)
         for item in batch:
             self.now.add(item.match.key)
+            if item.status is MatchStatus.VOIDED:
+                self.voids[item.match.key] = item.voids
             if item.status in REPLAYED_STATUSES:
                 self.errors.add(item.match.key)
             else:
@@ -188,7 +213,8 @@ class Recorder:
             values.update(
                 started_at=started, finished_at=started + timedelta(seconds=record.seconds), seconds=record.seconds,
                 think_json=to_json(list(record.think)), details_json=to_json(record.details), actions_z=record.actions_z,
-                action_count=record.action_count, worker=record.worker, host_json=to_json(dict(record.host)),
+                action_count=record.action_count, worker=record.worker,
+                host_json=to_json({**record.host, **({"voids": item.voids} if item.voids else {})}),
             )
         return values
 
@@ -214,6 +240,15 @@ class Recorder:
                 values.update(failure_reason=FailureReason.BENCHED.value, failure_detail=clean_text(item.benched_seats[seat])[:2000])
             seats.append(values)
         return seats
+
+
+def _void_count(host_json: str) -> int:
+    """How many times a voided match was voided (kept in its ``host_json``; 1 for one stored before the count)."""
+    try:
+        count = json.loads(host_json or "{}").get("voids", 1)
+    except (ValueError, AttributeError):
+        return 1
+    return count if isinstance(count, int) and count >= 1 else 1
 
 
 def recorded_keys(session: Session, tournament_id: int) -> set[str]:

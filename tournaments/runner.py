@@ -35,7 +35,10 @@ which the host starved a bot (a wall-clock timeout while the bot was
 runnable but not running, or stopped by someone else: see
 :mod:`ladder.sandbox.move_clock`) comes back marked voided: it is recorded as
 ``voided`` with the reason, counts for nothing (no rating, no benching), and
-the next run plays it again from its key, the same deal, like an error.
+the next run plays it again from its key, the same deal, like an error. A
+match voided a second time (:data:`~tournaments.recorder.VOID_LIMIT`) is
+recorded ``unplayable`` with the reason instead: it counts for nothing and
+is not played again, so the tournament can complete.
 
 A tournament is identified by its name, seed, format and games, not by its
 bots: a new bot version (or a new bot) run again under the same file joins
@@ -168,6 +171,7 @@ class RunReport:
     deal_secret: str | None = None  # the secret once revealed (the tournament ended), else None
     unstored: int = 0  # matches whose result could not be written (recorded as errors with the reason)
     voided_now: int = 0  # matches voided for a host fault (a starved bot): the next run plays them again
+    unplayable_now: int = 0  # matches voided again (tournaments.recorder.VOID_LIMIT): recorded, not played again
 
     def to_json(self) -> dict[str, Any]:
         return asdict(self)
@@ -486,6 +490,7 @@ class TournamentRun:
             self.stats.skipped_now += item.status is MatchStatus.SKIPPED
             self.stats.errors_now += item.status is MatchStatus.ERROR
             self.stats.voided_now += item.status is MatchStatus.VOIDED
+            self.stats.unplayable_now += item.status is MatchStatus.UNPLAYABLE
         self.stats.db_seconds = self.recorder.seconds
         self.stats.db_batches = self.recorder.batches
         self.stats.unstored = self.recorder.unstored

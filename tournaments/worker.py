@@ -422,6 +422,8 @@ def play(task: MatchTask) -> MatchRecord:
                 if failure.stderr_tail.strip() else "")
         log.warning("match %s: seat %d (%s) failed: %s: %s%s", spec.key, seat, spec.seats[seat], failure.reason,
                     clean_text(failure.detail, one_line=True), tail)
+    for seat, note in outcome.after_game.items():  # the result stands: told to the author, never counted
+        log.warning("match %s: seat %d (%s): %s", spec.key, seat, spec.seats[seat], clean_text(note, one_line=True))
     voided = _voided(outcome.failures, spec.seats, host)
     if voided:
         log.warning("match %s voided (it will be played again): %s", spec.key, voided)

@@ -37,7 +37,7 @@ def matches(
     bot: Annotated[str | None, typer.Option("--bot", help="Only matches of this bot (name, or name@hash).")] = None,
     game: Annotated[str | None, typer.Option("--game", help="Only matches of this game.")] = None,
     tournament: Annotated[str | None, typer.Option("--tournament", metavar="T", help="Only matches of this tournament (id, or name: its latest run; see `ladder tournaments`).")] = None,
-    status: Annotated[str | None, typer.Option("--status", help="played, skipped, error or voided (a host fault: played again by the next run).")] = None,
+    status: Annotated[str | None, typer.Option("--status", help="played, skipped, error, voided (a host fault: played again by the next run) or unplayable (voided twice: not played again).")] = None,
     limit: Annotated[int, typer.Option("--limit", "-n", min=1, help="How many (newest first).")] = 30,
     db: DbOption = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print the matches as JSON.")] = False,

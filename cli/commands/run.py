@@ -101,6 +101,8 @@ def _print_report(console: Console, report: RunReport) -> None:
         + (f", skipped {report.skipped_now}" if report.skipped_now else "")
         + (f", {report.errors_now} errors" if report.errors_now else "")
         + (f", {report.voided_now} voided for a host fault (run again to replay them)" if report.voided_now else "")
+        + (f", {report.unplayable_now} unplayable (voided again for a host fault: not played again, counted for "
+           "nothing; see `ladder matches --status unplayable`)" if report.unplayable_now else "")
         + (f", {report.abandoned} abandoned" if report.abandoned else ""),
         highlight=False,
     )

@@ -101,7 +101,8 @@ def _tournament_json(row: TournamentRow, match_counts: dict[int, Counter[str]], 
     return {
         "id": row.id, "name": row.name, "file": row.file, "seed": row.seed, "state": live_state(row),
         "scheduled": row.scheduled, "cycles": row.cycles, "played": counts["played"],
-        "skipped": counts["skipped"], "errors": counts["error"],
+        "skipped": counts["skipped"], "errors": counts["error"], "voided": counts["voided"],
+        "unplayable": counts["unplayable"],
         "older_versions": counts["older versions"],
         "benched": benched[row.id], "created": row.created_at.isoformat(timespec="seconds"),
         "updated": row.updated_at.isoformat(timespec="seconds"),
@@ -121,12 +122,13 @@ def _print_tournaments(listed: list[dict[str, Any]]) -> None:
     label_column(table, "problems")
     for item in listed:
         table.add_row(
-            str(item["id"]), escape(clean_text(item["name"], one_line=True)), item["state"], f"{item['played'] + item['skipped']} of {item['scheduled']}",
+            str(item["id"]), escape(clean_text(item["name"], one_line=True)), item["state"], f"{item['played'] + item['skipped'] + item['unplayable']} of {item['scheduled']}",
             str(item["cycles"]), item["updated"][5:16].replace("T", " "), _problems(item),
         )
-    print_table(Console(), table, "done: matches played or skipped, of those scheduled; updated: the last activity, "
+    print_table(Console(), table, "done: matches played, skipped or unplayable, of those scheduled; updated: the last activity, "
                                   "month-day hour:minute (UTC); problems: matches skipped (a benched bot), matches "
-                                  "that could not be played (errors), bots benched, matches of older bot versions; "
+                                  "that could not be played (errors), voided for a host fault (played again by the next run), unplayable (voided "
+                                  "twice: not played again), bots benched, matches of older bot versions; "
                                   "`--json` gives every field in full")
     console = Console()
     for item in listed:  # a hash a line: each fits 80 columns
@@ -139,7 +141,7 @@ def _print_tournaments(listed: list[dict[str, Any]]) -> None:
 
 def _problems(item: dict[str, Any]) -> str:
     """What went wrong in a tournament, in a few words ("-" for nothing)."""
-    problems = ", ".join(f"{item[key]} {key}" for key in ("skipped", "errors", "benched") if item[key])
+    problems = ", ".join(f"{item[key]} {key}" for key in ("skipped", "errors", "voided", "unplayable", "benched") if item[key])
     if item["older_versions"]:
         problems += (", " if problems else "") + f"{item['older_versions']} of older versions"
     return problems or "-"

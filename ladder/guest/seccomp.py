@@ -12,6 +12,16 @@ call fails with ``EPERM``, so the bot sees a plain ``PermissionError``):
 - sockets of any kind: ``socket``, ``socketpair`` and the calls that use one
   (the channel to the ladder is a pair of pipes opened before the filter);
 - signals to any process but itself, ``ptrace`` and other processes' memory;
+- stop signals (``SIGSTOP``, ``SIGTSTP``, ``SIGTTIN``, ``SIGTTOU``) even to
+  itself: a bot seen stopped was then stopped by someone else, which the
+  ladder may trust as a host fault (``docs/clocks.md``); so also the ways to
+  have the kernel send a signal of its choosing: POSIX timers
+  (``timer_create``), and a file's signal owner or signal (``fcntl``
+  ``F_SETOWN``, ``F_SETOWN_EX``, ``F_SETSIG``; ``ioctl`` ``FIOSETOWN``,
+  ``SIOCSPGRP``);
+- moving itself to other CPUs (``sched_setaffinity``): the ladder pins a
+  match's bots to its worker's CPU, and a bot running on another worker's CPU
+  would take its time from a match it is not part of;
 - leaving its session or process group (``setsid``, ``setpgid``), so that
   killing the group reaches it;
 - namespaces, mounts, kernel keyrings, BPF, perf, io_uring, modules, reboot
@@ -76,6 +86,7 @@ DENIED_X86_64: dict[str, int] = {
     "reboot": 169, "swapon": 167, "swapoff": 168, "acct": 163, "quotactl": 179,
     "open_by_handle_at": 304, "name_to_handle_at": 303, "mknod": 133, "mknodat": 259,
     "syslog": 103, "iopl": 172, "ioperm": 173, "personality": 135, "fanotify_init": 300,
+    "sched_setaffinity": 203, "timer_create": 222,
     "memfd_create": 319, "memfd_secret": 447, "shmget": 29, "shmat": 30, "shmctl": 31,
     "mq_open": 240, "mq_timedsend": 242,
 }
@@ -83,6 +94,13 @@ CLONE_X86_64 = 56
 CLONE3_X86_64 = 435
 KILL_X86_64 = 62
 TGKILL_X86_64 = 234
+ARG_LOW = (16, 24, 32)  # offsets of args[0..2], low 32 bits (little-endian)
+DENIED_ARGUMENTS: tuple[tuple[int, int, tuple[int, ...]], ...] = (
+    # (system call, argument, values refused): a file's signal owner and signal
+    (72, 1, (8, 10, 15)),  # fcntl: F_SETOWN, F_SETSIG, F_SETOWN_EX
+    (16, 1, (0x8901, 0x8902)),  # ioctl: FIOSETOWN, SIOCSPGRP
+)
+STOP_SIGNALS = (19, 20, 21, 22)  # SIGSTOP, SIGTSTP, SIGTTIN, SIGTTOU on x86-64 Linux
 
 
 def supported() -> tuple[bool, str]:
@@ -143,15 +161,21 @@ def build_filter(own_pid: int, allow_exec: bool = False) -> bytes:
         _insn(RET_K, 0, 0, SECCOMP_RET_ALLOW),
         _insn(RET_K, 0, 0, deny),
     ]
-    for number in (KILL_X86_64, TGKILL_X86_64):
-        # kill(pid, sig) and tgkill(tgid, tid, sig): only to itself.
+    for number, argument, values in DENIED_ARGUMENTS:
+        prog += [_insn(JEQ_K, 0, 3 + len(values), number), _insn(LD_W_ABS, 0, 0, ARG_LOW[argument])]
+        prog += [_insn(JEQ_K, len(values) - index, 0, value) for index, value in enumerate(values)]
+        prog += [_insn(RET_K, 0, 0, SECCOMP_RET_ALLOW), _insn(RET_K, 0, 0, deny)]
+    stops = len(STOP_SIGNALS)
+    for number, signal_arg in ((KILL_X86_64, ARG_LOW[1]), (TGKILL_X86_64, ARG_LOW[2])):
+        # kill(pid, sig) and tgkill(tgid, tid, sig): only to itself, and never a stop signal.
         prog += [
-            _insn(JEQ_K, 0, 4, number),
+            _insn(JEQ_K, 0, 5 + stops, number),
             _insn(LD_W_ABS, 0, 0, ARG0_LOW),
-            _insn(JEQ_K, 0, 1, own_pid & 0xFFFFFFFF),
-            _insn(RET_K, 0, 0, SECCOMP_RET_ALLOW),
-            _insn(RET_K, 0, 0, deny),
+            _insn(JEQ_K, 0, 2 + stops, own_pid & 0xFFFFFFFF),
+            _insn(LD_W_ABS, 0, 0, signal_arg),
         ]
+        prog += [_insn(JEQ_K, stops - index, 0, stop) for index, stop in enumerate(STOP_SIGNALS)]
+        prog += [_insn(RET_K, 0, 0, SECCOMP_RET_ALLOW), _insn(RET_K, 0, 0, deny)]
     prog.append(_insn(RET_K, 0, 0, SECCOMP_RET_ALLOW))
     return b"".join(prog)
 

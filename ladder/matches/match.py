@@ -6,7 +6,10 @@ process; either may raise :class:`BotFailure`. The failure rule: a bot that
 times out, crashes, answers garbage, makes an illegal move or raises loses
 the match. Its seat is played on to the end by a seeded random stand-in so
 that the game finishes and the other seats keep their order; the failed
-seats are then ranked last.
+seats are then ranked last. Once the game is over its result is final: a bot
+that fails while hearing it (``end``) is told so in its stderr and the log
+(:attr:`MatchOutcome.after_game`), and the result stands. A failure in
+``start`` is the bot's, like one in ``act``.
 """
 
 from __future__ import annotations
@@ -122,6 +125,7 @@ class MatchOutcome:
     seconds: float
     think_seconds: tuple[float, ...]
     stderr: tuple[str, ...] = ()  # per seat: the end of what a sandboxed bot wrote to stderr in this match
+    after_game: Mapping[int, str] = field(default_factory=dict)  # per seat: how it failed in end() (the result stands)
 
     @property
     def scores(self) -> tuple[float, ...]:
@@ -146,6 +150,16 @@ def apply_failure_rule(result: GameResult, failed: Sequence[int]) -> GameResult:
             better = sum(1 for other in range(n) if other not in failed_set and result.ranks[other] < result.ranks[seat])
             ranks.append(better + 1)
     return GameResult(result.scores, tuple(ranks), result.details)
+
+
+def after_game_note(failure: BotFailure) -> str:
+    """What a bot that failed while hearing the result is told (its stderr, the log): the result stands."""
+    return (f"[ladder] after the game was over, while hearing the result: {failure.reason}: {failure.detail} "
+            "(logged; the result of the match stands)")
+
+
+def _with_note(stderr: str, note: str) -> str:
+    return f"{stderr.rstrip()}\n{note}".lstrip("\n") if note else stderr
 
 
 def bot_seed(match_seed: int, seat: int) -> int:
@@ -211,14 +225,18 @@ def play_match(spec: MatchSpec, players: Sequence[Player]) -> MatchOutcome:
         actions.append(chosen)
 
     result = apply_failure_rule(state.result(), sorted(failures))
+    after_game: dict[int, str] = {}
+    end_tails: dict[int, str] = {}
     for seat in range(num_players):
         if seat in failures:
             continue
         try:
             seats[seat].end(result.to_json())
-        except BotFailure as failure:
-            failures[seat] = SeatFailure.of(failure, len(actions))
-    result = apply_failure_rule(state.result(), sorted(failures))
-    stderr = tuple(failures[seat].stderr_tail if seat in failures else str(getattr(players[seat], "stderr_text", ""))
+        except BotFailure as failure:  # the game is over: the result is final, whatever the bot does now
+            after_game[seat] = after_game_note(failure)
+            end_tails[seat] = failure.stderr_tail
+    stderr = tuple(failures[seat].stderr_tail if seat in failures
+                   else _with_note(end_tails.get(seat) or str(getattr(players[seat], "stderr_text", "")), after_game.get(seat, ""))
                    for seat in range(num_players))
-    return MatchOutcome(spec, result, tuple(actions), failures, time.perf_counter() - started, tuple(think), stderr)
+    return MatchOutcome(spec, result, tuple(actions), failures, time.perf_counter() - started, tuple(think), stderr,
+                        after_game)

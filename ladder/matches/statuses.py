@@ -19,6 +19,7 @@ class MatchStatus(enum.StrEnum):
     SKIPPED = "skipped"  # not played: a seat's bot was benched in the match's pool
     ERROR = "error"  # could not be played or stored (a worker kept dying...): a new run plays it again
     VOIDED = "voided"  # a seat timed out while the host starved it of CPU (docs/clocks.md): a new run plays it again
+    UNPLAYABLE = "unplayable"  # voided again on replay (docs/clocks.md): not played again, counts for nothing
 
 
 REPLAYED_STATUSES: tuple[MatchStatus, ...] = (MatchStatus.ERROR, MatchStatus.VOIDED)

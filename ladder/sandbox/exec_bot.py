@@ -11,7 +11,11 @@ host's frames:
   ``"clock": {"move_seconds", "bank_seconds"}``: the CPU seconds one answer may use, and what is left of
   the match's bank (extra CPU time for answers that run over);
 - the program answers each ``act`` (and only ``act``) with one line: the index of its choice in
-  ``legal`` (``3``), ``{"index": 3}``, ``{"action": {...}}``, or the action itself.
+  ``legal`` (``3``), ``{"index": 3}``, ``{"action": {...}}``, or the action itself; strict JSON (an
+  object with a key twice is garbage), and nothing more: a second line, or a line written when the
+  ladder asked for none, is garbage too;
+- between two lines the ladder waits for, the program is stopped (``SIGSTOP``), like a Python bot:
+  it works only on its own clock.
 
 The failure rules are a Python bot's: no answer in time (timeout), a line that is not one of those
 (garbage), an action that is not legal (illegal), an exit (crash). What the bot says about itself
@@ -21,6 +25,7 @@ The failure rules are a Python bot's: no answer in time (timeout), a line that i
 from __future__ import annotations
 
 import json
+import os
 from collections.abc import Iterable
 from typing import Any
 
@@ -38,6 +43,16 @@ their data; read-only."""
 
 def _not_json(name: str) -> Any:
     raise ValueError(f"{name} is not JSON")
+
+
+def _unique_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    """An object whose keys are all different (``{"index": 9, "index": 0}`` is garbage, not index 0)."""
+    value: dict[str, Any] = {}
+    for key, item in pairs:
+        if key in value:
+            raise ValueError(f"the key {key!r} appears twice in one object")
+        value[key] = item
+    return value
 
 
 class ExecutableBotProcess(BotProcess):
@@ -68,16 +83,50 @@ class ExecutableBotProcess(BotProcess):
         if op == "ping":
             return {"ok": True}
         if op == "start":
-            self._write_line({"type": "start", **message["match"], **clock}, deadline, what)
+            self._tell({"type": "start", **message["match"], **clock}, deadline, what)
             return {"ok": True}
         if op == "end":
-            self._write_line({"type": "end", "result": message["result"], **clock}, deadline, what)
+            self._tell({"type": "end", "result": message["result"], **clock}, deadline, what)
             return {"ok": True}
         if op == "act":
             legal = message["legal"]
-            self._write_line({"type": "act", "observation": message["observation"], "legal": legal, **clock}, deadline, what)
-            return self._choice(self._read_line(deadline, what), legal)
+            self._tell({"type": "act", "observation": message["observation"], "legal": legal, **clock}, deadline, what,
+                       stop_after=False)
+            line = self._read_line(deadline, what)
+            self.pause()
+            if self.buffer.strip():
+                self._die(FailureReason.GARBAGE, f"a line the ladder did not ask for: more than one line since it asked "
+                                                 f"for one decision (while {what}): {bytes(self.buffer[:200])!r}")
+            return self._choice(line, legal)
         raise RuntimeError(f"an executable bot has no request {op!r}")
+
+    def _tell(self, message: dict[str, Any], deadline: float, what: str, stop_after: bool = True) -> None:
+        """Let the stopped program go, write it one line, and (for a line it does not answer) stop it again.
+
+        Like a Python bot, the program is stopped (``SIGSTOP``) while the ladder does not wait for it: it reads a
+        ``start`` or ``end`` line when it is next let go, for a decision, whose clocks then count its work. A line it
+        wrote that the ladder did not ask for is a protocol error, never read as the next answer.
+        """
+        self._refuse_unasked(what)
+        self.resume()
+        self._write_line(message, deadline, what)
+        if stop_after:
+            self.pause()
+
+    def _refuse_unasked(self, what: str) -> None:
+        """Fail the bot if it wrote anything since its last answer (the ladder asked for nothing)."""
+        buffer = self.buffer
+        while len(buffer) <= self.limits.reply_bytes and self._poll_in.poll(0):
+            try:
+                chunk = os.read(self._in, 65536)
+            except OSError:
+                break
+            if not chunk:
+                break  # it closed its output: the next read says how it ended
+            buffer += chunk
+        if buffer.strip():
+            self._die(FailureReason.GARBAGE, f"a line the ladder did not ask for (before {what}): {bytes(buffer[:200])!r}")
+        buffer.clear()
 
     def _write_line(self, message: dict[str, Any], deadline: float, what: str) -> None:
         data = json.dumps(message, separators=(",", ":"), ensure_ascii=False, allow_nan=False).encode("utf-8") + b"\n"
@@ -101,10 +150,10 @@ class ExecutableBotProcess(BotProcess):
     def _choice(self, line: bytes, legal: list[dict[str, Any]]) -> dict[str, Any]:
         """The reply line as ``{"index": i}``, ``{"illegal": ...}``, or a garbage failure."""
         try:
-            value = json.loads(line.decode("utf-8"), parse_constant=_not_json)
+            value = json.loads(line.decode("utf-8"), parse_constant=_not_json, object_pairs_hook=_unique_keys)
             protocol.check_depth(value)
-        except (UnicodeDecodeError, ValueError, RecursionError):
-            self._die(FailureReason.GARBAGE, f"a reply line that is not JSON: {line[:200]!r}")
+        except (UnicodeDecodeError, ValueError, RecursionError) as error:
+            self._die(FailureReason.GARBAGE, f"a reply line that is not JSON ({error}): {line[:200]!r}")
         if isinstance(value, dict) and set(value) == {"index"}:
             value = value["index"]
         if isinstance(value, int) and not isinstance(value, bool):

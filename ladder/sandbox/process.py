@@ -21,6 +21,7 @@ from ladder.guest import protocol
 from ladder.matches.match import BotFailure, BotTimeout, TimeoutKind
 from ladder.sandbox.launch import BotLaunch
 from ladder.sandbox.limits import SandboxLimits
+from ladder.sandbox.host_evidence import bot_cpus, join_party, leave_party
 from ladder.sandbox.move_clock import MoveUsage, MoveWatch
 from ladder.sandbox.pidfd import _pidfd_alive, _pidfd_open
 from ladder.sandbox.stderr_tail import StderrTail
@@ -192,7 +193,10 @@ class BotProcess(BotLaunch):
             text = os.pread(self._stat, 4096, 0)
         except OSError:
             self._die("crash", "the bot process ended while the sandbox was starting")
-        self._watch = MoveWatch(self._stat, pid)
+        # a stop is evidence of a host fault only where the bot cannot stop itself (seccomp refuses it stop signals)
+        self._watch = MoveWatch(self._stat, pid, bot_cpus(self.cpu), "seccomp" in self.layers,
+                                lambda: self._signal(signal.SIGCONT))
+        join_party(pid, self.popen.pid)
         parent = int(text[text.rfind(b")") + 2:].split()[1])
         ours = pid == self.popen.pid or parent in (self.popen.pid, self.init_pid)
         if not ours or (self._bot_pidfd >= 0 and not _pidfd_alive(self._bot_pidfd)):
@@ -470,7 +474,7 @@ class BotProcess(BotLaunch):
 
     # -- accounting and the end -----------------------------------------------------------------
     def cpu_seconds_used(self) -> float | None:
-        """CPU time (user + system, all threads) the bot process has used, from ``/proc``."""
+        """CPU time (user + system, all threads, and its waited-for children) the bot process has used, from ``/proc``."""
         if self._stat < 0:
             return None
         try:
@@ -479,7 +483,7 @@ class BotProcess(BotLaunch):
             return None
         parts = text[text.rfind(b")") + 2:].split()
         try:
-            ticks = int(parts[11]) + int(parts[12])
+            ticks = int(parts[11]) + int(parts[12]) + int(parts[13]) + int(parts[14])
         except (IndexError, ValueError):
             return None
         return ticks / _CLOCK_TICKS
@@ -538,6 +542,7 @@ class BotProcess(BotLaunch):
         if self.dead:
             return
         self.dead = True
+        leave_party(self.bot_pid)
         popen = self.popen
         if popen is not None:
             self._kill_and_reap(popen)

@@ -46,6 +46,7 @@ from ladder.errors import UserError
 from ladder.matches.deals import fresh_seed
 from ladder.matches.match import BotFailure, MatchSpec, play_match
 from ladder.paths import results_dir
+from ladder.seats.reserved_names import reserved_because
 from ladder.sandbox.build import BuildFailure, BuildLimits, stage_bot
 from ladder.sandbox.host_load import worker_cpus
 from ladder.sandbox.limits import SandboxLimits
@@ -96,6 +97,9 @@ def check_name(name: str) -> str | None:
                 "starting with a letter or digit (set `name = ...` in the class, or pass --name)")
     if name in bot_names():
         return f"the name {name!r} is a built-in bot's; choose another (set `name = ...` in the class, or pass --name)"
+    reserved = reserved_because(name, bot_names())
+    if reserved is not None:
+        return f"{reserved} (set `name = ...` in the class, or pass --name)"
     if name.split(":")[0] in RESERVED_PREFIXES and ":" in name:
         return f"the name {name!r} looks like a reference; choose another"
     return None
@@ -254,6 +258,12 @@ def _check_match(pool: PlayerPool, path: str, game_id: str, count: int, index: i
     }
     report.matches.append(record)
     failure = outcome.failures.get(seat)
+    if failure is None and seat in outcome.after_game:  # in a tournament the result would stand; the check is strict
+        note = outcome.after_game[seat]
+        record["after_game"] = note
+        report.fail(f"in {game_id} at {count} player{'s' if count > 1 else ''} (seed {seed}, seat {seat}) the bot "
+                    f"failed {note.removeprefix('[ladder] ')}", outcome.stderr[seat] if seat < len(outcome.stderr) else "")
+        return False
     if failure is None:
         return True
     record["failure"] = failure.to_json()

@@ -33,6 +33,7 @@ from typing import Any
 from bots.base import Bot, Clock, MatchStart
 from bots.registry import UnknownBotError, bot_names, get_bot_class
 from ladder.errors import UserError
+from ladder.sandbox.host_evidence import CpuTheft, bot_cpus
 from ladder.matches.match import BotFailure, BotTimeout, Player, TimeoutKind
 from ladder.matches.statuses import FailureReason
 from ladder.paths import results_dir
@@ -97,6 +98,7 @@ class ClockedInProcessPlayer(InProcessPlayer):
         limits = self.limits
         self.bot.clock = Clock(limits.move_seconds, round(self.bank, 3))
         delay_before = own_run_delay()
+        theft = CpuTheft.start(bot_cpus(None))  # the ladder's thread runs it: CPU others took from it is evidence
         wall, cpu = time.monotonic(), time.thread_time()
         answer = super()._call(method, *args)
         wall, cpu = time.monotonic() - wall, time.thread_time() - cpu
@@ -108,8 +110,10 @@ class ClockedInProcessPlayer(InProcessPlayer):
             raise BotTimeout(TimeoutKind.CPU, detail)
         if wall > cap:
             delay_after = own_run_delay()
-            delay = None if delay_before is None or delay_after is None else (delay_after - delay_before) / 1e9
-            detail, host_fault = timeout_detail(TimeoutKind.WALL, MoveUsage(wall, cpu, delay), allowed, cap, what)
+            delay = None if delay_before is None or delay_after is None else min(wall, (delay_after - delay_before) / 1e9)
+            cpus = theft.cpus
+            usage = MoveUsage(wall, cpu, delay, outside_cpu_seconds=theft.outside_seconds(), cpus=len(cpus))
+            detail, host_fault = timeout_detail(TimeoutKind.WALL, usage, allowed, cap, what)
             raise BotTimeout(TimeoutKind.WALL, detail, "", host_fault)
         self.bank = max(0.0, self.bank - max(0.0, cpu - limits.move_seconds))
         return answer

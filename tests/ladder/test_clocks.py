@@ -14,7 +14,7 @@ from bots.base import Bot, Clock, MatchStart
 from ladder.matches.match import BotTimeout, MatchSpec, TimeoutKind, play_match
 from ladder.sandbox import host_load
 from ladder.sandbox.limits import SandboxLimits
-from ladder.sandbox.move_clock import HOST_FAULT_SHARE, MoveUsage
+from ladder.sandbox.move_clock import HOST_FAULT_SHARE, MoveUsage, longest_delay
 from ladder.seats.players import ClockedInProcessPlayer, InProcessPlayer, PlayerPool
 from tests.ladder.toy_game import GAME_ID, toy_game_registered
 
@@ -80,16 +80,36 @@ def test_a_tournament_file_checks_the_clock_keys(tmp_path: Path) -> None:
 # ---- the host-fault rule ---------------------------------------------------------------------------
 
 
-def test_a_timeout_is_the_hosts_fault_only_when_the_bot_was_starved_for_half_the_move() -> None:
-    asleep = MoveUsage(wall_seconds=2.0, cpu_seconds=0.01, run_delay_seconds=0.003, stopped_seconds=0.0)
-    assert not asleep.host_fault  # not runnable: it waited on no run queue
-    crowded = MoveUsage(wall_seconds=2.0, cpu_seconds=0.4, run_delay_seconds=1.6)
-    assert crowded.host_fault
-    stopped = MoveUsage(wall_seconds=2.0, cpu_seconds=0.2, run_delay_seconds=0.0, stopped_seconds=1.5)
+def test_a_timeout_is_the_hosts_fault_only_on_evidence_the_bot_cannot_make_for_half_the_move() -> None:
+    """Issue 23: CPU taken by processes outside the match, or a stop the bot could not make; never its own threads'
+    run-queue delay, nor a stop it may have sent itself."""
+    asleep = MoveUsage(wall_seconds=2.0, cpu_seconds=0.01, run_delay_seconds=0.003, outside_cpu_seconds=0.1)
+    assert not asleep.host_fault  # not runnable, and nobody else took its CPU
+    storm = MoveUsage(wall_seconds=2.0, cpu_seconds=0.4, run_delay_seconds=1.6, outside_cpu_seconds=0.0)
+    assert not storm.host_fault  # its own threads kept it waiting: that is no evidence
+    crowded = MoveUsage(wall_seconds=2.0, cpu_seconds=0.4, run_delay_seconds=1.6, outside_cpu_seconds=1.6)
+    assert crowded.host_fault and "outside the match took 1.60 s of CPU on its 1 CPU" in crowded.describe()
+    busy_host_asleep = MoveUsage(wall_seconds=2.0, cpu_seconds=0.01, run_delay_seconds=0.003, outside_cpu_seconds=2.0)
+    assert not busy_host_asleep.host_fault  # others used the CPU, but the bot never waited for it
+    two_cpus = MoveUsage(wall_seconds=2.0, cpu_seconds=0.4, run_delay_seconds=1.6, outside_cpu_seconds=1.6, cpus=2)
+    assert not two_cpus.host_fault  # 0.8 s per CPU of 2 s: it had most of a CPU
+    stopped = MoveUsage(wall_seconds=2.0, cpu_seconds=0.2, stopped_seconds=1.5, stop_trusted=True)
     assert stopped.host_fault and "stopped by someone else for 1.50 s" in stopped.describe()
-    edge = MoveUsage(wall_seconds=2.0, run_delay_seconds=HOST_FAULT_SHARE * 2.0 - 0.01)
+    self_stopped = MoveUsage(wall_seconds=2.0, cpu_seconds=0.2, stopped_seconds=1.5, stop_trusted=False)
+    assert not self_stopped.host_fault and "by someone else" not in self_stopped.describe()
+    edge = MoveUsage(wall_seconds=2.0, run_delay_seconds=2.0, outside_cpu_seconds=HOST_FAULT_SHARE * 2.0 - 0.01)
     assert not edge.host_fault
     assert not MoveUsage(wall_seconds=2.0, run_delay_seconds=None).host_fault  # no evidence: the bot's
+    huge = MoveUsage(wall_seconds=2.0, outside_cpu_seconds=50.0, stopped_seconds=9.0, stop_trusted=True)
+    assert huge.starved_seconds == 2.0  # evidence is bounded by the wall time
+
+
+def test_the_longest_thread_wait_is_bounded_by_the_wall_time() -> None:
+    before = {str(tid): 0 for tid in range(450)}
+    after = {str(tid): 400_000_000 for tid in range(450)}  # 450 threads each waited 0.4 s: 180 s summed
+    assert longest_delay(before, after, wall=3.0) == pytest.approx(0.4)
+    assert longest_delay({}, {"1": 9_000_000_000}, wall=3.0) == 3.0
+    assert longest_delay({}, {}, wall=3.0) is None
 
 
 # ---- built-in bots under the clocks -------------------------------------------------------------------
