@@ -19,9 +19,9 @@ from typing import Any, NoReturn
 
 from ladder.guest import protocol
 from ladder.matches.match import BotFailure, BotTimeout, TimeoutKind
+from ladder.sandbox.host_evidence import bot_cpus, join_party, leave_party
 from ladder.sandbox.launch import BotLaunch
 from ladder.sandbox.limits import SandboxLimits
-from ladder.sandbox.host_evidence import bot_cpus, join_party, leave_party
 from ladder.sandbox.move_clock import MoveUsage, MoveWatch
 from ladder.sandbox.pidfd import _pidfd_alive, _pidfd_open
 from ladder.sandbox.stderr_tail import StderrTail

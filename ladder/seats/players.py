@@ -33,12 +33,12 @@ from typing import Any
 from bots.base import Bot, Clock, MatchStart
 from bots.registry import UnknownBotError, bot_names, get_bot_class
 from ladder.errors import UserError
-from ladder.sandbox.host_evidence import CpuTheft, bot_cpus
 from ladder.matches.match import BotFailure, BotTimeout, Player, TimeoutKind
 from ladder.matches.statuses import FailureReason
 from ladder.paths import results_dir
 from ladder.sandbox.build import stage_bot
 from ladder.sandbox.exec_bot import make_bot_process
+from ladder.sandbox.host_evidence import CpuTheft, bot_cpus
 from ladder.sandbox.host_facts import is_root, process_layer_can_drop_root
 from ladder.sandbox.layers import available_layers, check_layers, default_layers, require_layers
 from ladder.sandbox.limits import SandboxLimits
