@@ -109,45 +109,152 @@ def test_a_bot_page_shows_its_rating_plot(site: Path, browser: Any) -> None:
     assert_no_javascript_error(browser)
 
 
-def test_the_replay_viewer_steps_through_a_whole_match_and_shows_a_seat_view(site: Path, browser: Any) -> None:
-    from selenium.webdriver.common.by import By
-    from selenium.webdriver.support.ui import Select
+def wait_ready(browser: Any) -> None:
+    from selenium.webdriver.support.ui import WebDriverWait
 
+    WebDriverWait(browser, 20).until(lambda b: b.find_element("tag name", "body").get_attribute("data-ready"))
+    assert browser.find_element("tag name", "body").get_attribute("data-ready") == "true"
+
+
+def recorded(site: Path, game: str) -> tuple[Any, list[dict[str, Any]]]:
+    """A played match of ``game`` in the site's database, and its action log."""
     from ladder.report.data import load
-    from ladder.storage import session_for
+    from ladder.storage import MatchRow, session_for
 
     with session_for(f"sqlite:///{site.parent / 'l.db'}") as session:
-        data = load(session)
-        match = next(m for m in data.matches if m.num_players == 2 and m.status == "played")
-        from ladder.storage import MatchRow
-
+        match = next(m for m in load(session).matches if m.game == game and m.status == "played" and m.action_count > 3)
         actions = session.get(MatchRow, match.match_id).actions  # type: ignore[union-attr]
-    open_page(browser, site / "matches" / f"{match.match_id}.html")
-    total = int(browser.find_element(By.ID, "total").text)
-    assert total == len(actions) > 0
-    frame = lambda: int(browser.find_element(By.TAG_NAME, "body").get_attribute("data-frame"))  # noqa: E731
-    step = browser.find_element(By.ID, "next")
-    for expected in range(1, total + 1):
-        step.click()
-        assert frame() == expected
-    assert "the match is over" in browser.find_element(By.ID, "move").text
-    assert browser.find_element(By.ID, "next").get_attribute("disabled")
-    browser.find_element(By.ID, "prev").click()
-    assert frame() == total - 1
-    jump = browser.find_element(By.ID, "jump")
-    jump.clear()
-    jump.send_keys("3\n")
-    assert frame() == 3
-    # seat 1's view is exactly the engine's observation for seat 1 after three moves
+    return match, actions
+
+
+def state_after(match: Any, actions: list[dict[str, Any]], steps: int) -> Any:
     state = get_game(match.game).new_state(match.num_players, match.seed, match.options)
-    for action in actions[:3]:
+    for action in actions[:steps]:
         state.apply(action)
-    Select(browser.find_element(By.ID, "view")).select_by_value("1")
-    shown = json.loads(browser.find_element(By.ID, "board").text)
-    assert shown == json.loads(json.dumps(state.observation(1)))
-    assert "seat 1" in browser.find_element(By.ID, "board-title").text
-    Select(browser.find_element(By.ID, "view")).select_by_value("full")
-    assert browser.find_element(By.ID, "board").text.strip() == state.render().strip()
+    return state
+
+
+def cards_in(browser: Any, selector: str) -> list[str]:
+    return [e.get_attribute("data-card") for e in browser.find_elements("css selector", selector)]
+
+
+def show_step(browser: Any, step: int, view: str = "full") -> None:
+    """Go to ``step`` the way a user does: the step box (and the view menu)."""
+    from selenium.webdriver.support.ui import Select
+
+    Select(browser.find_element("id", "view")).select_by_value(view)
+    jump = browser.find_element("id", "jump")
+    jump.clear()
+    jump.send_keys(f"{step}\n")
+    assert browser.find_element("tag name", "body").get_attribute("data-frame") == str(step)
+
+
+def check_elfer_raus(browser: Any, state: Any) -> None:
+    for seat in range(state.num_players):
+        hand = [f"{colour} {number}" for colour, number in state.observation(seat)["hand"]]
+        assert cards_in(browser, f'[data-zone="hand-{seat}"] .card[data-card]') == hand, seat
+    rows = state.observation(0)["rows"]
+    for colour, span in rows.items():
+        expected = [] if span is None else [f"{colour} {n}" for n in range(span[0], span[1] + 1)]
+        assert cards_in(browser, f'[data-zone="row-{colour}"] .card[data-card]') == expected, colour
+    pack = browser.find_element("css selector", '[data-zone="pack"]').text
+    assert f"{state.observation(0)['pack_size']} cards" in pack
+    totals = browser.find_element("css selector", '[data-zone="scores"]').text
+    assert all(f" {t}" in totals for t in state.observation(0)["totals"])
+    # seat 1's own view: its hand face up, the other hands face down, as many cards as they hold
+    show_step(browser, int(browser.find_element("tag name", "body").get_attribute("data-frame")), "1")
+    mine = [f"{c} {n}" for c, n in state.observation(1)["hand"]]
+    assert cards_in(browser, '[data-zone="hand-1"] .card[data-card]') == mine
+    sizes = state.observation(1)["hand_sizes"]
+    assert len(browser.find_elements("css selector", '[data-zone="hand-0"] .card.back')) == sizes[0]
+    assert not browser.find_elements("css selector", '[data-zone="hand-0"] .card[data-card]')
+
+
+def check_elevenses(browser: Any, state: Any) -> None:
+    n = state.num_players
+    for seat in range(n):
+        for place in range(1, 11):
+            card = state.card_at[seat][place]
+            node = browser.find_element("css selector", f'[data-zone="spread-{seat}"] [data-place="{place}"]')
+            expected = None if card < 0 else f"{card % 11 + 1}/{card // 11}"  # the full view shows face-down cards too
+            assert node.get_attribute("data-card") == expected, (seat, place)
+        kitchen = sorted(f"{c % 11 + 1}/{c // 11}" for c in state.kitchen[seat])
+        assert sorted(cards_in(browser, f'[data-zone="kitchen-{seat}"] .card[data-card]')) == kitchen
+        cubes = browser.find_element("css selector", f'[data-zone="cubes-{seat}"]')
+        assert cubes.get_attribute("data-count") == str(state.cubes[seat])
+        assert len(cubes.find_elements("css selector", ".cube")) == state.cubes[seat]
+    show_step(browser, int(browser.find_element("tag name", "body").get_attribute("data-frame")), "0")
+    # seat 0's view: the other kitchens are backs; face-down spread cards are backs unless a Sugar shows them
+    other = state.observation(0)["kitchens"][1]["backs"]
+    assert len(browser.find_elements("css selector", '[data-zone="kitchen-1"] .card.back')) == len(other)
+    assert not browser.find_elements("css selector", '[data-zone="kitchen-1"] .card[data-card]')
+    face_up = {tuple(c) for c in state.observation(0)["spreads"][1]["face_up"]}
+    shown = {tuple(int(x) for x in c.split("/")) for c in cards_in(browser, '[data-zone="spread-1"] .card[data-card]')}
+    assert shown == face_up
+
+
+def check_elevenses_for_one(browser: Any, state: Any) -> None:
+    seen = state.observation(0)
+    assert cards_in(browser, '[data-zone="pantry"] .card') == [str(p["card"]) for p in seen["pantry"]]
+    down = [e.get_attribute("data-card") for e in browser.find_elements("css selector", '[data-zone="pantry"] .card.seen-down')]
+    assert down == [str(p["card"]) for p in seen["pantry"] if not p["face_up"]]
+    assert cards_in(browser, '[data-zone="trolley"] .card') == [str(c) for c in seen["trolley"]]
+    assert browser.find_element("css selector", "svg.clock").get_attribute("data-minutes") == str(seen["minutes"])
+    assert f"score {seen['score']} " in browser.find_element("css selector", '[data-zone="scores"]').text
+
+
+def check_bowling(browser: Any, state: Any) -> None:
+    seen = state.observation(0)
+    standing = {e.get_attribute("data-pin"): e.get_attribute("data-card")
+                for e in browser.find_elements("css selector", '[data-zone="pins"] .pin.up')}
+    assert standing == {name: str(number) for name, number in seen["pins"].items()}
+    for pile in range(3):
+        shown = cards_in(browser, f'[data-zone="pile-{pile}"] .card[data-card]')
+        assert shown == [str(c) for c in state.piles[pile]], pile  # the full view: every card of the pile, top last
+    totals = [e.text for e in browser.find_elements("css selector", '[data-zone="score-sheet"] td.total')]
+    assert totals == ["" if t is None else str(t) for t in seen["score_sheet"]]
+
+
+CHECKS = {"elfer-raus": check_elfer_raus, "elevenses": check_elevenses, "elevenses-for-one": check_elevenses_for_one,
+          "bowling-solitaire": check_bowling}
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("game", sorted(CHECKS))
+def test_the_replay_draws_what_the_engine_holds_at_every_checked_step(site: Path, browser: Any, game: str) -> None:
+    """Step through a whole match of each game; at the deal, a middle step and the end, what is drawn is
+    the engine's state (cards in each hand, on the table, the score); the links, keys and play work."""
+    from selenium.webdriver.common.keys import Keys
+
+    match, actions = recorded(site, game)
+    open_page(browser, site / "matches" / f"{match.match_id}.html")
+    wait_ready(browser)
+    total = int(browser.find_element("id", "total").text)
+    assert total == len(actions)
+    # every step drawn in turn, as the next button does it (a JavaScript error at any step fails below)
+    frames = browser.execute_script(
+        "var seen = []; for (var i = 0; i < arguments[0]; i++) { document.getElementById('next').click();"
+        " seen.push(document.body.getAttribute('data-frame')); } return seen;", total)
+    assert frames == [str(k) for k in range(1, total + 1)]
+    assert "the match is over" in browser.find_element("id", "move").text
+    assert browser.find_element("id", "next").get_attribute("disabled")
+    assert not browser.find_elements("css selector", "#offer")  # no decision after the end
+    browser.find_element("tag name", "body").send_keys(Keys.ARROW_LEFT)
+    assert browser.find_element("tag name", "body").get_attribute("data-frame") == str(total - 1)
+    chosen = browser.find_elements("css selector", "#offer li.chosen")
+    assert len(chosen) == 1  # the last decision: the action played is highlighted among those offered
+    offered = state_after(match, actions, total - 1).legal_actions()
+    assert len(browser.find_elements("css selector", "#offer li")) == len(offered)
+    assert int(chosen[0].get_attribute("data-index")) == offered.index(actions[-1])
+    for step in sorted({0, total // 2, total}):
+        show_step(browser, step)
+        CHECKS[game](browser, state_after(match, actions, step))
+    scores = [browser.find_element("css selector", f'[data-score-seat="{s.seat}"]').text for s in match.seats]
+    assert scores == [f"{s.score:g}" for s in match.seats]
+    # a link to a step opens on that step
+    browser.get((site / "matches" / f"{match.match_id}.html").resolve().as_uri() + "#step=2")
+    wait_ready(browser)
+    assert browser.find_element("tag name", "body").get_attribute("data-frame") == "2"
     assert_no_javascript_error(browser)
 
 
