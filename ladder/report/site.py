@@ -34,7 +34,7 @@ from typing import Any
 from jinja2 import Environment, PackageLoader, select_autoescape
 from sqlmodel import Session, select
 
-from ladder import ratings
+from ladder import certainty, ratings
 from ladder.report import data as reportdata
 from ladder.report import plots
 from ladder.report.replay import SeatLabel, replay_bytes, replay_input_hash
@@ -199,15 +199,21 @@ def _write_index(writer: _Writer, pools: list[str]) -> None:
     """The front page: every pool's leaderboard and the overall table, with how they are computed."""
     data = writer.data
     overall = ratings.overall(data.rated)
-    writer.page("index.html", "index.html", pools=pools, boards={p: reportdata.leaderboard(data, p) for p in pools},
-                overall=overall, method=ratings.METHOD, overall_method=ratings.OVERALL_METHOD)
+    sure = {pool: reportdata.pool_certainty(data, pool) for pool in pools}
+    writer.page("index.html", "index.html", pools=pools, sure=sure,
+                boards={p: reportdata.leaderboard(data, p, sure[p]) for p in pools},
+                overall=overall, spread=certainty.overall_intervals(data.rated) if len(pools) > 1 else {},
+                method=ratings.METHOD, overall_method=ratings.OVERALL_METHOD)
 
 
 def _write_pools(writer: _Writer, played_pools: list[str]) -> None:
     """A head-to-head matrix page for every pool with a recorded match."""
     data = writer.data
+    rated = set(data.rated.pools())
     for pool in played_pools:
-        writer.page(f"pools/{reportdata.slug(pool)}.html", "pool.html", pool=pool,
+        sure = reportdata.pool_certainty(data, pool) if pool in rated else None
+        writer.page(f"pools/{reportdata.slug(pool)}.html", "pool.html", pool=pool, sure=sure,
+                    board=reportdata.leaderboard(data, pool, sure) if sure else [],
                     order=reportdata.pool_versions(data, pool), counts=reportdata.head_to_head(data, pool))
 
 
@@ -256,7 +262,8 @@ def _write_bot_page(writer: _Writer, info: reportdata.VersionInfo, pools: list[s
                 opponents.append((pool, b, pair))
     best, worst = reportdata.notable_matches(data, version_id)
     writer.page(info.page, "bot.html", info=info, plot=plot, standings=standings, record=reportdata.record(data, version_id),
-                opponents=opponents, failures=reportdata.failures(data, [version_id]), best=best, worst=worst,
+                opponents=opponents, failures=reportdata.failure_groups(reportdata.failures(data, [version_id])),
+                best=best, worst=worst,
                 solos=solos)
 
 

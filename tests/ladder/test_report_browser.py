@@ -89,6 +89,13 @@ def test_the_leaderboard_lists_every_bot_of_every_pool(site: Path, browser: Any)
         assert shown[pool] == {row["bot"] for row in board["table"]}, pool
         header = tables[list(shown).index(pool)].text
         assert "sigma" in header and "P(above next)" in header
+        # the verdict and the rank intervals are those of `ladder rankings`
+        section = browser.find_element(By.ID, f"pool-{pool.replace('/', '-')}")
+        verdict = section.find_element(By.CSS_SELECTOR, ".verdict")
+        assert verdict.get_attribute("data-verdict") == board["verdict"] and board["reason"] in verdict.text
+        intervals = [cell.text for cell in section.find_elements(By.CSS_SELECTOR, "td.rank-interval")]
+        assert intervals == [f"{low}" if low == high else f"{low}–{high}" for low, high in (row["rank_interval"] for row in board["table"])]
+    assert "truly ranks above the next one" in browser.find_element(By.CSS_SELECTOR, ".above-next-note").text
     assert shown["overall"] == database_bots(site)
     assert_no_javascript_error(browser)
 
