@@ -21,11 +21,13 @@ server produce the same bytes.
 
 from __future__ import annotations
 
+import functools
 import gzip
 import hashlib
 import json
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 from engine import GameError, get_game
@@ -229,10 +231,23 @@ def replay_bytes(match: MatchRecord, actions: list[dict[str, Any]], seats: Seque
     return gzip.compress(text.encode("utf-8"), compresslevel=9, mtime=0)
 
 
-def replay_input_hash(match: MatchRecord, actions_z: bytes, seats: Sequence[SeatLabel], tournament: str = "") -> str:
-    """A hash of everything :func:`replay_bytes` reads, so an incremental build skips replaying an unchanged match."""
+@functools.cache
+def engine_fingerprint() -> str:
+    """A hash of the engine's source: a changed engine may replay a match differently, so its replays are redone."""
+    import engine
+
     digest = hashlib.sha256()
-    digest.update(json.dumps([REPLAY_FORMAT, repr(match), [(s.name, s.page) for s in seats], tournament],
-                             default=str).encode())
+    root = Path(engine.__file__).parent
+    for path in sorted(root.rglob("*.py")):
+        digest.update(str(path.relative_to(root)).encode() + b"\0" + path.read_bytes())
+    return digest.hexdigest()
+
+
+def replay_input_hash(match: MatchRecord, actions_z: bytes, seats: Sequence[SeatLabel], tournament: str = "") -> str:
+    """A hash of everything :func:`replay_bytes` reads (the engine's source included), so an incremental build
+    skips replaying an unchanged match."""
+    digest = hashlib.sha256()
+    digest.update(json.dumps([REPLAY_FORMAT, engine_fingerprint(), repr(match), [(s.name, s.page) for s in seats],
+                              tournament], default=str).encode())
     digest.update(actions_z)
     return digest.hexdigest()

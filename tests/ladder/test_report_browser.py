@@ -51,7 +51,7 @@ def browser() -> Iterator[Any]:
     from selenium.webdriver.chrome.service import Service
 
     options = Options()
-    options.binary_location = CHROMIUM
+    options.binary_location = CHROMIUM or ""
     for flag in ("--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--window-size=1280,1000"):
         options.add_argument(flag)
     options.set_capability("goog:loggingPrefs", {"browser": "ALL"})
@@ -271,3 +271,51 @@ def test_no_page_logs_a_javascript_error(site: Path, browser: Any) -> None:
     for page in pages:
         open_page(browser, page)
         assert_no_javascript_error(browser)
+
+
+def test_a_failure_is_one_key_away_and_the_bots_words_stay_text(tmp_path: Path, browser: Any) -> None:
+    """A match where seat 1's bot crashed after 5 moves (a random stand-in played on): `f` jumps to the step
+    of the failure, its stand-in's moves are marked, and what the bot wrote is shown as text, never run."""
+    from datetime import datetime
+    from importlib import resources
+
+    from selenium.webdriver.common.by import By
+
+    from ladder.report.data import MatchRecord, SeatRecord
+    from ladder.report.replay import SeatLabel, replay_bytes
+    from ladder.report.site import STATIC_FILES, _environment, replay_script
+
+    state = get_game("elfer-raus").new_state(2, 3, {})
+    actions, movers = [], []
+    while not state.is_over():
+        movers.append(state.current_player)
+        actions.append(state.legal_actions()[-1])
+        state.apply(actions[-1])
+    hostile = "<script>window.pwned = 1</script><img src=x onerror=window.pwned=2>"
+    seats = (SeatRecord(0, 1, 10.0, 1, None, "", "", None),
+             SeatRecord(1, 2, 90.0, 2, "crash", f"raised {hostile}", f"Traceback (most recent call last):\n{hostile}\n", 5))
+    match = MatchRecord(7, 1, "k", "d", "elfer-raus", {}, 2, 3, "played", "", 1.0, (0.5, 0.25), len(actions),
+                        datetime(2026, 1, 1), seats)
+    site = tmp_path / "site"
+    (site / "matches").mkdir(parents=True)
+    (site / "static").mkdir()
+    for name in STATIC_FILES:
+        (site / "static" / name).write_text((resources.files("ladder.report") / "static" / name).read_text())
+    labels = [SeatLabel("steady"), SeatLabel(hostile)]
+    (site / "matches" / "7.js").write_text(replay_script(replay_bytes(match, actions, labels)))
+    (site / "matches" / "7.html").write_text(_environment().get_template("match.html").render(match=match, tournament=None))
+    open_page(browser, site / "matches" / "7.html")
+    wait_ready(browser)
+    assert browser.find_element(By.TAG_NAME, "body").get_attribute("data-frame") == "0"
+    browser.find_element(By.TAG_NAME, "body").send_keys("f")
+    assert browser.find_element(By.TAG_NAME, "body").get_attribute("data-frame") == "5"
+    stand_in = next(number for number, seat in enumerate(movers, start=1) if seat == 1 and number > 5)
+    show_step(browser, stand_in)
+    assert "seat 1" in browser.find_element(By.ID, "move").text and "random stand-in" in browser.find_element(By.ID, "move").text
+    show_step(browser, next(number for number, seat in enumerate(movers, start=1) if seat == 0 and number > 5))
+    assert "stand-in" not in browser.find_element(By.ID, "move").text
+    stderr = browser.find_element(By.ID, "stderr").text
+    assert "onerror=window.pwned=2" in stderr and "raised <script>" in stderr
+    assert browser.execute_script("return window.pwned === undefined")
+    assert not browser.find_elements(By.CSS_SELECTOR, "#stderr script, #stderr img, #match-header img")
+    assert_no_javascript_error(browser)

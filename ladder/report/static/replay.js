@@ -433,6 +433,10 @@
     var render = renderers[doc.match.game] || genericRenderer;
     clear(this.board);
     this.board.appendChild(render(ctx));
+    if (this.board.querySelector(".seen-down")) {
+      this.board.appendChild(el("p", { cls: "legend", text: "Dimmed, dashed cards lie face down: drawn face up because " +
+        (this.viewer === "full" ? "this is the full view." : "this seat has seen them.") }));
+    }
     $("board-title").textContent = this.viewer === "full" ? "The table, every card face up" :
       "What seat " + this.viewer + " (" + doc.seats[this.viewer].name + ") saw: the others' hidden cards face down";
     this.renderMove(k2, frame);
