@@ -103,7 +103,7 @@ HIDDEN: dict[str, Callable[[Any], dict[str, Any]]] = {
 
 def hidden_of(state: State) -> dict[str, Any]:
     reader = HIDDEN.get(state.game.id)
-    return json.loads(json.dumps(reader(state))) if reader else {}
+    return reader(state) if reader else {}
 
 
 # ---- changes between frames ----------------------------------------------------------------------------------
@@ -145,7 +145,7 @@ class _Framer:
     def add(self, state: State, move: dict[str, Any] | None) -> None:
         views = []
         for seat in range(self.num_players):
-            view = json.loads(json.dumps(state.observation(seat)))  # as the bot received it (tuples as lists)
+            view = state.observation(seat)  # the state's own copy; tuples become lists when the frames are written
             view.pop("events", None)  # stored once per frame below, with who witnessed each
             views.append(view)
         shared, own = split_views(views)
@@ -163,7 +163,7 @@ class _Framer:
         if events:
             frame["events"] = events
         if state.current_player is not None:
-            frame["offer"] = json.loads(json.dumps(state.legal_actions()))
+            frame["offer"] = list(state.legal_actions())  # never mutated (the engine's contract); written as JSON
         self.shared, self.own, self.hidden = shared, list(own), hidden
         self.frames.append(frame)
 
