@@ -122,6 +122,7 @@ class MatchOutcome:
     seconds: float
     think_seconds: tuple[float, ...]
     stderr: tuple[str, ...] = ()  # per seat: the end of what a sandboxed bot wrote to stderr in this match
+    move_seconds: tuple[float, ...] = ()  # the thinking time of each action of ``actions`` (a stand-in's too)
 
     @property
     def scores(self) -> tuple[float, ...]:
@@ -176,6 +177,7 @@ def play_match(spec: MatchSpec, players: Sequence[Player]) -> MatchOutcome:
     failures: dict[int, SeatFailure] = {}
     think = [0.0] * num_players
     actions: list[dict[str, Any]] = []
+    move_seconds: list[float] = []
     started = time.perf_counter()
 
     def fail(seat: int, failure: BotFailure) -> None:
@@ -201,7 +203,8 @@ def play_match(spec: MatchSpec, players: Sequence[Player]) -> MatchOutcome:
             think[seat] += time.perf_counter() - tick
             fail(seat, failure)
             continue
-        think[seat] += time.perf_counter() - tick
+        spent = time.perf_counter() - tick
+        think[seat] += spent
         chosen = find_legal(action, legal)  # exact JSON types: 2.0 is not 2, true is not 1
         if chosen is None:
             shown = repr(action)
@@ -209,6 +212,7 @@ def play_match(spec: MatchSpec, players: Sequence[Player]) -> MatchOutcome:
             continue
         state.apply(chosen)
         actions.append(chosen)
+        move_seconds.append(spent)
 
     result = apply_failure_rule(state.result(), sorted(failures))
     for seat in range(num_players):
@@ -221,4 +225,5 @@ def play_match(spec: MatchSpec, players: Sequence[Player]) -> MatchOutcome:
     result = apply_failure_rule(state.result(), sorted(failures))
     stderr = tuple(failures[seat].stderr_tail if seat in failures else str(getattr(players[seat], "stderr_text", ""))
                    for seat in range(num_players))
-    return MatchOutcome(spec, result, tuple(actions), failures, time.perf_counter() - started, tuple(think), stderr)
+    return MatchOutcome(spec, result, tuple(actions), failures, time.perf_counter() - started, tuple(think), stderr,
+                        tuple(move_seconds))

@@ -42,10 +42,11 @@ from ladder.paths import default_db_url
 from ladder.statuses import REPLAYED_STATUSES as REPLAYED_STATUSES  # re-exported: the runner's import
 from ladder.statuses import MatchStatus, TournamentState
 
-SCHEMA_VERSION = 4
-UPGRADABLE_FROM = {1, 2, 3}  # versions upgraded in place: by adding tables, and the columns of ADDED_COLUMNS
-ADDED_COLUMNS: tuple[tuple[str, str, str], ...] = (  # (table, column, SQL type and default) added by versions 3 and 4
+SCHEMA_VERSION = 5
+UPGRADABLE_FROM = {1, 2, 3, 4}  # versions upgraded in place: by adding tables, and the columns of ADDED_COLUMNS
+ADDED_COLUMNS: tuple[tuple[str, str, str], ...] = (  # (table, column, SQL type and default) added by versions 3 to 5
     ("match", "host_json", "VARCHAR NOT NULL DEFAULT '{}'"),
+    ("match", "move_us_z", "BLOB NOT NULL DEFAULT x''"),  # 5: each move's thinking time (the report's replays)
     ("tournament", "deal_secret", "VARCHAR"),
     ("tournament", "deal_commitment", "VARCHAR NOT NULL DEFAULT ''"),
     ("tournament", "secret_revealed_at", "DATETIME"),
@@ -216,6 +217,7 @@ class MatchRow(SQLModel, table=True):
     details_json: str = "{}"
     action_count: int = 0
     actions_z: bytes = Field(default=b"", sa_column=Column(LargeBinary, nullable=False, default=b""))
+    move_us_z: bytes = Field(default=b"", sa_column=Column(LargeBinary, nullable=False, default=b""))  # pack_actions of ints
     worker: str = ""
     host_json: str = "{}"
 

@@ -11,8 +11,9 @@ of the game itself. What a frame holds (docs/architecture.md, "The report"):
 - ``hidden``: what no seat sees (the pack, face-down cards, the ball piles),
   read from the state for the full view, stored as a change too;
 - the events the move logged, each with the seats that witnessed it;
-- at a decision, the legal actions offered (``offer``) and which one was
-  chosen (``chose``, an index into ``offer``).
+- at a decision, the legal actions offered (``offer``), which one was
+  chosen (``chose``, an index into ``offer``) and how long the seat thought
+  (``think_us``, where the match recorded it).
 
 :func:`replay_bytes` turns a match into gzip'd JSON: a pure function of the
 match (its record, action log and seat names), so the static site and a live
@@ -168,8 +169,9 @@ class _Framer:
         self.frames.append(frame)
 
 
-def build_replay(match: MatchRecord, actions: list[dict[str, Any]]) -> Replay:
-    """Replay ``match`` through the engine; a match that was skipped or never played shows its deal only."""
+def build_replay(match: MatchRecord, actions: list[dict[str, Any]], move_us: Sequence[int] = ()) -> Replay:
+    """Replay ``match`` through the engine; a match that was skipped or never played shows its deal only.
+    ``move_us``: the thinking time of each action in microseconds, where recorded (a decision's ``think_us``)."""
     game = get_game(match.game)
     try:
         state = game.new_state(match.num_players, match.seed, match.options)
@@ -188,6 +190,8 @@ def build_replay(match: MatchRecord, actions: list[dict[str, Any]]) -> Replay:
             problem = f"move {number} does not replay: {error} (the engine changed since the match was played?)"
             break
         framer.frames[-1]["chose"] = next((i for i, a in enumerate(offered) if a == action), None)
+        if number <= len(move_us):
+            framer.frames[-1]["think_us"] = move_us[number - 1]
         stand_in = seat is not None and seat in stand_in_from and number - 1 >= stand_in_from[seat]
         framer.add(state, {"number": number, "seat": seat, "stand_in": stand_in})
     if not problem and match.status == MatchStatus.PLAYED and not state.is_over():
@@ -199,9 +203,9 @@ def build_replay(match: MatchRecord, actions: list[dict[str, Any]]) -> Replay:
 
 
 def replay_document(match: MatchRecord, actions: list[dict[str, Any]], seats: Sequence[SeatLabel],
-                    tournament: str = "") -> dict[str, Any]:
+                    tournament: str = "", move_us: Sequence[int] = ()) -> dict[str, Any]:
     """Everything the viewer shows of ``match`` (``seats``: the label of each seat, in seat order)."""
-    replay = build_replay(match, actions)
+    replay = build_replay(match, actions, move_us)
     return {
         "format": REPLAY_FORMAT,
         "match": {"id": match.match_id, "game": match.game, "title": pool_title(match.pool), "players": match.num_players,
@@ -221,13 +225,14 @@ def replay_document(match: MatchRecord, actions: list[dict[str, Any]], seats: Se
 
 
 def replay_bytes(match: MatchRecord, actions: list[dict[str, Any]], seats: Sequence[SeatLabel],
-                 tournament: str = "") -> bytes:
+                 tournament: str = "", move_us: Sequence[int] = ()) -> bytes:
     """The viewer's data for ``match``: gzip'd compact JSON (the browser inflates it with DecompressionStream).
 
     The gzip header's time stamp is zero, so the same match gives the same bytes (the incremental build
     compares them).
     """
-    text = json.dumps(replay_document(match, actions, seats, tournament), separators=(",", ":"), ensure_ascii=False)
+    text = json.dumps(replay_document(match, actions, seats, tournament, move_us), separators=(",", ":"),
+                      ensure_ascii=False)
     return gzip.compress(text.encode("utf-8"), compresslevel=9, mtime=0)
 
 
@@ -243,11 +248,13 @@ def engine_fingerprint() -> str:
     return digest.hexdigest()
 
 
-def replay_input_hash(match: MatchRecord, actions_z: bytes, seats: Sequence[SeatLabel], tournament: str = "") -> str:
+def replay_input_hash(match: MatchRecord, actions_z: bytes, seats: Sequence[SeatLabel], tournament: str = "",
+                      move_us_z: bytes = b"") -> str:
     """A hash of everything :func:`replay_bytes` reads (the engine's source included), so an incremental build
     skips replaying an unchanged match."""
     digest = hashlib.sha256()
     digest.update(json.dumps([REPLAY_FORMAT, engine_fingerprint(), repr(match), [(s.name, s.page) for s in seats],
                               tournament], default=str).encode())
     digest.update(actions_z)
+    digest.update(b"\0" + move_us_z)
     return digest.hexdigest()

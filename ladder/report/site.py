@@ -23,6 +23,7 @@ import hashlib
 import json
 import shutil
 import statistics
+import zlib
 from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -303,6 +304,12 @@ def seat_labels(data: reportdata.ReportData, match: reportdata.MatchRecord) -> l
     return labels
 
 
+def unpack_move_us(blob: bytes) -> list[int]:
+    """Each move's thinking time in microseconds, as the recorder packed it (empty: not recorded)."""
+    values = json.loads(zlib.decompress(blob)) if blob else []
+    return [int(value) for value in values] if isinstance(values, list) else []
+
+
 def replay_script(content: bytes) -> str:
     """A match's data script: its gzip'd replay, base64-encoded, handed to the viewer (works from ``file://``)."""
     return f'LadderReplay.load("{base64.b64encode(content).decode("ascii")}");\n'
@@ -317,13 +324,15 @@ def _write_replays(session: Session, writer: _Writer) -> None:
         tournament = data.tournaments.get(match.tournament_id)
         labels = seat_labels(data, match)
         title = f"{tournament.name} #{tournament.tournament_id}" if tournament else ""
-        blob = session.exec(select(MatchRow.actions_z).where(MatchRow.id == match.match_id)).first() or b""
-        key = replay_input_hash(match, blob, labels, title)
+        row = session.exec(select(MatchRow.actions_z, MatchRow.move_us_z).where(MatchRow.id == match.match_id)).first()
+        blob, timing = (row[0] or b"", row[1] or b"") if row else (b"", b"")
+        key = replay_input_hash(match, blob, labels, title, timing)
         script = f"matches/{match.match_id}.js"
         writer.page(match.page, "match.html", match=match, tournament=tournament)
         if writer.replays_known.get(str(match.match_id)) == key and writer.keep(script):
             writer.replays[str(match.match_id)] = key
             continue
-        writer.raw(script, replay_script(replay_bytes(match, unpack_actions(blob), labels, title)).encode("ascii"))
+        content = replay_bytes(match, unpack_actions(blob), labels, title, unpack_move_us(timing))
+        writer.raw(script, replay_script(content).encode("ascii"))
         writer.replays[str(match.match_id)] = key
         writer.replayed += 1

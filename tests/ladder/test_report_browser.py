@@ -253,6 +253,7 @@ def test_the_replay_draws_what_the_engine_holds_at_every_checked_step(site: Path
     offered = state_after(match, actions, total - 1).legal_actions()
     assert len(browser.find_elements("css selector", "#offer li")) == len(offered)
     assert int(chosen[0].get_attribute("data-index")) == offered.index(actions[-1])
+    assert browser.find_element("id", "think-here").text.startswith("Thought ")  # the time of this very decision
     for step in sorted({0, total // 2, total}):
         show_step(browser, step)
         CHECKS[game](browser, state_after(match, actions, step))

@@ -3,6 +3,7 @@ writes the site)."""
 
 from __future__ import annotations
 
+import base64
 import gzip
 import json
 import os
@@ -10,6 +11,7 @@ import subprocess
 import sys
 from datetime import datetime
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -82,7 +84,17 @@ def test_every_replay_of_a_quick_tournament_game_fits_the_budget(tmp_path: Path)
     for script in (site / "matches").glob("*.js"):
         size = script.stat().st_size + script.with_suffix(".html").stat().st_size
         assert size <= MAX_REPLAY_BYTES, (script, size)
+        document = decode(script.read_text())
+        decisions = [f for f in document["frames"] if "chose" in f]
+        assert decisions and all(isinstance(f["think_us"], int) and f["think_us"] >= 0 for f in decisions)  # recorded per move
     assert len(list((site / "matches").glob("*.js"))) == len(json.loads(ladder(tmp_path, "matches", "--json", "-n", "1000").stdout))
+
+
+def decode(script: str) -> dict[str, Any]:
+    """The replay a match's data script hands the viewer (base64 of gzip'd JSON)."""
+    prefix, suffix = 'LadderReplay.load("', '");\n'
+    assert script.startswith(prefix) and script.endswith(suffix)
+    return json.loads(gzip.decompress(base64.b64decode(script[len(prefix):-len(suffix)])))
 
 
 def played_match(game: str, players: int, seed: int) -> tuple[MatchRecord, list[dict[str, object]]]:
@@ -103,9 +115,11 @@ def played_match(game: str, players: int, seed: int) -> tuple[MatchRecord, list[
 def test_the_replay_bytes_are_a_pure_function_of_the_match(game: str, players: int) -> None:
     match, actions = played_match(game, players, 5)
     labels = [SeatLabel(f"bot{s}", f"bots/bot{s}.html") for s in range(players)]
-    first = replay_bytes(match, actions, labels, "t #1")
-    assert first == replay_bytes(match, actions, labels, "t #1")  # the same bytes each time (the static site's hash)
+    timing = [1000 + i for i in range(len(actions))]
+    first = replay_bytes(match, actions, labels, "t #1", timing)
+    assert first == replay_bytes(match, actions, labels, "t #1", timing)  # the same bytes each time (the static site's hash)
     document = json.loads(gzip.decompress(first))
+    assert [f["think_us"] for f in document["frames"][:-1]] == timing  # each decision with the time it took
     assert len(document["frames"]) == len(actions) + 1 and document["problem"] == ""
     # every decision offers the engine's legal actions and names the one played
     state = get_game(game).new_state(players, 5, {})

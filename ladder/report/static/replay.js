@@ -474,9 +474,10 @@
       return el("li", { cls: i === frame.chose ? "chosen" : "", "data-index": i }, describe(ctx, action));
     }));
     this.decision.appendChild(list);
-    this.decision.appendChild(el("p", { cls: "note", id: "think" }, ["Thinking time of " + info.name + ": " + fmtSeconds(think) + " over its " + count +
-      " decisions in this match" + (count && think !== null && think !== undefined ? " (" + fmtSeconds(think / count) + " a decision on average)" : "") +
-      "; the ladder records each seat's total, not each move's."]));
+    var here = frame.think_us !== undefined ? el("b", { id: "think-here", text: "Thought " + fmtSeconds(frame.think_us / 1e6) + " over this decision. " }) : null;
+    this.decision.appendChild(el("p", { cls: "note", id: "think" }, [here, "In the whole match " + info.name + " thought " + fmtSeconds(think) + " over " + count +
+      " decisions" + (count && think !== null && think !== undefined ? " (" + fmtSeconds(think / count) + " a decision on average)" : "") +
+      (frame.think_us === undefined && frame.chose !== undefined && frame.chose !== null ? "; this match did not record each move's time" : "") + "."]));
     var chosen = list.querySelector("li.chosen");
     if (chosen && chosen.scrollIntoView && list.scrollHeight > list.clientHeight) { list.scrollTop = chosen.offsetTop - list.offsetTop - 40; }
     void self;
