@@ -165,7 +165,8 @@ def check_elfer_raus(browser: Any, state: Any) -> None:
         expected = [] if span is None else [f"{colour} {n}" for n in range(span[0], span[1] + 1)]
         assert cards_in(browser, f'[data-zone="row-{colour}"] .card[data-card]') == expected, colour
     pack = browser.find_element("css selector", '[data-zone="pack"]').text
-    assert f"{state.observation(0)['pack_size']} cards" in pack
+    size = state.observation(0)["pack_size"]
+    assert f"the pack: {size} card{'' if size == 1 else 's'}" in pack
     totals = browser.find_element("css selector", '[data-zone="scores"]').text
     assert all(f" {t}" in totals for t in state.observation(0)["totals"])
     # seat 1's own view: its hand face up, the other hands face down, as many cards as they hold
