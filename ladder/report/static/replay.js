@@ -33,7 +33,7 @@
     var s = ["th", "st", "nd", "rd"], v = n % 100;
     return n + (s[(v - 20) % 10] || s[v] || s[0]);
   }
-  function cards(n) { return n + (n === 1 ? " card" : " cards"); }
+  function cardCount(n) { return n + (n === 1 ? " card" : " cards"); }
 
   // ---- decoding -------------------------------------------------------------------------------------------
   function inflate(bytes) {
@@ -178,15 +178,15 @@
     });
     var table = el("div", { cls: "er-rows" }, rows);
     var pack = hidden.pack && ctx.viewer === "full"
-      ? zone("pack", "the pack: " + cards(v.pack_size) + " (face down; shown in the full view)", hidden.pack.map(erCard), "pack")
-      : zone("pack", "the pack: " + cards(v.pack_size), v.pack_size ? [back("stack", cards(v.pack_size))] : [], "pack");
+      ? zone("pack", "the pack: " + cardCount(v.pack_size) + " (face down; shown in the full view)", hidden.pack.map(erCard), "pack")
+      : zone("pack", "the pack: " + cardCount(v.pack_size), v.pack_size ? [back("stack", cardCount(v.pack_size))] : [], "pack");
     var hands = [];
     for (var s = 0; s < n; s++) {
       var seesIt = ctx.viewer === "full" || ctx.viewer === s;
       var hand = seesIt ? ctx.look(s).hand : null, size = v.hand_sizes[s];
       var cards = hand ? hand.map(erCard) : Array.apply(null, Array(size)).map(function () { return back("er-back"); });
       var drawn = v.turn && v.turn.awaiting_drawn_card && v.current_player === s;
-      var title = seatLabel(ctx, s) + ": " + cards(size) + ", total " + v.totals[s] + " penalty points" +
+      var title = seatLabel(ctx, s) + ": " + cardCount(size) + ", total " + v.totals[s] + " penalty points" +
         (s === v.dealer ? " · dealer" : "") + (drawn ? " · may play the card just drawn" : "");
       hands.push(zone("hand-" + s, title, cards, "hand" + (v.current_player === s ? " to-move" : "")));
     }
