@@ -35,12 +35,14 @@ from typing import Any
 from jinja2 import Environment, PackageLoader, select_autoescape
 from sqlmodel import Session, select
 
-from ladder import certainty, ratings
+from ladder.matches.summary import ordinal, score_histogram
+from ladder.ratings import across_pools as ratings_across_pools
+from ladder.ratings import certainty
+from ladder.ratings import trueskill_model as ratings_trueskill_model
 from ladder.report import data as reportdata
 from ladder.report import plots
 from ladder.report.replay import SeatLabel, replay_bytes, replay_input_hash
-from ladder.storage import MatchRow, unpack_actions
-from ladder.summary import ordinal, score_histogram
+from ladder.store.tables import MatchRow, unpack_actions
 
 STATIC_FILES = ("report.css", "replay.js", "replay.css")
 MANIFEST = ".ladder-report.json"
@@ -199,12 +201,12 @@ def _write_static(writer: _Writer) -> None:
 def _write_index(writer: _Writer, pools: list[str]) -> None:
     """The front page: every pool's leaderboard and the overall table, with how they are computed."""
     data = writer.data
-    overall = ratings.overall(data.rated)
+    overall = ratings_across_pools.overall(data.rated)
     sure = {pool: reportdata.pool_certainty(data, pool) for pool in pools}
     writer.page("index.html", "index.html", pools=pools, sure=sure,
                 boards={p: reportdata.leaderboard(data, p, sure[p]) for p in pools},
                 overall=overall, spread=certainty.overall_intervals(data.rated) if len(pools) > 1 else {},
-                method=ratings.METHOD, overall_method=ratings.OVERALL_METHOD)
+                method=ratings_trueskill_model.METHOD, overall_method=ratings_trueskill_model.OVERALL_METHOD)
 
 
 def _write_pools(writer: _Writer, played_pools: list[str]) -> None:

@@ -45,7 +45,7 @@ ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
 
 from ladder.report.site import SiteSummary, write_site  # noqa: E402
-from ladder.storage import session_for  # noqa: E402
+from ladder.store.database import session_for  # noqa: E402
 
 
 def cli(where: Path, db: Path, *args: str) -> None:

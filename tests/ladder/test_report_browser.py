@@ -126,7 +126,8 @@ def wait_ready(browser: Any) -> None:
 def recorded(site: Path, game: str) -> tuple[Any, list[dict[str, Any]]]:
     """A played match of ``game`` in the site's database, and its action log."""
     from ladder.report.data import load
-    from ladder.storage import MatchRow, session_for
+    from ladder.store.database import session_for
+    from ladder.store.tables import MatchRow
 
     with session_for(f"sqlite:///{site.parent / 'l.db'}") as session:
         match = next(m for m in load(session).matches if m.game == game and m.status == "played" and m.action_count > 3)
