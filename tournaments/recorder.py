@@ -30,7 +30,7 @@ from sqlmodel import Session, col, select
 
 from ladder.matches.statuses import REPLAYED_STATUSES, FailureReason, MatchStatus
 from ladder.ratings.pools import PoolKey
-from ladder.store.tables import BenchRow, MatchRow, SeatResultRow, TournamentRow, utcnow
+from ladder.store.tables import BenchRow, MatchRow, SeatResultRow, TournamentRow, pack_actions, utcnow
 from ladder.text import clean_text
 from tournaments.formats import ScheduledMatch
 from tournaments.tasks import MatchRecord
@@ -206,7 +206,7 @@ class Recorder:
             "game": match.game, "options_json": to_json(dict(match.options)), "num_players": len(match.seats),
             "seed": match.seed, "seats_json": to_json([e.ref for e in match.seats]), "status": item.status.value,
             "error": clean_text(item.error), "attempts": item.attempts, "started_at": None, "finished_at": datetime.now(UTC),
-            "seconds": 0.0, "think_json": "[]", "details_json": "{}", "action_count": 0, "actions_z": b"", "worker": "",
+            "seconds": 0.0, "think_json": "[]", "details_json": "{}", "action_count": 0, "actions_z": b"", "move_us_z": b"", "worker": "",
         }
         if record is not None:
             started = record.started_at
@@ -215,6 +215,7 @@ class Recorder:
                 think_json=to_json(list(record.think)), details_json=to_json(record.details), actions_z=record.actions_z,
                 action_count=record.action_count, worker=record.worker,
                 host_json=to_json({**record.host, **({"voids": item.voids} if item.voids else {})}),
+                move_us_z=pack_actions(record.move_us) if record.move_us else b"",
             )
         return values
 

@@ -84,6 +84,7 @@ class MatchRecord:
     worker: str  # host:pid
     host: Mapping[str, Any] = field(default_factory=dict)  # the host's CPU pressure during the match (ladder.sandbox.host_load)
     voided: str = ""  # empty, or why the match is void: a seat timed out while the host starved it (not the bot's fault)
+    move_us: tuple[int, ...] = ()  # the thinking time of each action of the log, in microseconds
 
     def to_wire(self) -> dict[str, Any]:
         message = {"schema": SCHEMA_VERSION, **asdict(self)}
@@ -103,4 +104,5 @@ class MatchRecord:
             think=tuple(message["think"]), stderr=tuple(message.get("stderr") or ()),
             started_at=datetime.fromisoformat(message["started_at"]), worker=message["worker"],
             host=dict(message.get("host") or {}), voided=message.get("voided", ""),
+            move_us=tuple(message.get("move_us") or ()),
         )

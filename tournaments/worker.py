@@ -443,6 +443,7 @@ def play(task: MatchTask) -> MatchRecord:
         worker=_worker_name(),
         host=host.to_json(),  # the host's CPU pressure while the match was played
         voided=voided,  # empty, or why the host (not a bot) is to blame: the match counts for nothing
+        move_us=tuple(round(seconds * 1e6) for seconds in outcome.move_seconds),
     )
 
 

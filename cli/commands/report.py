@@ -34,7 +34,9 @@ def report(
             raise UserError(f"cannot write the report into {target}: {error.strerror or error}") from None
     Console().print(
         f"report written: {summary.pages} pages ({summary.bots} bots, {summary.pools} pools, {summary.tournaments} "
-        f"tournaments, {summary.replays} replays; {summary.bytes / 1e6:.1f} MB) in {escape(str(target))}\n"
+        f"tournaments, {summary.replays} replays; {summary.bytes / 1e6:.1f} MB) in {escape(str(target))}: "
+        f"{summary.written} files written, {summary.unchanged} unchanged, {summary.removed} removed; "
+        f"{summary.replayed} matches replayed\n"
         f"open {escape(str(summary.index.resolve()))}", highlight=False, soft_wrap=True)
     if open_browser and not webbrowser.open(summary.index.resolve().as_uri()):
         Console(stderr=True).print("no web browser found here; open the file above yourself", highlight=False)

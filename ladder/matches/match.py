@@ -126,6 +126,7 @@ class MatchOutcome:
     think_seconds: tuple[float, ...]
     stderr: tuple[str, ...] = ()  # per seat: the end of what a sandboxed bot wrote to stderr in this match
     after_game: Mapping[int, str] = field(default_factory=dict)  # per seat: how it failed in end() (the result stands)
+    move_seconds: tuple[float, ...] = ()  # the thinking time of each action of ``actions`` (a stand-in's too)
 
     @property
     def scores(self) -> tuple[float, ...]:
@@ -190,6 +191,7 @@ def play_match(spec: MatchSpec, players: Sequence[Player]) -> MatchOutcome:
     failures: dict[int, SeatFailure] = {}
     think = [0.0] * num_players
     actions: list[dict[str, Any]] = []
+    move_seconds: list[float] = []
     started = time.perf_counter()
 
     def fail(seat: int, failure: BotFailure) -> None:
@@ -215,7 +217,8 @@ def play_match(spec: MatchSpec, players: Sequence[Player]) -> MatchOutcome:
             think[seat] += time.perf_counter() - tick
             fail(seat, failure)
             continue
-        think[seat] += time.perf_counter() - tick
+        spent = time.perf_counter() - tick
+        think[seat] += spent
         chosen = find_legal(action, legal)  # exact JSON types: 2.0 is not 2, true is not 1
         if chosen is None:
             shown = repr(action)
@@ -223,6 +226,7 @@ def play_match(spec: MatchSpec, players: Sequence[Player]) -> MatchOutcome:
             continue
         state.apply(chosen)
         actions.append(chosen)
+        move_seconds.append(spent)
 
     result = apply_failure_rule(state.result(), sorted(failures))
     after_game: dict[int, str] = {}
@@ -239,4 +243,4 @@ def play_match(spec: MatchSpec, players: Sequence[Player]) -> MatchOutcome:
                    else _with_note(end_tails.get(seat) or str(getattr(players[seat], "stderr_text", "")), after_game.get(seat, ""))
                    for seat in range(num_players))
     return MatchOutcome(spec, result, tuple(actions), failures, time.perf_counter() - started, tuple(think), stderr,
-                        after_game)
+                        after_game, tuple(move_seconds))

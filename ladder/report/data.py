@@ -23,8 +23,10 @@ from typing import Any
 from sqlmodel import Session, col, select
 
 from ladder.matches.statuses import MatchStatus
+from ladder.ratings import certainty
 from ladder.ratings import persistence as ratings_persistence
 from ladder.ratings import trueskill_model as ratings_trueskill_model
+from ladder.ratings.certainty import PoolCertainty
 from ladder.ratings.trueskill_model import HistoryPoint, RatingSet, Standing, pool_key
 from ladder.seats.botref import BotRef
 from ladder.store.tables import (
@@ -244,27 +246,27 @@ def match_actions(session: Session, match_ids: Iterable[int]) -> Iterator[tuple[
 # ---- derived figures -------------------------------------------------------------------------------
 
 
-def above_probability(upper: Standing, lower: Standing) -> float:
-    """The chance that ``upper``'s true skill is above ``lower``'s, with both ratings taken as normal beliefs."""
-    spread = math.sqrt(upper.sigma ** 2 + lower.sigma ** 2)
-    if spread == 0:
-        return 0.5 if upper.mu == lower.mu else float(upper.mu > lower.mu)
-    return 0.5 * (1 + math.erf((upper.mu - lower.mu) / (spread * math.sqrt(2))))
-
-
 @dataclass(frozen=True)
 class LeaderboardRow:
     position: int
     standing: Standing
     above_next: float | None  # P(this row's skill > the next row's); None on the last row
+    rank_interval: tuple[int, int] | None = None  # the central 95% of its rank when skills are drawn from the ratings
 
 
-def leaderboard(data: ReportData, pool: str) -> list[LeaderboardRow]:
+def pool_certainty(data: ReportData, pool: str) -> PoolCertainty:
+    """How sure ``pool``'s order is: the verdict, the adjacent pairs and the rank intervals, exactly as
+    ``ladder rankings`` computes them (:mod:`ladder.ratings.certainty`, at its defaults)."""
+    return certainty.assess(data.rated.table(pool), pool, names={v: info.bot for v, info in data.versions.items()})
+
+
+def leaderboard(data: ReportData, pool: str, sure: PoolCertainty | None = None) -> list[LeaderboardRow]:
+    """The pool's rows, each with P(above next) and its rank interval from :func:`pool_certainty`."""
     table = data.rated.table(pool)
-    return [
-        LeaderboardRow(i, s, above_probability(s, table[i]) if i < len(table) else None)
-        for i, s in enumerate(table, start=1)
-    ]
+    sure = sure or pool_certainty(data, pool)
+    following = {pair.upper: pair.p_order for pair in sure.pairs}
+    return [LeaderboardRow(i, s, following.get(s.bot_version_id), sure.rank_intervals.get(s.bot_version_id))
+            for i, s in enumerate(table, start=1)]
 
 
 @dataclass
@@ -380,6 +382,41 @@ def failures(data: ReportData, version_ids: Iterable[int], newest_first: bool = 
     wanted = set(version_ids)
     found = [FailureRecord(m, s) for m in data.matches for s in m.seats if s.version_id in wanted and s.failure_reason]
     return sorted(found, key=lambda f: f.match.match_id, reverse=newest_first)
+
+
+def exception_line(stderr: str) -> str:
+    """The line that names the error in a Python traceback on stderr (its last line), or ``""`` without one."""
+    lines = [line.strip() for line in stderr.splitlines() if line.strip()]
+    if not any(line.startswith("Traceback (most recent call last)") for line in lines):
+        return ""
+    return lines[-1][:300]
+
+
+@dataclass(frozen=True)
+class FailureGroup:
+    """The failures of a bot that look alike: the same reason, the same first line of detail, the same
+    error line of the traceback on stderr. ``latest``: the newest first."""
+
+    reason: str
+    detail: str
+    traceback_line: str
+    count: int
+    latest: tuple[FailureRecord, ...]
+
+    @property
+    def example(self) -> FailureRecord:
+        return self.latest[0]
+
+
+def failure_groups(found: list[FailureRecord], keep: int = 5) -> list[FailureGroup]:
+    """``found`` (newest first) grouped by :class:`FailureGroup`'s key, the most frequent group first."""
+    groups: dict[tuple[str, str, str], list[FailureRecord]] = defaultdict(list)
+    for failure in found:
+        detail = (failure.seat.failure_detail.strip().splitlines() or [""])[0][:300]
+        groups[(failure.seat.failure_reason or "", detail, exception_line(failure.seat.stderr_tail))].append(failure)
+    made = [FailureGroup(reason, detail, line, len(items), tuple(items[:keep]))
+            for (reason, detail, line), items in groups.items()]
+    return sorted(made, key=lambda g: (-g.count, -g.latest[0].match.match_id))
 
 
 @dataclass

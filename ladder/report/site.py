@@ -1,16 +1,29 @@
 """Writing the report: Jinja2 templates (package data) filled from :mod:`ladder.report.data`.
 
 The site is plain files with relative links, so it works from ``file://`` as
-well as from any web server, and needs no network: one style sheet and one
-small script (the replay viewer's stepping) are copied along; plots are SVG
+well as from any web server, and needs no network: one style sheet and the
+replay viewer (one script and its style sheet) are copied along; plots are SVG
 files. Every text that comes from a bot (names, authors, failure details,
-stderr) goes through Jinja2's autoescape.
+stderr) goes through Jinja2's autoescape, or the viewer's ``textContent``.
+
+Each match is a tiny page (the viewer's shell) and a script holding its
+replay as gzip'd JSON (:func:`ladder.report.replay.replay_bytes`, base64 in a
+``LadderReplay.load(...)`` call: a ``<script>`` tag loads it from ``file://``,
+where ``fetch`` is refused). The build is incremental: a manifest in the
+folder keeps the hash of every file written and of every replay's inputs, so
+a second build replays only new or changed matches and rewrites only the
+files whose content changed; files of the last build that are no longer
+produced are removed.
 """
 
 from __future__ import annotations
 
+import base64
+import hashlib
+import json
 import shutil
 import statistics
+import zlib
 from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -20,16 +33,21 @@ from pathlib import Path
 from typing import Any
 
 from jinja2 import Environment, PackageLoader, select_autoescape
-from sqlmodel import Session
+from sqlmodel import Session, select
 
 from ladder.matches.summary import ordinal, score_histogram
 from ladder.ratings import across_pools as ratings_across_pools
+from ladder.ratings import certainty
 from ladder.ratings import trueskill_model as ratings_trueskill_model
 from ladder.report import data as reportdata
 from ladder.report import plots
-from ladder.report.replay import build_replay
+from ladder.report.replay import SeatLabel, replay_bytes, replay_input_hash
+from ladder.store.tables import MatchRow, unpack_actions
 
-STATIC_FILES = ("report.css", "replay.js")
+STATIC_FILES = ("report.css", "replay.js", "replay.css")
+MANIFEST = ".ladder-report.json"
+"""The incremental build's record, in the site's folder: ``{"files": {path: sha256}, "replays": {match id: input hash}}``."""
+MANIFEST_FORMAT = 1
 
 
 @dataclass(frozen=True)
@@ -43,6 +61,11 @@ class SiteSummary:
     tournaments: int
     replays: int
     bytes: int
+    written: int = 0  # files written (new or changed content)
+    unchanged: int = 0  # files left as they were
+    removed: int = 0  # files of the last build no longer produced
+    replayed: int = 0  # matches replayed through the engine (the others were unchanged)
+    replay_bytes: int = 0  # the replays' share of ``bytes`` (their pages and data scripts)
 
     @property
     def index(self) -> Path:
@@ -63,38 +86,88 @@ def _environment() -> Environment:
     return env
 
 
+def _digest(content: bytes) -> str:
+    return hashlib.sha256(content).hexdigest()
+
+
 class _Writer:
-    def __init__(self, out: Path, data: reportdata.ReportData) -> None:
+    """Writes the site's files, skipping those whose content is already on disk (by the manifest's hashes)."""
+
+    def __init__(self, out: Path, data: reportdata.ReportData, manifest: dict[str, Any]) -> None:
         self.out = out
         self.data = data
         self.env = _environment()
         self.pages = 0
-        self.generated = datetime.now(UTC)
+        # the newest match's time, not the clock's: an unchanged database gives unchanged pages
+        self.generated = max((m.finished_at for m in data.matches), default=None) or datetime.now(UTC)
+        self.known: dict[str, str] = dict(manifest.get("files", {}))
+        self.replays_known: dict[str, str] = dict(manifest.get("replays", {}))
+        self.files: dict[str, str] = {}
+        self.replays: dict[str, str] = {}
+        self.written = 0
+        self.replayed = 0
 
     def page(self, path: str, template: str, **context: Any) -> None:
         depth = path.count("/")
         html = self.env.get_template(template).render(
             root="../" * depth, data=self.data, generated=self.generated, version=self.data.versions.get, **context)
-        target = self.out / path
-        target.parent.mkdir(parents=True, exist_ok=True)
-        target.write_text(html, encoding="utf-8")
+        self.file(path, html)
         self.pages += 1
 
     def file(self, path: str, text: str) -> None:
+        self.raw(path, text.encode("utf-8"))
+
+    def raw(self, path: str, content: bytes) -> None:
+        digest = _digest(content)
+        self.files[path] = digest
         target = self.out / path
+        if self.known.get(path) == digest and target.is_file():
+            return
         target.parent.mkdir(parents=True, exist_ok=True)
-        target.write_text(text, encoding="utf-8")
+        target.write_bytes(content)
+        self.written += 1
+
+    def keep(self, path: str) -> bool:
+        """Count ``path`` as produced without rewriting it; False when it is not on disk as the manifest says."""
+        digest = self.known.get(path)
+        if digest is None or not (self.out / path).is_file():
+            return False
+        self.files[path] = digest
+        return True
+
+    def finish(self) -> int:
+        """Remove the files of the last build no longer produced, save the manifest; return how many were removed."""
+        removed = 0
+        for path in set(self.known) - set(self.files):
+            target = self.out / path
+            if target.is_file():
+                target.unlink()
+                removed += 1
+        manifest = {"format": MANIFEST_FORMAT, "files": self.files, "replays": self.replays}
+        (self.out / MANIFEST).write_text(json.dumps(manifest, separators=(",", ":"), sort_keys=True), encoding="utf-8")
+        return removed
+
+
+def _read_manifest(out: Path) -> dict[str, Any] | None:
+    """The last build's manifest, or None when there is none (or it is unreadable: then the build is full)."""
+    try:
+        manifest = json.loads((out / MANIFEST).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+    return manifest if isinstance(manifest, dict) and manifest.get("format") == MANIFEST_FORMAT else None
 
 
 def write_site(session: Session, out: Path, progress: Callable[[str], None] | None = None) -> SiteSummary:
-    """Write the whole report of ``session``'s database into ``out`` (created; earlier pages replaced)."""
+    """Write the report of ``session``'s database into ``out`` (created); only what changed since the last build."""
     say = progress or (lambda _message: None)
     say("reading the database")
     data = reportdata.load(session)
     out.mkdir(parents=True, exist_ok=True)
-    for folder in ("bots", "pools", "tournaments", "matches", "plots", "static"):
-        shutil.rmtree(out / folder, ignore_errors=True)
-    writer = _Writer(out, data)
+    manifest = _read_manifest(out)
+    if manifest is None:  # no record of what is there: start clean (the pages of an older report format go too)
+        for folder in ("bots", "pools", "tournaments", "matches", "plots", "static"):
+            shutil.rmtree(out / folder, ignore_errors=True)
+    writer = _Writer(out, data, manifest or {})
     _write_static(writer)
     pools = data.rated.pools()
     _write_index(writer, pools)
@@ -109,9 +182,13 @@ def write_site(session: Session, out: Path, progress: Callable[[str], None] | No
 
     say(f"replays of {len(data.matches)} matches")
     _write_replays(session, writer)
+    removed = writer.finish()
 
-    size = sum(f.stat().st_size for f in out.rglob("*") if f.is_file())
-    return SiteSummary(out, writer.pages, bots, len(played_pools), len(data.tournaments), len(data.matches), size)
+    sizes = {path: (out / path).stat().st_size for path in writer.files}
+    replay_size = sum(size for path, size in sizes.items() if path.startswith("matches/"))
+    return SiteSummary(out, writer.pages, bots, len(played_pools), len(data.tournaments), len(data.matches),
+                       sum(sizes.values()), writer.written, len(writer.files) - writer.written, removed, writer.replayed,
+                       replay_size)
 
 
 def _write_static(writer: _Writer) -> None:
@@ -125,15 +202,21 @@ def _write_index(writer: _Writer, pools: list[str]) -> None:
     """The front page: every pool's leaderboard and the overall table, with how they are computed."""
     data = writer.data
     overall = ratings_across_pools.overall(data.rated)
-    writer.page("index.html", "index.html", pools=pools, boards={p: reportdata.leaderboard(data, p) for p in pools},
-                overall=overall, method=ratings_trueskill_model.METHOD, overall_method=ratings_trueskill_model.OVERALL_METHOD)
+    sure = {pool: reportdata.pool_certainty(data, pool) for pool in pools}
+    writer.page("index.html", "index.html", pools=pools, sure=sure,
+                boards={p: reportdata.leaderboard(data, p, sure[p]) for p in pools},
+                overall=overall, spread=certainty.overall_intervals(data.rated) if len(pools) > 1 else {},
+                method=ratings_trueskill_model.METHOD, overall_method=ratings_trueskill_model.OVERALL_METHOD)
 
 
 def _write_pools(writer: _Writer, played_pools: list[str]) -> None:
     """A head-to-head matrix page for every pool with a recorded match."""
     data = writer.data
+    rated = set(data.rated.pools())
     for pool in played_pools:
-        writer.page(f"pools/{reportdata.slug(pool)}.html", "pool.html", pool=pool,
+        sure = reportdata.pool_certainty(data, pool) if pool in rated else None
+        writer.page(f"pools/{reportdata.slug(pool)}.html", "pool.html", pool=pool, sure=sure,
+                    board=reportdata.leaderboard(data, pool, sure) if sure else [],
                     order=reportdata.pool_versions(data, pool), counts=reportdata.head_to_head(data, pool))
 
 
@@ -182,7 +265,8 @@ def _write_bot_page(writer: _Writer, info: reportdata.VersionInfo, pools: list[s
                 opponents.append((pool, b, pair))
     best, worst = reportdata.notable_matches(data, version_id)
     writer.page(info.page, "bot.html", info=info, plot=plot, standings=standings, record=reportdata.record(data, version_id),
-                opponents=opponents, failures=reportdata.failures(data, [version_id]), best=best, worst=worst,
+                opponents=opponents, failures=reportdata.failure_groups(reportdata.failures(data, [version_id])),
+                best=best, worst=worst,
                 solos=solos)
 
 
@@ -213,12 +297,44 @@ def _write_solitaire_plots(writer: _Writer, info: reportdata.VersionInfo) -> lis
     return solos
 
 
+def seat_labels(data: reportdata.ReportData, match: reportdata.MatchRecord) -> list[SeatLabel]:
+    """The viewer's name and page link (relative to the site's root) of each seat of ``match``."""
+    labels = []
+    for seat in match.seats:
+        info = data.versions.get(seat.version_id)
+        labels.append(SeatLabel(info.bot, info.page) if info else SeatLabel(f"#{seat.version_id}"))
+    return labels
+
+
+def unpack_move_us(blob: bytes) -> list[int]:
+    """Each move's thinking time in microseconds, as the recorder packed it (empty: not recorded)."""
+    values = json.loads(zlib.decompress(blob)) if blob else []
+    return [int(value) for value in values] if isinstance(values, list) else []
+
+
+def replay_script(content: bytes) -> str:
+    """A match's data script: its gzip'd replay, base64-encoded, handed to the viewer (works from ``file://``)."""
+    return f'LadderReplay.load("{base64.b64encode(content).decode("ascii")}");\n'
+
+
 def _write_replays(session: Session, writer: _Writer) -> None:
-    """A replay page for every recorded match (the action logs, the bulk of the database, read one match at a time)."""
+    """A viewer page and a data script for every recorded match. A match whose inputs (its record, action log
+    and seat labels) are those of the last build is not replayed again; the action logs, the bulk of the
+    database, are read one match at a time."""
     data = writer.data
-    by_id = {m.match_id: m for m in data.matches}
-    for match_id, actions in reportdata.match_actions(session, list(by_id)):
-        match = by_id[match_id]
-        writer.page(match.page, "match.html", match=match, replay=build_replay(match, actions).to_json(),
-                    tournament=data.tournaments.get(match.tournament_id),
-                    seat_names=[data.name(s.version_id) for s in match.seats])
+    for match in data.matches:
+        tournament = data.tournaments.get(match.tournament_id)
+        labels = seat_labels(data, match)
+        title = f"{tournament.name} #{tournament.tournament_id}" if tournament else ""
+        row = session.exec(select(MatchRow.actions_z, MatchRow.move_us_z).where(MatchRow.id == match.match_id)).first()
+        blob, timing = (row[0] or b"", row[1] or b"") if row else (b"", b"")
+        key = replay_input_hash(match, blob, labels, title, timing)
+        script = f"matches/{match.match_id}.js"
+        writer.page(match.page, "match.html", match=match, tournament=tournament)
+        if writer.replays_known.get(str(match.match_id)) == key and writer.keep(script):
+            writer.replays[str(match.match_id)] = key
+            continue
+        content = replay_bytes(match, unpack_actions(blob), labels, title, unpack_move_us(timing))
+        writer.raw(script, replay_script(content).encode("ascii"))
+        writer.replays[str(match.match_id)] = key
+        writer.replayed += 1

@@ -7,7 +7,8 @@ added tables to version 1 (bots only); version 3 added the ``bench_pool`` table
 everywhere, is no longer read) and the tournament's deal secret columns
 (tournaments made before have none: their deals came from the public seed);
 version 4 added the match's ``host_json`` (the host's CPU pressure while it was
-played) and the ``voided`` match status.
+played) and the ``voided`` match status; version 5 the match's ``move_us_z`` (each
+move's thinking time, for the replays).
 """
 
 from __future__ import annotations
@@ -15,10 +16,11 @@ from __future__ import annotations
 from sqlalchemy import inspect, text
 from sqlmodel import Session
 
-SCHEMA_VERSION = 4
-UPGRADABLE_FROM = {1, 2, 3}  # versions upgraded in place: by adding tables, and the columns of ADDED_COLUMNS
-ADDED_COLUMNS: tuple[tuple[str, str, str], ...] = (  # (table, column, SQL type and default) added by versions 3 and 4
+SCHEMA_VERSION = 5
+UPGRADABLE_FROM = {1, 2, 3, 4}  # versions upgraded in place: by adding tables, and the columns of ADDED_COLUMNS
+ADDED_COLUMNS: tuple[tuple[str, str, str], ...] = (  # (table, column, SQL type and default) added by versions 3 to 5
     ("match", "host_json", "VARCHAR NOT NULL DEFAULT '{}'"),
+    ("match", "move_us_z", "BLOB NOT NULL DEFAULT x''"),  # 5: each move's thinking time (the report's replays)
     ("tournament", "deal_secret", "VARCHAR"),
     ("tournament", "deal_commitment", "VARCHAR NOT NULL DEFAULT ''"),
     ("tournament", "secret_revealed_at", "DATETIME"),

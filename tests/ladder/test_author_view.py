@@ -3,12 +3,15 @@ and the report's pages (which must escape what the bot wrote)."""
 
 from __future__ import annotations
 
+import base64
+import gzip
 import json
 import os
 import re
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -111,13 +114,23 @@ def test_the_report_escapes_the_bots_text_and_replays_its_failed_matches(played:
     for html in site.rglob("*.html"):
         assert "<script>alert" not in html.read_text(), html
     failed = json.loads(ladder(played, "bot", NAME, "--json").stdout)["versions"][0]["failures"][0]
-    replay_page = Path(failed["replay"]).read_text()
-    assert "three is a crowd" in replay_page and 'id="replay-data"' in replay_page
-    frames = json.loads(re.search(r'id="replay-data">(.*?)</script>', replay_page, re.S).group(1))["frames"]
+    replay_page = Path(failed["replay"])
+    assert 'src="../static/replay.js"' in replay_page.read_text()
+    document = decode_replay_script(replay_page.with_suffix(".js").read_text())
+    seat = next(s for s in document["seats"] if s["name"] == NAME)
+    assert "three is a crowd" in seat["detail"] and "<script>alert('stderr')" in seat["stderr"]  # drawn as text by the viewer
+    frames = document["frames"]
     matches = json.loads(ladder(played, "matches", "--json", "-n", "100").stdout)
     match = next(m for m in matches if m["id"] == failed["match"])
     assert frames[-1]["to_move"] is None and match["status"] == "played"
-    assert any(f["move"] and f["move"]["stand_in"] for f in frames)  # the random stand-in's moves are marked
+    assert any(f.get("move", {}).get("stand_in") for f in frames)  # the random stand-in's moves are marked
+
+
+def decode_replay_script(text: str) -> dict[str, Any]:
+    """The replay a match's data script hands the viewer: base64 of gzip'd JSON."""
+    found = re.fullmatch(r'LadderReplay\.load\("([A-Za-z0-9+/=]*)"\);\n', text)
+    assert found, text[:200]
+    return json.loads(gzip.decompress(base64.b64decode(found.group(1))))
 
 
 def test_a_match_that_was_never_played_still_opens_on_its_deal() -> None:
@@ -129,10 +142,13 @@ def test_a_match_that_was_never_played_still_opens_on_its_deal() -> None:
                         __import__("datetime").datetime(2026, 1, 1),
                         tuple(SeatRecord(s, s + 1, None, None, None, "", "", None) for s in range(players)))
     replay = build_replay(match, [])
-    assert len(replay.frames) == 1 and replay.frames[0]["move"] is None
+    assert len(replay.frames) == 1 and "move" not in replay.frames[0]
     state = get_game(game).new_state(players, 42, {})
-    assert replay.frames[0]["board"]["lines"] == [[i, line] for i, line in enumerate(state.render().split("\n"))]
-    assert replay.frames[0]["views"][0]["set"] == json.loads(json.dumps(state.observation(0)))
+    shared, own = replay.frames[0]["pub"]["set"], replay.frames[0]["own"][0]["set"]
+    seen = json.loads(json.dumps(state.observation(0)))
+    seen.pop("events", None)
+    assert {**shared, **own} == seen  # seat 0's view of the deal: exactly its observation
+    assert replay.frames[0]["offer"] == json.loads(json.dumps(state.legal_actions()))
 
 
 @needs_sandbox

@@ -45,11 +45,23 @@ def test_version_two_is_upgraded_by_adding_the_per_pool_bench_table(tmp_path: Pa
         connection.execute("update schemainfo set version = 2")
     engine = open_database(f"sqlite:///{path}")
     with Session(engine) as session:
-        assert session.exec(select(SchemaInfo.version)).one() == SCHEMA_VERSION == 4
+        assert session.exec(select(SchemaInfo.version)).one() == SCHEMA_VERSION == 5
     engine.dispose()
     with sqlite3.connect(path) as connection:
         columns = [row[1] for row in connection.execute("pragma table_info(bench_pool)")]
     assert "pool" in columns
+
+
+def test_version_four_is_upgraded_by_adding_each_moves_thinking_time(tmp_path: Path) -> None:
+    path = tmp_path / "v4.db"
+    open_database(f"sqlite:///{path}").dispose()
+    with sqlite3.connect(path) as connection:  # version 4 kept only each seat's total thinking time
+        connection.execute("alter table match drop column move_us_z")
+        connection.execute("update schemainfo set version = 4")
+    open_database(f"sqlite:///{path}").dispose()
+    with sqlite3.connect(path) as connection:
+        assert "move_us_z" in [row[1] for row in connection.execute("pragma table_info(match)")]
+        assert connection.execute("select version from schemainfo").fetchone() == (5,)
 
 
 def test_version_three_is_upgraded_by_adding_the_host_pressure_of_each_match(tmp_path: Path) -> None:
@@ -62,7 +74,7 @@ def test_version_three_is_upgraded_by_adding_the_host_pressure_of_each_match(tmp
     with sqlite3.connect(path) as connection:
         columns = [row[1] for row in connection.execute("pragma table_info(match)")]
         assert "host_json" in columns
-        assert connection.execute("select version from schemainfo").fetchone() == (4,)
+        assert connection.execute("select version from schemainfo").fetchone() == (5,)
 
 
 def test_version_one_is_upgraded_in_place(tmp_path: Path) -> None:
