@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 from sqlmodel import Session, select
 
-from ladder import certainty, ratings
+from ladder import certainty, ratings, verdict
 from ladder.errors import UserError
 from ladder.storage import MatchRow, open_database
 from tests.tournaments.stored import stored_results
@@ -65,10 +65,14 @@ def test_each_pool_stops_when_settled_or_at_its_budget_with_every_deal_in_all_it
     engine = open_database(db_url)
     with Session(engine) as session:
         rated = ratings.rate_database(session)
+        facts = ratings.load_match_facts(session)
     engine.dispose()
     notes = "\n".join(report.notes)
+    # the format stops on the paired sequential verdict: read from the stored matches, it says what the run said
+    paired = verdict.ledger(facts, ratings.game_facts(), verdict.indifference_in_outcomes(1.0))
     for pool in ("toy-coins/2p", "toy-coins/3p", "toy-solo/1p"):
-        sure = certainty.assess(rated.table(pool), pool)
+        evidence = paired.pool(pool)
+        sure = certainty.assess_paired(evidence.order(sorted(evidence.bots)), pool, evidence)
         assert f"{pool}: " in notes
         if pool == "toy-solo/1p":
             assert sure.settled and f"{pool}: settled after {per_pool[pool]} matches" in notes
