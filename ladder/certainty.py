@@ -244,12 +244,12 @@ def assess_paired(order: Sequence[int], pool: str, evidence: PoolEvidence, confi
     else:
         worst = min(open_pairs, key=AdjacentPair.certainty)
         seen = evidence.pair(worst.upper, worst.lower)
-        upper, lower = name(worst.upper) or f"#{worst.upper}", name(worst.lower) or f"#{worst.lower}"
+        above, below = name(worst.upper) or f"#{worst.upper}", name(worst.lower) or f"#{worst.lower}"
         verdict = Verdict.NOT_YET
         if seen.below >= level:
-            detail = f"the paired deals put {lower} above {upper} ({seen.below:.2%} after {seen.deals} deals)"
+            detail = f"the paired deals put {below} above {above} ({seen.below:.2%} after {seen.deals} deals)"
         else:
-            detail = (f"least certain: {upper} over {lower} at {seen.above:.1%} after {seen.deals} shared deals "
+            detail = (f"least certain: {above} over {below} at {seen.above:.1%} after {seen.deals} shared deals "
                       f"(needs {level:.2%}, or {level:.2%} that they are within {margin} mu)")
         reason = f"{len(open_pairs)} of {len(pairs)} adjacent pairs open; {detail}"
     return PoolCertainty(pool, tuple(order), tuple(pairs), evidence.rank_intervals(order, level), verdict, reason,
