@@ -151,6 +151,13 @@ def assess(table: Sequence[Standing], pool: str, confidence: float = CONFIDENCE,
     of ``evidence`` where given, else from the ratings' posteriors."""
     if evidence is not None:
         return assess_paired([s.bot_version_id for s in table], pool, evidence, confidence, indifference, names)
+    return assess_posterior(table, pool, confidence, indifference, names)
+
+
+def assess_posterior(table: Sequence[Standing], pool: str, confidence: float = CONFIDENCE,
+                     indifference: float = INDIFFERENCE, names: dict[int, str] | None = None) -> PoolCertainty:
+    """The certainty of ``table`` by the ratings' posteriors alone (the rule until the paired verdict; it ignores
+    which deals the matches shared, and reading it again and again is not covered by its probabilities)."""
     level = pair_level(confidence, len(table))
     pairs = []
     for upper, lower in zip(table, table[1:]):
