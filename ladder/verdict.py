@@ -319,3 +319,38 @@ def ledger(matches: Sequence[MatchFact], games: Mapping[str, GameFacts], delta: 
     built = Ledger(games, delta)
     built.add(matches)
     return built
+
+
+# ---- an interval for one pair (``ladder play``) -------------------------------------------------------------
+
+
+def _rejected(values: Sequence[float], at: float, above: bool, alpha: float) -> bool:
+    """Whether the test of "the mean is at most ``at``" (or, ``above``, at least ``at``) is rejected at ``alpha``."""
+    bettor = Bettor(at - 1.0 if above else -1.0 - at)
+    for value in values:
+        bettor.add(at - value if above else value - at)
+    return bettor.confidence() >= 1 - alpha
+
+
+def mean_interval(values: Sequence[float], confidence: float) -> tuple[float, float]:
+    """An interval for the mean deal value that holds at ``confidence`` however often it is computed while deals
+    are added: the means that neither one-sided test rejects (each at half the error), found by bisection."""
+    if not values:
+        return -1.0, 1.0
+    alpha = (1 - confidence) / 2
+    centre = min(max(sum(values) / len(values), -1.0), 1.0)
+    low, high = _edge(values, centre, -1.0, False, alpha), _edge(values, centre, 1.0, True, alpha)
+    return low, high
+
+
+def _edge(values: Sequence[float], inside: float, outside: float, above: bool, alpha: float, steps: int = 30) -> float:
+    """The boundary between the means a test keeps (at ``inside``) and those it rejects (towards ``outside``)."""
+    if not _rejected(values, outside * 0.999999, above, alpha):
+        return outside
+    for _ in range(steps):
+        middle = (inside + outside) / 2
+        if _rejected(values, middle, above, alpha):
+            outside = middle
+        else:
+            inside = middle
+    return inside

@@ -219,7 +219,9 @@ def print_differences(game: Game, differences: list[Difference], matches: int) -
     console = Console()
     seated = "" if game.facts.solitaire else f", each deal played in every seating ({matches} matches)"
     table = compact_table(f"difference from {differences[0].baseline}, paired by deal{seated}",
-                          f"{CONFIDENCE:.0%} confidence interval (normal approximation over the deals)")
+                          f"{CONFIDENCE:.0%} confidence interval; paired: the ladder's verdict statistic (rank and score "
+                          f"margin per deal, docs/verdict.md), its interval valid however many deals are played; the "
+                          f"others: normal approximation over the deals")
     for column in ("bot", "measure", "deals", "difference", "interval", "verdict"):
         table.add_column(column, justify="left" if column in ("bot", "measure", "verdict") else "right",
                          no_wrap=column != "verdict")
@@ -229,7 +231,8 @@ def print_differences(game: Game, differences: list[Difference], matches: int) -
         if d.deals < 2:
             verdict = "one deal: no interval"
         elif d.significant:
-            verdict = f"{d.bot} " + {"score": ("scores higher", "scores lower"), "win rate": ("wins more", "wins less"),
+            verdict = f"{d.bot} " + {"paired": ("is better", "is worse"),
+                                     "score": ("scores higher", "scores lower"), "win rate": ("wins more", "wins less"),
                                      "rank": ("ranks behind", "ranks ahead")}[d.measure][0 if d.mean > 0 else 1]
         else:
             verdict = "not significant (more deals: -n)"

@@ -144,3 +144,13 @@ def test_a_clear_field_settles_in_its_true_order_with_rank_intervals_from_the_sa
     # the same tests on the order the other way round: not settled, and the reason says the deals disagree
     backwards = certainty.assess_paired([2, 1, 3], "pen/2p", evidence, names={1: "a", 2: "b", 3: "c"})
     assert backwards.verdict is Verdict.NOT_YET and "put a above b" in backwards.reason
+
+
+def test_the_interval_ladder_play_shows_comes_from_the_same_tests() -> None:
+    assert verdict.mean_interval([], 0.95) == (-1.0, 1.0)
+    low, high = verdict.mean_interval([0.5] * 40, 0.95)
+    assert 0 < low < 0.5 <= high <= 1
+    rng = random.Random(3)
+    noisy = [rng.choice((-1.0, 1.0)) for _ in range(60)]
+    low, high = verdict.mean_interval(noisy, 0.95)
+    assert low < 0 < high  # a coin flip: no difference shown
