@@ -4,6 +4,7 @@ likes does not make it call equal bots ordered."""
 from __future__ import annotations
 
 import random
+from collections.abc import Sequence
 
 import pytest
 
@@ -31,9 +32,9 @@ class Field:
         self.facts: list[MatchFact] = []
         self.deals = 0
 
-    def deal(self, first: int, second: int, outcomes: list[tuple[float, float]]) -> list[MatchFact]:
+    def deal(self, first: int, second: int, outcomes: Sequence[tuple[float, float]]) -> list[MatchFact]:
         """One deal of ``first`` against ``second``: per seating, the two bots' scores (first's, second's)."""
-        new = []
+        new: list[MatchFact] = []
         for seating, (mine, theirs) in zip(((first, second), (second, first)), outcomes):
             scores = {first: mine, second: theirs}
             better = max if self.game == "duel" else min
@@ -63,7 +64,7 @@ def test_one_deal_value_pairs_rank_and_relative_margin_in_the_games_score_order(
 def test_a_deal_counts_once_per_pair_and_only_deals_both_played_count() -> None:
     """Three bots at a three-player table and at another table on the same cards: the pair counts the deal once.
     A bot that joins late is compared on the deals it played only."""
-    facts = []
+    facts: list[MatchFact] = []
     for table in ((1, 2, 3), (1, 2, 4)):
         for number, order in enumerate(((0, 1, 2), (1, 2, 0), (2, 0, 1))):
             seats = tuple(seat(table[i], 10 - i, i + 1) for i in order)
