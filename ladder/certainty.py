@@ -34,7 +34,7 @@ from dataclasses import dataclass
 from statistics import NormalDist
 from typing import TypeVar
 
-from ladder.ratings import RatingSet, Standing
+from ladder.ratings.trueskill_model import RatingSet, Standing
 from ladder.verdict import PoolEvidence, test_level
 
 CONFIDENCE = 0.95

@@ -11,8 +11,8 @@ from typing import Any, NamedTuple
 from engine import get_game
 from engine.core import WON_DETAIL
 from ladder import verdict
-from ladder.match import MatchOutcome
-from ladder.ratings import SeatFact
+from ladder.matches.match import MatchOutcome
+from ladder.ratings.trueskill_model import SeatFact
 
 
 @dataclass

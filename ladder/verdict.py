@@ -1,6 +1,6 @@
 """The paired sequential verdict: is one bot better than another on the same deals, and how sure is that?
 
-Pure functions and small accumulators over plain data (:class:`ladder.ratings.MatchFact`); no database here.
+Pure functions and small accumulators over plain data (:class:`ladder.ratings.trueskill_model.MatchFact`); no database here.
 The method, and why it is this one, is in docs/verdict.md. In short:
 
 - **One number per deal and pair.** Every deal is played in every seating of its table (or, in a solitaire,
@@ -32,7 +32,7 @@ from dataclasses import dataclass, field
 from statistics import NormalDist
 
 from engine import GameFacts
-from ladder.ratings import BETA, UNKNOWN_GAME_FACTS, MatchFact, SeatFact, pool_key
+from ladder.ratings.trueskill_model import BETA, UNKNOWN_GAME_FACTS, MatchFact, SeatFact, pool_key
 
 CAP = 0.75  # the largest stake, as a share of what the worst deal could lose: a bad deal keeps a quarter
 PRIOR_VARIANCE = 0.25  # the spread assumed before the first deal (one pseudo-deal of value 0)

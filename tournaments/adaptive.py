@@ -7,7 +7,7 @@ matches of the round before it (this tournament's only), adds their deals to
 the paired sequential tests of every pool (:mod:`ladder.verdict`: each pair of
 bots compared deal by deal on the deals both played, docs/verdict.md), orders
 each pool by those tests' deal values and judges that order
-(:func:`ladder.certainty.assess_paired`):
+(:func:`ladder.ratings.certainty.assess_paired`):
 
 - a pool whose every adjacent pair is ordered, or equal within the
   indifference margin, at the configured confidence (the whole order: a
@@ -40,11 +40,14 @@ from dataclasses import dataclass
 
 from sqlmodel import Session, select
 
-from ladder import certainty, ratings, verdict
-from ladder.pools import PoolKey
-from ladder.ratings import pool_key
-from ladder.roster import Entrant
-from ladder.storage import MatchRow
+from ladder import verdict
+from ladder.ratings import certainty
+from ladder.ratings import persistence as ratings_persistence
+from ladder.ratings import trueskill_model as ratings_trueskill_model
+from ladder.ratings.pools import PoolKey
+from ladder.ratings.trueskill_model import pool_key
+from ladder.seats.roster import Entrant
+from ladder.store.tables import MatchRow
 from tournaments.config import AdaptiveSettings
 from tournaments.formats import (
     GamePlan,
@@ -102,7 +105,7 @@ class AdaptivePlanner:
         self.settings = settings
         self.pools = [_Pool(plan, count) for plan in plans for count in playable_counts(plan)[0]]
         self.status: dict[str, PoolStatus] = {}
-        self.ledger = verdict.Ledger(ratings.game_facts(), verdict.indifference_in_outcomes(settings.indifference))
+        self.ledger = verdict.Ledger(ratings_trueskill_model.game_facts(), verdict.indifference_in_outcomes(settings.indifference))
 
     def warm_up(self) -> list[ScheduledMatch]:
         """The first round: one round-robin cycle."""
@@ -116,7 +119,7 @@ class AdaptivePlanner:
         ids = {row_id for row_id, key in session.exec(select(MatchRow.id, MatchRow.key)
                                                       .where(MatchRow.tournament_id == tournament_id)).all()
                if key in planned}
-        facts = [fact for fact in ratings.load_match_facts(session, tournament_id) if fact.match_id in ids]
+        facts = [fact for fact in ratings_persistence.load_match_facts(session, tournament_id) if fact.match_id in ids]
         self.ledger.add(facts)
         played: dict[str, int] = defaultdict(int)
         for fact in facts:

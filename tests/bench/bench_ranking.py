@@ -18,10 +18,10 @@ the bots asked for; seeded by the tournament's seed. This keeps exactly what
 the paired verdict feeds on: whole deals of the real bots, with their rank and
 score in every seating. The choices and the stopping are the ladder's own code
 (:class:`tournaments.adaptive.AdaptivePlanner`, :mod:`ladder.verdict`,
-:mod:`ladder.certainty`).
+:mod:`ladder.ratings.certainty`).
 
 Rows, per game and table size: **before**, today's rule until issue 27 (the
-TrueSkill posteriors of :func:`ladder.ratings.compute`, each adjacent pair at
+TrueSkill posteriors of :func:`ladder.ratings.trueskill_model.compute`, each adjacent pair at
 ``1 - 0.05 / (bots - 1)``, the pool ordered by mu - 3 sigma), and **after**,
 the paired sequential verdict (every test at ``1 - 0.05 / (2 * pairs)``, the
 pool ordered by the deal values). Both at confidence 95%, indifference 1 mu
@@ -58,9 +58,11 @@ ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
 
 from engine import all_games  # noqa: E402
-from ladder import certainty, ratings, verdict  # noqa: E402
-from ladder.ratings import MatchFact, SeatFact, Standing  # noqa: E402
-from ladder.roster import Entrant  # noqa: E402
+from ladder import verdict  # noqa: E402
+from ladder.ratings import certainty  # noqa: E402
+from ladder.ratings import trueskill_model as ratings  # noqa: E402
+from ladder.ratings.trueskill_model import MatchFact, SeatFact, Standing  # noqa: E402
+from ladder.seats.roster import Entrant  # noqa: E402
 from tournaments.adaptive import AdaptivePlanner, StopReason, _next_deals  # noqa: E402
 from tournaments.config import AdaptiveSettings, parse_tournament  # noqa: E402
 from tournaments.formats import GamePlan, ScheduledMatch, round_robin_groups  # noqa: E402

@@ -9,9 +9,11 @@ from collections.abc import Sequence
 import pytest
 
 from engine import GameFacts, ScoreOrder, WinRule
-from ladder import certainty, ratings, verdict
-from ladder.certainty import PairState, Verdict
-from ladder.ratings import MatchFact, SeatFact
+from ladder import verdict
+from ladder.ratings import certainty
+from ladder.ratings import trueskill_model as ratings
+from ladder.ratings.certainty import PairState, Verdict
+from ladder.ratings.trueskill_model import MatchFact, SeatFact
 
 DUEL = GameFacts(2, 4, ScoreOrder.HIGHER_IS_BETTER, WinRule.FIRST_RANK, "first rank")
 PENALTIES = GameFacts(2, 4, ScoreOrder.LOWER_IS_BETTER, WinRule.FIRST_RANK, "lowest penalty")

@@ -13,9 +13,13 @@ from pathlib import Path
 import pytest
 from sqlmodel import Session, select
 
-from ladder import certainty, ratings, verdict
+from ladder import verdict
 from ladder.errors import UserError
-from ladder.storage import MatchRow, open_database
+from ladder.ratings import certainty
+from ladder.ratings import persistence as ratings_persistence
+from ladder.ratings import trueskill_model as ratings_trueskill_model
+from ladder.store.database import open_database
+from ladder.store.tables import MatchRow
 from tests.tournaments.stored import stored_results
 from tests.tournaments.test_runner import ROOT, SETUP, wait_for_rows
 from tournaments.config import AdaptiveSettings, parse_tournament
@@ -64,12 +68,12 @@ def test_each_pool_stops_when_settled_or_at_its_budget_with_every_deal_in_all_it
     per_pool = Counter(f"{row.game}/{row.num_players}p" for row in rows)
     engine = open_database(db_url)
     with Session(engine) as session:
-        rated = ratings.rate_database(session)
-        facts = ratings.load_match_facts(session)
+        rated = ratings_persistence.rate_database(session)
+        facts = ratings_persistence.load_match_facts(session)
     engine.dispose()
     notes = "\n".join(report.notes)
     # the format stops on the paired sequential verdict: read from the stored matches, it says what the run said
-    paired = verdict.ledger(facts, ratings.game_facts(), verdict.indifference_in_outcomes(1.0))
+    paired = verdict.ledger(facts, ratings_trueskill_model.game_facts(), verdict.indifference_in_outcomes(1.0))
     for pool in ("toy-coins/2p", "toy-coins/3p", "toy-solo/1p"):
         evidence = paired.pool(pool)
         sure = certainty.assess_paired(evidence.order(sorted(evidence.bots)), pool, evidence)
@@ -90,7 +94,7 @@ def test_each_pool_stops_when_settled_or_at_its_budget_with_every_deal_in_all_it
 
 
 def _version(db_url: str, name: str) -> int:
-    from ladder.storage import BotRow, BotVersionRow
+    from ladder.store.tables import BotRow, BotVersionRow
 
     engine = open_database(db_url)
     with Session(engine) as session:
