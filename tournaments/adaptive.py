@@ -3,21 +3,26 @@
 A pool is a game at one table size. The tournament starts with one
 round-robin (``games_per_pairing`` deals per table, the same matches a
 round-robin cycle plays). Then it goes in rounds. Each round reads the
-tournament's stored matches, rates every pool that is still open (the
-order-free ratings of :mod:`ladder.ratings`, this tournament's matches only)
-and judges its order (:mod:`ladder.ratings.certainty`):
+matches of the round before it (this tournament's only), adds their deals to
+the paired sequential tests of every pool (:mod:`ladder.ratings.verdict`: each pair of
+bots compared deal by deal on the deals both played, docs/verdict.md), orders
+each pool by those tests' deal values and judges that order
+(:func:`ladder.ratings.certainty.assess_paired`):
 
 - a pool whose every adjacent pair is ordered, or equal within the
-  indifference margin, at the configured confidence (the whole order, with a
-  Bonferroni share per pair) is **settled** and plays no more;
+  indifference margin, at the configured confidence (the whole order: a
+  Bonferroni share of it per test, valid however often the tests are read)
+  is **settled** and plays no more;
 - a pool that has played its ``max_matches`` stops with its **budget spent**;
-- any other pool plays, for each open adjacent pair, one new deal of a table
-  holding that pair (at k seats: the pair and the k - 2 bots nearest to them
+- any other pool plays, for each open adjacent pair (the least sure first),
+  one new deal of a table holding that pair (at k seats: the pair and the k - 2 bots nearest to them
   on the leaderboard), in all the table's balanced seatings; in a solitaire,
   one new deal played by every bot of an open pair.
 
-The next round starts when every match of this one is recorded, so the
-matches played do not depend on the number of workers or the backend. Each
+The next round starts when every match of this one is recorded, and the tests
+read each round's deals in deal order, so the matches played do not depend on
+the number of workers or the backend. TrueSkill is not needed to choose: it
+stays the displayed rating (``ladder rankings``). Each
 round is a pure function of the stored results of the rounds before it and
 the tournament's seed: after a crash or ``kill -9`` the next run replays the
 choices of the stored rounds (playing nothing), plays what is missing of the
@@ -35,11 +40,11 @@ from dataclasses import dataclass
 
 from sqlmodel import Session, select
 
-from ladder.ratings import certainty
+from ladder.ratings import certainty, verdict
 from ladder.ratings import persistence as ratings_persistence
 from ladder.ratings import trueskill_model as ratings_trueskill_model
 from ladder.ratings.pools import PoolKey
-from ladder.ratings.trueskill_model import Standing, pool_key
+from ladder.ratings.trueskill_model import pool_key
 from ladder.seats.roster import Entrant
 from ladder.store.tables import MatchRow
 from tournaments.config import AdaptiveSettings
@@ -99,6 +104,7 @@ class AdaptivePlanner:
         self.settings = settings
         self.pools = [_Pool(plan, count) for plan in plans for count in playable_counts(plan)[0]]
         self.status: dict[str, PoolStatus] = {}
+        self.ledger = verdict.Ledger(ratings_trueskill_model.game_facts(), verdict.indifference_in_outcomes(settings.indifference))
 
     def warm_up(self) -> list[ScheduledMatch]:
         """The first round: one round-robin cycle."""
@@ -107,19 +113,20 @@ class AdaptivePlanner:
     def next_round(self, session: Session, tournament_id: int, planned: set[str],
                    benched: Callable[[Entrant, str, int], bool]) -> list[ScheduledMatch]:
         """The round after the rounds whose matches are ``planned`` (keys), chosen from those matches' stored
-        results alone (empty: every pool has stopped)."""
+        results alone (empty: every pool has stopped). Called once per round, in order: each call adds the
+        matches new since the last to the paired tests (one round's deals, a batch)."""
         ids = {row_id for row_id, key in session.exec(select(MatchRow.id, MatchRow.key)
                                                       .where(MatchRow.tournament_id == tournament_id)).all()
                if key in planned}
         facts = [fact for fact in ratings_persistence.load_match_facts(session, tournament_id) if fact.match_id in ids]
-        rated = ratings_trueskill_model.compute(facts, history=False)
+        self.ledger.add(facts)
         played: dict[str, int] = defaultdict(int)
         for fact in facts:
             played[pool_key(fact.game, fact.num_players)] += 1
         deals = _next_deals(planned)
         chosen: list[ScheduledMatch] = []
         for pool in self.pools:
-            chosen.extend(self._choose(pool, rated, played[pool.key], deals, benched))
+            chosen.extend(self._choose(pool, self.ledger.pool(pool.key), played[pool.key], deals, benched))
         return chosen
 
     def _group(self, pool: _Pool, variant: int, number: int, bots: Sequence[Entrant]) -> list[ScheduledMatch]:
@@ -128,19 +135,17 @@ class AdaptivePlanner:
         deal_id = deal_key(0, plan.game, variant, pool.count, number)
         return deal_group(plan, 0, deal_id, plan.option_sets[variant], seed, bots, solitaire=pool.count == 1)
 
-    def _choose(self, pool: _Pool, rated: ratings_trueskill_model.RatingSet, played: int, deals: dict[tuple[str, frozenset[str]], int],
-                benched: Callable[[Entrant, str, int], bool]) -> list[ScheduledMatch]:
-        """The pool's deals of the next round (none once it stops)."""
+    def _choose(self, pool: _Pool, evidence: verdict.PoolEvidence, played: int,
+                deals: dict[tuple[str, frozenset[str]], int], benched: Callable[[Entrant, str, int], bool]) -> list[ScheduledMatch]:
+        """The pool's deals of the next round (none once it stops), from its paired ``evidence``."""
         members = sorted((e for e in pool.plan.entrants if not benched(e, pool.plan.game, pool.count)), key=lambda e: e.label)
         if len(members) < max(2, pool.count):
             self._stop(pool, played, StopReason.TOO_FEW, f"{len(members)} bots not benched")
             return []
-        known = rated.standings.get(pool.key, {})
-        table = sorted((known.get(e.version_id) or Standing(pool.key, pool.plan.game, pool.count, e.version_id) for e in members),
-                       key=lambda s: (-s.conservative, -s.mu, s.bot_version_id))
         by_version = {e.version_id: e for e in members}
-        sure = certainty.assess(table, pool.key, self.settings.confidence, self.settings.indifference,
-                                {v: e.label for v, e in by_version.items()})
+        table = evidence.order(sorted(by_version))
+        sure = certainty.assess_paired(table, pool.key, evidence, self.settings.confidence, self.settings.indifference,
+                                       {v: e.label for v, e in by_version.items()})
         if sure.settled:
             self._stop(pool, played, StopReason.SETTLED, sure.reason)
             return []
@@ -149,10 +154,11 @@ class AdaptivePlanner:
                                                         f"{sure.reason}")
             return []
         self.status[pool.key] = PoolStatus(pool.key, played, None, sure.reason)
-        pairs = [(by_version[pair.upper], by_version[pair.lower]) for pair in sure.open_pairs()]
+        least_sure = sorted(sure.open_pairs(), key=certainty.AdjacentPair.certainty)
+        pairs = [(by_version[pair.upper], by_version[pair.lower]) for pair in least_sure]
         if pool.count == 1:
             return self._solitaire_deal(pool, pairs, deals)
-        return self._table_deals(pool, [by_version[s.bot_version_id] for s in table], pairs, deals)
+        return self._table_deals(pool, [by_version[v] for v in table], pairs, deals)
 
     def _solitaire_deal(self, pool: _Pool, pairs: list[tuple[Entrant, Entrant]],
                         deals: dict[tuple[str, frozenset[str]], int]) -> list[ScheduledMatch]:

@@ -26,7 +26,7 @@ from ladder.store.tables import MatchRow, SeatResultRow, unpack_actions
 if TYPE_CHECKING:
     from sqlmodel import Session
 
-    from ladder.ratings.trueskill_model import RatingSet
+    from ladder.ratings.trueskill_model import MatchFact, RatingSet
     from ladder.store.tables import SeatResultRow
 
 
@@ -91,6 +91,7 @@ class _Recorded:
     matches: Sequence[Any]
     seats: dict[int, list[SeatResultRow]]
     rated: RatingSet
+    facts: Sequence[MatchFact]  # what the verdicts are read from (the paired tests, docs/verdict.md)
 
     @classmethod
     def read(cls, session: Session, actions: bool) -> _Recorded:
@@ -112,7 +113,7 @@ class _Recorded:
         for seat in session.exec(select(SeatResultRow).order_by(col(SeatResultRow.match_id), col(SeatResultRow.seat))).all():
             seats.setdefault(seat.match_id, []).append(seat)
         rated, _ = ratings.current(session)
-        return cls(names, tournaments, matches, seats, rated)
+        return cls(names, tournaments, matches, seats, rated, ratings.load_match_facts(session))
 
     def csv(self) -> str:
         """One row per seat of each match (see :data:`SEAT_COLUMNS`); empty cells for what is missing."""
@@ -143,7 +144,8 @@ class _Recorded:
             if actions:
                 item["actions"] = unpack_actions(m[11])
             listed.append(item)
-        return json.dumps({"matches": listed, "ratings": rankings_json(self.rated, self.names, self.rated.pools())}, indent=1) + "\n"
+        ratings_ = rankings_json(self.rated, self.names, self.rated.pools(), facts=self.facts)
+        return json.dumps({"matches": listed, "ratings": ratings_}, indent=1) + "\n"
 
     def _seat_json(self, s: SeatResultRow) -> dict[str, Any]:
         names = self.names

@@ -23,7 +23,7 @@ from cli.commands.dbview import (
     versions_of,
 )
 from cli.commands.rankings import tournament_id
-from ladder.matches.summary import ordinal
+from ladder.ratings.summary import ordinal
 from ladder.store.tables import MatchRow, SeatResultRow
 from ladder.text import clean_text
 

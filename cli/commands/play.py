@@ -23,7 +23,7 @@ from tqdm import tqdm
 from cli.commands.dbview import compact_table
 from engine import Game, get_game
 from ladder.matches.match import MatchOutcome, MatchSpec, play_match
-from ladder.matches.summary import CONFIDENCE, BotTally, Difference, paired_differences, score_histogram, tally
+from ladder.ratings.summary import CONFIDENCE, BotTally, Difference, paired_differences, score_histogram, tally
 from ladder.sandbox.host_load import usable_cores, worker_cpus
 from ladder.sandbox.limits import SandboxLimits
 from ladder.sandbox.packages import allowed_packages
@@ -236,7 +236,9 @@ def print_differences(game: Game, differences: list[Difference], matches: int) -
     console = Console()
     seated = "" if game.facts.solitaire else f", each deal played in every seating ({matches} matches)"
     table = compact_table(f"difference from {differences[0].baseline}, paired by deal{seated}",
-                          f"{CONFIDENCE:.0%} confidence interval (normal approximation over the deals)")
+                          f"{CONFIDENCE:.0%} confidence interval; paired: the ladder's verdict statistic (rank and score "
+                          f"margin per deal, docs/verdict.md), its interval valid however many deals are played; the "
+                          f"others: normal approximation over the deals")
     for column in ("bot", "measure", "deals", "difference", "interval", "verdict"):
         table.add_column(column, justify="left" if column in ("bot", "measure", "verdict") else "right",
                          no_wrap=column != "verdict")
@@ -246,7 +248,8 @@ def print_differences(game: Game, differences: list[Difference], matches: int) -
         if d.deals < 2:
             verdict = "one deal: no interval"
         elif d.significant:
-            verdict = f"{d.bot} " + {"score": ("scores higher", "scores lower"), "win rate": ("wins more", "wins less"),
+            verdict = f"{d.bot} " + {"paired": ("is better", "is worse"),
+                                     "score": ("scores higher", "scores lower"), "win rate": ("wins more", "wins less"),
                                      "rank": ("ranks behind", "ranks ahead")}[d.measure][0 if d.mean > 0 else 1]
         else:
             verdict = "not significant (more deals: -n)"

@@ -1,14 +1,16 @@
 """`ladder rankings [GAME]`: the TrueSkill leaderboard of each game with how sure it is, and the overall one.
 
 Under each pool's table: the verdict (settled / not yet) and its reason. In
-the table: each bot's 95% rank interval (``ranks``) and the probability that
-it is truly above the next bot down (``P>next``); see :mod:`ladder.ratings.certainty`.
+the table: each bot's rank interval (``ranks``) and the confidence that it is
+better than the next bot down (``P>next``), both from the paired sequential
+tests on the deals the bots played (:mod:`ladder.ratings.verdict`, docs/verdict.md),
+at the chosen confidence for the whole table; the rating itself is TrueSkill's.
 """
 
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from typing import Annotated, Any
 
 import typer
@@ -30,11 +32,11 @@ from cli.commands.dbview import (
 from cli.commands.tables import fit, label_column, number_column
 from ladder.errors import UserError
 from ladder.ratings import across_pools as ratings_across_pools
-from ladder.ratings import certainty
+from ladder.ratings import certainty, verdict
 from ladder.ratings import persistence as ratings_persistence
 from ladder.ratings import trueskill_model as ratings_trueskill_model
 from ladder.ratings.certainty import OverallInterval, PairState, PoolCertainty, Verdict
-from ladder.ratings.trueskill_model import RatingSet
+from ladder.ratings.trueskill_model import MatchFact, RatingSet
 from ladder.store.tables import TournamentRow
 
 
@@ -61,7 +63,8 @@ def pool_table(pool: str, rated: RatingSet, names: dict[int, VersionName], sure:
     draw = rated.draw_probability.get(pool, 0.0)
     table = compact_table(_pool_title(pool, rated),
                           f"TrueSkill, all matches at once (draw probability {draw:.3f}); by mu - 3σ; "
-                          f"ranks: 95% interval; P>next: P(above the next bot)")
+                          f"ranks and P>next: paired sequential tests on shared deals, {sure.confidence:.0%} "
+                          f"for the whole table (P>next: confidence of being better than the next bot)")
     for column in ("rank", "bot", "version", "mu", "σ", "mu-3σ", "ranks", "P>next", "deals" if solitaire else "matches"):
         _column(table, column)
     _column(table, "mean" if solitaire else "win%")
@@ -119,12 +122,26 @@ def overall_table(rated: RatingSet, names: dict[int, VersionName], spread: dict[
     return table
 
 
+def paired_certainty(rated: RatingSet, pools: Iterable[str], facts: Sequence[MatchFact], labels: dict[int, str],
+                     confidence: float = certainty.CONFIDENCE, indifference: float = certainty.INDIFFERENCE
+                     ) -> dict[str, PoolCertainty]:
+    """Each pool's verdict, ``P>next`` and rank intervals for its TrueSkill leaderboard, by the paired sequential
+    tests on ``facts`` (the matches the ratings were computed from)."""
+    evidence = verdict.ledger(facts, ratings_trueskill_model.game_facts(), verdict.indifference_in_outcomes(indifference))
+    return {pool: certainty.assess(rated.table(pool), pool, confidence, indifference, labels, evidence.pool(pool))
+            for pool in pools}
+
+
 def rankings_json(rated: RatingSet, names: dict[int, VersionName], pools: Iterable[str],
-                  sure: dict[str, PoolCertainty] | None = None, spread: dict[int, OverallInterval] | None = None) -> dict[str, Any]:
-    """The tables as JSON; ``sure`` and ``spread`` (the certainty, at the defaults when not given)."""
+                  sure: dict[str, PoolCertainty] | None = None, spread: dict[int, OverallInterval] | None = None,
+                  facts: Sequence[MatchFact] | None = None) -> dict[str, Any]:
+    """The tables as JSON; ``sure`` and ``spread`` (the certainty, at the defaults when not given: by the paired
+    tests on ``facts`` when given, else by the ratings' posteriors)."""
     pools = list(pools)
     labels = distinct_labels(names)
-    sure = sure or {pool: certainty.assess(rated.table(pool), pool, names=labels) for pool in pools}
+    if sure is None:
+        sure = (paired_certainty(rated, pools, facts, labels) if facts is not None
+                else {pool: certainty.assess(rated.table(pool), pool, names=labels) for pool in pools})
     spread = spread or certainty.overall_intervals(rated)
 
     def who(version: int) -> dict[str, Any]:
@@ -189,6 +206,11 @@ def tournament_id(session: Session, ref: str) -> int:
 def filtered_ratings(session: Session, tournament: str | None, latest_versions: bool) -> RatingSet:
     """Ratings computed now from the matches of one tournament and/or among the latest version of every bot
     (a match with an older version of any of its bots is left out)."""
+    return ratings_trueskill_model.compute(filtered_facts(session, tournament, latest_versions))
+
+
+def filtered_facts(session: Session, tournament: str | None, latest_versions: bool) -> list[MatchFact]:
+    """The played matches of one tournament (if given) and/or among the latest version of every bot."""
     facts = ratings_persistence.load_match_facts(session)
     if tournament is not None:
         wanted = tournament_id(session, tournament)
@@ -196,15 +218,16 @@ def filtered_ratings(session: Session, tournament: str | None, latest_versions: 
     if latest_versions:
         current = latest_version_ids(session)
         facts = [fact for fact in facts if all(seat.bot_version_id in current for seat in fact.seats)]
-    return ratings_trueskill_model.compute(facts)
+    return facts
 
 
 def print_rankings(session: Session, games: list[str] | None = None, console: Console | None = None,
                    as_json: bool = False, overall: bool | None = None, confidence: float = 0.95,
-                   indifference: float | None = None, rated: RatingSet | None = None, scope: str = "") -> None:
+                   indifference: float | None = None, rated: RatingSet | None = None, scope: str = "",
+                   facts: Sequence[MatchFact] | None = None) -> None:
     """Print the leaderboard of each pool of ``games`` (all when None), then the overall table
     (by default only when every game is shown). ``rated``: ratings computed from a chosen set of matches
-    (``scope`` says which), instead of every match's."""
+    (``scope`` says which, ``facts`` are those matches), instead of every match's."""
     console = console or Console()
     fresh = True
     if rated is None:
@@ -214,8 +237,8 @@ def print_rankings(session: Session, games: list[str] | None = None, console: Co
 
     names = version_names(session)
     labels = distinct_labels(names)
-    sure = {pool: certainty.assess(rated.table(pool), pool, confidence, certainty.INDIFFERENCE if indifference is None
-                                   else indifference, labels) for pool in pools}
+    sure = paired_certainty(rated, pools, ratings_persistence.load_match_facts(session) if facts is None else facts, labels,
+                            confidence, certainty.INDIFFERENCE if indifference is None else indifference)
     show_overall = (games is None) if overall is None else (overall and len(rated.pools()) > 1)
     spread = certainty.overall_intervals(rated) if as_json or show_overall else {}
     if as_json:
@@ -259,7 +282,8 @@ def rankings(
     as_json: Annotated[bool, typer.Option("--json", help="Print the tables as JSON.")] = False,
     confidence: Annotated[float, typer.Option(min=0.5, max=0.9999, help="How sure the whole order of a pool must be "
                                               "to call it settled.")] = 0.95,
-    indifference: Annotated[float, typer.Option(min=0.0, help="Skills closer than this (in mu points) count as equal.")] = 1.0,
+    indifference: Annotated[float, typer.Option(min=0.0, help="Bots closer than this count as equal: in mu points, read "
+                                                "on the paired deals as the duel result of bots that far apart.")] = 1.0,
     tournament: Annotated[str | None, typer.Option("--tournament", metavar="T", help="Only the matches of this tournament (id, or name: its latest run; see `ladder tournaments`).")] = None,
     latest_versions: Annotated[bool, typer.Option("--latest-versions", help="Only the latest version of each bot (matches with an older version are left out).")] = False,
 ) -> None:
@@ -268,12 +292,14 @@ def rankings(
     and the overall table with intervals."""
     with database(db) as session:
         rated = None
+        facts = None
         scopes = []
         if tournament is not None or latest_versions:
-            rated = filtered_ratings(session, tournament, latest_versions)
+            facts = filtered_facts(session, tournament, latest_versions)
+            rated = ratings_trueskill_model.compute(facts)
             if tournament is not None:
                 scopes.append(f"in tournament {tournament}")
             if latest_versions:
                 scopes.append("among the latest version of each bot")
         print_rankings(session, [game] if game else None, as_json=as_json, confidence=confidence,
-                       indifference=indifference, rated=rated, scope=" and ".join(scopes))
+                       indifference=indifference, rated=rated, scope=" and ".join(scopes), facts=facts)

@@ -15,7 +15,7 @@ from sqlmodel import select
 from cli.commands.dbview import DbOption, database, failure_lines, find_match, version_names
 from engine import IllegalActionError, get_game
 from ladder.errors import UserError
-from ladder.matches.summary import ordinal
+from ladder.ratings.summary import ordinal
 
 if TYPE_CHECKING:
     from engine.core import Game, State

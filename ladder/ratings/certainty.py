@@ -1,6 +1,11 @@
 """How sure a leaderboard is: adjacent-pair probabilities, rank intervals, and a settled verdict.
 
-Everything here reads the order-free ratings (:mod:`ladder.ratings`): each
+Where the matches are at hand (``ladder rankings``, the adaptive format), the verdict, ``P>next`` and the
+rank intervals come from the paired sequential tests of :mod:`ladder.ratings.verdict` (:func:`assess` with
+``evidence``; docs/verdict.md): ``P>next`` is then the tests' confidence that the upper bot is better on the
+deals both played, and the error guarantee holds however often the verdict is read.
+
+Without the matches (``evidence`` None) everything here reads the order-free ratings (:mod:`ladder.ratings`): each
 bot version's skill in a pool is a Gaussian, mean ``mu`` and deviation
 ``sigma``. From those:
 
@@ -30,6 +35,7 @@ from statistics import NormalDist
 from typing import TypeVar
 
 from ladder.ratings.trueskill_model import RatingSet, Standing
+from ladder.ratings.verdict import PoolEvidence, test_level
 
 CONFIDENCE = 0.95
 INDIFFERENCE = 1.0  # in mu points: beta is 25/6, so a gap of 1 is about a 57% chance of winning a duel
@@ -140,8 +146,18 @@ def _central(values: list[Quantity], interval: float) -> tuple[Quantity, Quantit
 
 
 def assess(table: Sequence[Standing], pool: str, confidence: float = CONFIDENCE, indifference: float = INDIFFERENCE,
-           names: dict[int, str] | None = None) -> PoolCertainty:
-    """The certainty of a pool's leaderboard ``table`` (in leaderboard order)."""
+           names: dict[int, str] | None = None, evidence: PoolEvidence | None = None) -> PoolCertainty:
+    """The certainty of a pool's leaderboard ``table`` (in leaderboard order): from the paired sequential tests
+    of ``evidence`` where given, else from the ratings' posteriors."""
+    if evidence is not None:
+        return assess_paired([s.bot_version_id for s in table], pool, evidence, confidence, indifference, names)
+    return assess_posterior(table, pool, confidence, indifference, names)
+
+
+def assess_posterior(table: Sequence[Standing], pool: str, confidence: float = CONFIDENCE,
+                     indifference: float = INDIFFERENCE, names: dict[int, str] | None = None) -> PoolCertainty:
+    """The certainty of ``table`` by the ratings' posteriors alone (the rule until the paired verdict; it ignores
+    which deals the matches shared, and reading it again and again is not covered by its probabilities)."""
     level = pair_level(confidence, len(table))
     pairs = []
     for upper, lower in zip(table, table[1:]):
@@ -211,3 +227,39 @@ def _drawn_share_totals(rng: random.Random, rated: RatingSet, pools: list[str], 
             above = sum(1.0 if skill > other else 0.5 if skill == other else 0.0 for other, v in drawn if v != version)
             total[version] += above / (len(drawn) - 1)
     return total
+
+
+def assess_paired(order: Sequence[int], pool: str, evidence: PoolEvidence, confidence: float = CONFIDENCE,
+                  indifference: float = INDIFFERENCE, names: dict[int, str] | None = None) -> PoolCertainty:
+    """The certainty of ``order`` (bot version ids, best first) by the paired sequential tests (docs/verdict.md):
+    an adjacent pair is ordered once the test of "the upper is not better" is rejected at the test level, equal
+    once both "they differ by the margin or more" tests are; ``P>next`` is the first test's confidence."""
+    level = test_level(confidence, len(order))
+    pairs = []
+    for upper, lower in zip(order, order[1:]):
+        seen = evidence.pair(upper, lower)
+        state = PairState.ORDERED if seen.above >= level else PairState.EQUAL if seen.equal >= level else PairState.OPEN
+        pairs.append(AdjacentPair(upper, lower, seen.above, seen.equal, state))
+    name = (names or {}).get
+    open_pairs = [pair for pair in pairs if pair.state is PairState.OPEN]
+    margin = format(indifference, "g")
+    if len(order) < 2:
+        verdict, reason = Verdict.SETTLED, "one bot: nothing to order"
+    elif not open_pairs:
+        equal = sum(pair.state is PairState.EQUAL for pair in pairs)
+        verdict = Verdict.SETTLED
+        reason = (f"every adjacent pair is ordered{' or equal within ' + margin + ' mu' if equal else ''} by the paired "
+                  f"sequential tests at >= {level:.2%} each (the whole order at >= {confidence:.0%}, however often read)")
+    else:
+        worst = min(open_pairs, key=AdjacentPair.certainty)
+        seen = evidence.pair(worst.upper, worst.lower)
+        above, below = name(worst.upper) or f"#{worst.upper}", name(worst.lower) or f"#{worst.lower}"
+        verdict = Verdict.NOT_YET
+        if seen.below >= level:
+            detail = f"the paired deals put {below} above {above} ({seen.below:.2%} after {seen.deals} deals)"
+        else:
+            detail = (f"least certain: {above} over {below} at {seen.above:.1%} after {seen.deals} shared deals "
+                      f"(needs {level:.2%}, or {level:.2%} that they are within {margin} mu)")
+        reason = f"{len(open_pairs)} of {len(pairs)} adjacent pairs open; {detail}"
+    return PoolCertainty(pool, tuple(order), tuple(pairs), evidence.rank_intervals(order, level), verdict, reason,
+                         confidence, indifference, level)

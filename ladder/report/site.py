@@ -35,10 +35,10 @@ from typing import Any
 from jinja2 import Environment, PackageLoader, select_autoescape
 from sqlmodel import Session, select
 
-from ladder.matches.summary import ordinal, score_histogram
 from ladder.ratings import across_pools as ratings_across_pools
 from ladder.ratings import certainty
 from ladder.ratings import trueskill_model as ratings_trueskill_model
+from ladder.ratings.summary import ordinal, score_histogram
 from ladder.report import data as reportdata
 from ladder.report import plots
 from ladder.report.replay import SeatLabel, replay_bytes, replay_input_hash

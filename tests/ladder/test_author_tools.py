@@ -42,7 +42,9 @@ def test_play_plays_every_seating_of_each_deal_and_gives_the_difference_with_its
     assert data["matches"] == 60  # 30 deals x 2 seatings
     assert [row["games"] for row in data["bots"]] == [60, 60]
     by_measure = {d["measure"]: d for d in data["differences"]}
-    assert set(by_measure) == {"score", "win rate", "rank"}
+    # first the ladder's own verdict statistic (docs/verdict.md), then the descriptive measures
+    assert [d["measure"] for d in data["differences"]] == ["paired", "score", "win rate", "rank"]
+    assert -1 <= by_measure["paired"]["low"] < by_measure["paired"]["high"] <= 1
     for difference in by_measure.values():
         assert difference["bot"] == "random" and difference["baseline"] == "thumb" and difference["deals"] == 30
         assert difference["low"] <= difference["mean"] <= difference["high"]

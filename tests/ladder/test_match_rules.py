@@ -5,7 +5,7 @@ from __future__ import annotations
 from cli.commands.play import seat_labels
 from engine import GameResult
 from ladder.matches.match import apply_failure_rule
-from ladder.matches.summary import score_histogram
+from ladder.ratings.summary import score_histogram
 
 
 def test_failed_seat_is_ranked_last_and_the_others_keep_their_order() -> None:

@@ -14,8 +14,9 @@ import pytest
 from sqlmodel import Session, select
 
 from ladder.errors import UserError
-from ladder.ratings import certainty
-from ladder.ratings import persistence as ratings
+from ladder.ratings import certainty, verdict
+from ladder.ratings import persistence as ratings_persistence
+from ladder.ratings import trueskill_model as ratings_trueskill_model
 from ladder.store.database import open_database
 from ladder.store.tables import MatchRow
 from tests.tournaments.stored import stored_results
@@ -66,11 +67,15 @@ def test_each_pool_stops_when_settled_or_at_its_budget_with_every_deal_in_all_it
     per_pool = Counter(f"{row.game}/{row.num_players}p" for row in rows)
     engine = open_database(db_url)
     with Session(engine) as session:
-        rated = ratings.rate_database(session)
+        rated = ratings_persistence.rate_database(session)
+        facts = ratings_persistence.load_match_facts(session)
     engine.dispose()
     notes = "\n".join(report.notes)
+    # the format stops on the paired sequential verdict: read from the stored matches, it says what the run said
+    paired = verdict.ledger(facts, ratings_trueskill_model.game_facts(), verdict.indifference_in_outcomes(1.0))
     for pool in ("toy-coins/2p", "toy-coins/3p", "toy-solo/1p"):
-        sure = certainty.assess(rated.table(pool), pool)
+        evidence = paired.pool(pool)
+        sure = certainty.assess_paired(evidence.order(sorted(evidence.bots)), pool, evidence)
         assert f"{pool}: " in notes
         if pool == "toy-solo/1p":
             assert sure.settled and f"{pool}: settled after {per_pool[pool]} matches" in notes

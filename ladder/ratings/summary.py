@@ -11,6 +11,8 @@ from typing import Any, NamedTuple
 from engine import get_game
 from engine.core import WON_DETAIL
 from ladder.matches.match import MatchOutcome
+from ladder.ratings import verdict
+from ladder.ratings.trueskill_model import SeatFact
 
 
 @dataclass
@@ -109,11 +111,11 @@ class Difference:
 
     bot: str
     baseline: str
-    measure: str  # "score", "win rate" or "rank" (at a table; 1 is first)
+    measure: str  # "paired" (the ladder's verdict statistic), "score", "win rate" or "rank" (at a table; 1 is first)
     deals: int
     mean: float
-    low: float  # the 95% confidence interval of the mean (normal approximation over the deals)
-    high: float
+    low: float  # the 95% confidence interval of the mean: "paired" anytime-valid (docs/verdict.md), else the
+    high: float  # normal approximation over the deals
 
     @property
     def significant(self) -> bool:
@@ -139,15 +141,22 @@ MEASURES = (("score", 0), ("win rate", 1), ("rank", 2))  # (name, index in DealM
 
 
 def paired_differences(deals: Iterable[Sequence[tuple[MatchOutcome, list[str]]]], labels: list[str]) -> list[Difference]:
-    """Each bot after the first against the first (``labels[0]``), in mean score and in win rate.
+    """Each bot after the first against the first (``labels[0]``): first by the ladder's own verdict statistic
+    (``paired``: the mean deal value of :mod:`ladder.ratings.verdict`, with its interval that holds however many deals
+    are played), then in mean score, win rate and rank.
 
     ``deals`` holds, per deal, its matches: ``[(outcome, seat labels), ...]``. A bot's value on a deal is
     its mean over that deal's seatings; the difference of the two bots' values is one sample per deal.
     """
+    deals = [list(matches) for matches in deals]
     per_deal = [_deal_means(matches) for matches in deals]
     z = statistics.NormalDist().inv_cdf(0.5 + CONFIDENCE / 2)
     found = []
     for bot in labels[1:]:
+        values = [v for v in (_deal_value(matches, bot, labels[0]) for matches in deals) if v is not None]
+        if values:
+            low, high = verdict.mean_interval(values, CONFIDENCE)
+            found.append(Difference(bot, labels[0], "paired", len(values), statistics.fmean(values), low, high))
         for measure, index in MEASURES:
             samples = _paired_samples(per_deal, bot, labels[0], index)
             if not samples:
@@ -156,6 +165,28 @@ def paired_differences(deals: Iterable[Sequence[tuple[MatchOutcome, list[str]]]]
             half = z * statistics.stdev(samples) / len(samples) ** 0.5 if len(samples) >= 2 else float("inf")
             found.append(Difference(bot, labels[0], measure, len(samples), mean, mean - half, mean + half))
     return found
+
+
+def _deal_value(matches: Sequence[tuple[MatchOutcome, list[str]]], bot: str, baseline: str) -> float | None:
+    """The verdict's value of one deal for ``bot`` against ``baseline``: the mean seat outcome over the deal's
+    matches where both sat (:func:`ladder.ratings.verdict.seat_outcome`), or None."""
+    outcomes = []
+    for outcome, seat_labels in matches:
+        if bot in seat_labels and baseline in seat_labels:
+            mine, theirs = seat_labels.index(bot), seat_labels.index(baseline)
+            outcomes.append(verdict.seat_outcome(_seat(outcome, mine), _seat(outcome, theirs),
+                                                 get_game(outcome.spec.game).facts, table=True))
+    if not outcomes and matches and all(len(labels) == 1 for _, labels in matches):
+        seats = {labels[0]: _seat(outcome, 0) for outcome, labels in matches}  # a solitaire: one match per bot
+        if bot in seats and baseline in seats:
+            outcomes.append(verdict.seat_outcome(seats[bot], seats[baseline], get_game(matches[0][0].spec.game).facts,
+                                                 table=False))
+    return sum(outcomes) / len(outcomes) if outcomes else None
+
+
+def _seat(outcome: MatchOutcome, seat: int) -> SeatFact:
+    result = outcome.result
+    return SeatFact(0, result.scores[seat], result.ranks[seat], seat in outcome.failures, None)
 
 
 def _deal_means(matches: Sequence[tuple[MatchOutcome, list[str]]]) -> dict[str, DealMeans]:
