@@ -13,9 +13,12 @@ core by default) or a Dask cluster (``dask``,
 :class:`~tournaments.dask_executor.DaskExecutor`). The coordinator stays the
 only writer of the database whatever the backend.
 
-Every result is written as soon as it arrives: the results that completed
-together are written in one transaction (commits are batched by arrival), so
-a crash or ``kill -9`` loses only the matches still in flight.
+Results are written in batches (:mod:`tournaments.write_buffer`): one
+transaction for what arrived in the last quarter of a second (or sooner when
+many arrived, when nothing is left in flight, and at the end of the run,
+however it ends), so a crash or ``kill -9`` loses only the matches still in
+flight or finished in that last moment; each is played again by the next run,
+never recorded twice.
 
 Ctrl-C (or SIGTERM) stops cleanly: no new match starts, the matches in flight
 finish and are recorded; a second Ctrl-C abandons them (they are replayed on
@@ -95,6 +98,7 @@ from ladder.deals import DealSecret, bot_seed
 from ladder.errors import UserError
 from ladder.host_load import workers_warning
 from ladder.paths import results_dir
+from ladder.pools import PoolKey
 from ladder.statuses import MatchStatus, TournamentState
 from ladder.storage import MatchRow, TournamentRow, open_database, utcnow
 from tournaments.adaptive import AdaptivePlanner, Wait
@@ -112,6 +116,7 @@ from tournaments.recorder import Finished, Recorder, recorded_keys
 from tournaments.schedule import Schedule
 from tournaments.tasks import MatchTask
 from tournaments.worker import close_players, init_worker
+from tournaments.write_buffer import WriteBuffer, WritePolicy
 
 __all__ = ["RunOptions", "RunReport", "TournamentRun", "default_workers", "plan_tournament", "resolve_plans",
            "run_tournament"]
@@ -136,6 +141,7 @@ class RunOptions:
     log_level: int = logging.INFO
     deal_secret: str | None = None  # hex: deal a new tournament from this secret instead of a fresh one
     require_layers: tuple[str, ...] = ()  # sandbox layers that must be available, else the run refuses to start
+    write_policy: WritePolicy = field(default_factory=WritePolicy)  # when finished matches are written
 
 
 @dataclass
@@ -228,6 +234,7 @@ class TournamentRun:
         if crowded is not None:
             self.notes.append(crowded)
         self.stop = StopSignals()
+        self.writes = WriteBuffer(options.write_policy)
         self.unplayed: dict[str, int] = {}  # matches not yet handed out per bot reference (without a time budget)
         self.retired: set[str] = set()  # bot references with no match left to hand out
         self.stats = RunReport(0, config.name, TournamentState.RUNNING.value, 0, 0, workers=self.workers, backend=self.backend,
@@ -399,7 +406,7 @@ class TournamentRun:
                                 log_path=self.stats.log_path)
         return ExecutorLoop(executor, settings, self.stop, make_task=self._task, benched_seats=self.bench.benched_seats,
                             handed_out=self._handed_out, on_batch=lambda batch: self._on_batch(batch, progress),
-                            say=progress.write)
+                            say=progress.write, tick=self._write_due, wait_limit=self.writes.wait_limit)
 
     def _pending(self, loop: ExecutorLoop, cycles: int, deadline: float | None) -> Iterator[ScheduledMatch | Wait]:
         """What the loop plays: the adaptive format's rounds, or the schedule's missing matches and new cycles."""
@@ -418,11 +425,14 @@ class TournamentRun:
         # an executor that reruns the matches of dead workers itself (Dask) says how many it held
         self.stats.retried_now += counts.retried + max(0, getattr(executor, "rerun_tasks", 0) - counts.given_up)
         try:
-            if own_executor:
-                if self.stop.abandon and isinstance(executor, TerminableExecutor):
-                    executor.terminate()
-                else:
-                    executor.shutdown(wait=True)
+            try:
+                self._write_due(True)  # the matches that finished are kept, however the run ends
+            finally:
+                if own_executor:
+                    if self.stop.abandon and isinstance(executor, TerminableExecutor):
+                        executor.terminate()
+                    else:
+                        executor.shutdown(wait=True)
             self._finish(reason, started)
         finally:
             self.stop.restore()  # until here a Ctrl-C only sets a flag: the record is always finished
@@ -469,16 +479,23 @@ class TournamentRun:
                     self.retired.add(ref)
 
     def _on_batch(self, batch: list[Finished], progress: ProgressBar) -> None:
-        self._record(batch)
-        failed = sum(1 for item in batch if item.record is not None and item.record.failures)
-        progress.advance(len(batch), failed, self.tournament.scheduled, len(self.bench))
-
-    def _record(self, batch: list[Finished]) -> None:
-        """Count the batch's failures toward benching, then write it with the benches it causes."""
+        """Count the batch's failures toward benching at once (no more matches are handed to a benched bot),
+        and keep it to be written with the benches it causes."""
         new_benches = {}
         for item in batch:
             if item.status is MatchStatus.PLAYED and item.record is not None:
                 new_benches.update(self.bench.observe(item.match, item.record.failures))
+        self.writes.add(batch, new_benches)
+        failed = sum(1 for item in batch if item.record is not None and item.record.failures)
+        progress.advance(len(batch), failed, self.tournament.scheduled, len(self.bench))
+
+    def _write_due(self, everything: bool = False) -> None:
+        """Write the waiting results if they are due (all of them with ``everything``)."""
+        if self.writes.oldest is not None and (everything or self.writes.due()):
+            self._record(*self.writes.take())
+
+    def _record(self, batch: list[Finished], new_benches: dict[tuple[int, PoolKey], str]) -> None:
+        """Write ``batch`` with the benches it caused, in one transaction."""
         self.recorder.record(batch, new_benches)
         for item in batch:
             self.stats.played_now += item.status is MatchStatus.PLAYED
