@@ -84,6 +84,8 @@ class LoopCounts:
     busy_seconds: float = 0.0  # wall time the workers spent playing
     cpu_seconds: float = 0.0  # the workers' CPU time in those matches
     submitted: dict[int, int] = field(default_factory=dict)  # matches sent to the workers, by cycle
+    first_result: float | None = None  # monotonic time the first match came back
+    tail_from: float | None = None  # monotonic time the schedule ran out and the workers stopped being all busy
 
 
 @dataclass
@@ -134,7 +136,11 @@ class ExecutorLoop:
                 break
             batch.extend(self._collect())
             if batch:
+                if self.counts.first_result is None:
+                    self.counts.first_result = time.monotonic()
                 self.on_batch(batch)
+            if self.counts.tail_from is None and self.exhausted and len(self.in_flight) < self._slots():
+                self.counts.tail_from = time.monotonic()
             self.tick(not self.in_flight)  # nothing in flight: write everything (the adaptive format reads it)
             if self.broken:
                 log.error(self.broken)

@@ -106,11 +106,12 @@ from tournaments.backends import check_backend
 from tournaments.bench import BenchPolicy
 from tournaments.config import TournamentConfig, check_scheduler_address, fingerprint, load_tournament
 from tournaments.entrants import bot_bundles, resolve_plans, sandbox_refusal_for
-from tournaments.executor import LocalPoolExecutor
+from tournaments.executor import LocalPoolExecutor, start_fork_server
 from tournaments.executor_api import MatchExecutor, TerminableExecutor
 from tournaments.formats import ScheduledMatch, schedule_fingerprint_data
 from tournaments.loop import ExecutorLoop, LoopSettings, StopSignals, broken_message
 from tournaments.opening import choose_tournament, latest_tournament, open_tournament
+from tournaments.phases import Phase, RunPhases
 from tournaments.progress import ProgressBar, RunLog
 from tournaments.recorder import Finished, Recorder, recorded_keys
 from tournaments.schedule import Schedule
@@ -173,6 +174,7 @@ class RunReport:
     deal_secret: str | None = None  # the secret once revealed (the tournament ended), else None
     unstored: int = 0  # matches whose result could not be written (recorded as errors with the reason)
     voided_now: int = 0  # matches voided for a host fault (a starved bot): the next run plays them again
+    phases: dict[str, float] = field(default_factory=dict)  # where the run's wall time went (see RunPhases)
 
     def to_json(self) -> dict[str, Any]:
         return asdict(self)
@@ -202,6 +204,7 @@ class TournamentRun:
     run_log: RunLog
 
     def __init__(self, config: TournamentConfig, options: RunOptions) -> None:
+        self.created = time.monotonic()
         self.config = config
         self.options = options
         self.given_secret = DealSecret.from_hex(options.deal_secret) if options.deal_secret is not None else None
@@ -318,10 +321,16 @@ class TournamentRun:
     # -- the run
     def run(self) -> RunReport:
         started = time.monotonic()
+        self.phases = RunPhases(self.created)
+        self.phases.mark(Phase.PREPARE, started)
+        if self.backend == "local" and self.options.executor is None:
+            start_fork_server()  # it imports the workers' modules while the database is opened below
         cycles = self._start()
+        self.phases.mark(Phase.OPEN)
         deadline = started + self.hours * 3600 if self.hours else None
         own_executor = self.options.executor is None
         executor: MatchExecutor = self._start_executor(started) if self.options.executor is None else self.options.executor
+        self.phases.mark(Phase.EXECUTOR)
         progress = ProgressBar(self.config.name, self.per_cycle * cycles, self.per_cycle * cycles - len(self.missing_keys(cycles)),
                                deadline, self.options.progress)
         loop = self._loop(executor, progress, deadline)
@@ -419,11 +428,14 @@ class TournamentRun:
     def _end(self, executor: MatchExecutor, own_executor: bool, loop: ExecutorLoop, reason: TournamentState, started: float) -> None:
         """Stop the executor, finish the tournament's record, close everything (whatever happened)."""
         counts = loop.counts
+        self.phases.loop(counts.first_result, counts.tail_from)
         self.stats.abandoned = counts.abandoned
         self.stats.busy_seconds += counts.busy_seconds
         self.stats.cpu_seconds += counts.cpu_seconds
         # an executor that reruns the matches of dead workers itself (Dask) says how many it held
         self.stats.retried_now += counts.retried + max(0, getattr(executor, "rerun_tasks", 0) - counts.given_up)
+        # the local pool's workers stop (closing their bots) while the end is recorded and rated, not before
+        overlap = own_executor and isinstance(executor, LocalPoolExecutor)
         try:
             try:
                 self._write_due(True)  # the matches that finished are kept, however the run ends
@@ -432,12 +444,19 @@ class TournamentRun:
                     if self.stop.abandon and isinstance(executor, TerminableExecutor):
                         executor.terminate()
                     else:
-                        executor.shutdown(wait=True)
+                        executor.shutdown(wait=not overlap)
+                self.phases.mark(Phase.SHUTDOWN)
             self._finish(reason, started)
         finally:
-            self.stop.restore()  # until here a Ctrl-C only sets a flag: the record is always finished
-            self.run_log.close()
-            self.close()
+            try:
+                if overlap:
+                    executor.shutdown(wait=True)  # the workers stopped meanwhile: this only waits for the last
+                self.phases.mark(Phase.STOP)
+                self.stats.phases = self.phases.seconds()
+            finally:
+                self.stop.restore()  # until here a Ctrl-C only sets a flag: the record is always finished
+                self.run_log.close()
+                self.close()
 
     def _set_cycles(self, cycles: int) -> None:
         self.tournament.cycles = cycles
@@ -524,10 +543,12 @@ class TournamentRun:
         self.stats.seconds = time.monotonic() - started
         if self.adaptive is not None:
             self.stats.notes.extend(self.adaptive.notes())
+        self.phases.mark(Phase.RECORD_END)
         if self.options.rate_at_end:
             tick = time.perf_counter()
             ratings.rerate(self.session)
             log.info("ratings recomputed in %.2f s", time.perf_counter() - tick)
+        self.phases.mark(Phase.RATING)
         log.info("tournament %s #%d %s: %d of %d matches recorded (%d played now, %d skipped, %d errors) in %.1f s",
                  self.config.name, tid, state, recorded, self.tournament.scheduled, self.stats.played_now,
                  self.stats.skipped_now, self.stats.errors_now, self.stats.seconds)
