@@ -22,7 +22,7 @@ class MatchStart:
 
     ``seed`` is for the bot's own randomness. In a tournament and in the
     submission check it is a keyed hash of a secret the bot never sees,
-    unrelated to the deal's seed (:mod:`ladder.deals`): it tells nothing
+    unrelated to the deal's seed (:mod:`ladder.matches.deals`): it tells nothing
     about the cards.
     """
 

@@ -91,10 +91,10 @@ COMMANDS: tuple[CommandEntry, ...] = (
                  "Write a static website from the database: every leaderboard, a page per bot, head-to-head "
                  "matrices, tournaments, and a replay viewer for every match. Plain files: open index.html from "
                  "disk or serve the folder."),
-    CommandEntry("bot", "author", "bot",
+    CommandEntry("bot", "bot_and_logs", "bot",
                  "One bot: its ratings per pool with their uncertainty, its record, its latest failures with the "
                  "end of its stderr, and where to watch them (the report's replay pages, `ladder replay ID`)."),
-    CommandEntry("logs", "author", "logs",
+    CommandEntry("logs", "bot_and_logs", "logs",
                  "The bot's own stderr (the end of it, per match) from its latest matches, newest last."),
 )
 

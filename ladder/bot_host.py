@@ -17,19 +17,19 @@ In this order it:
    files, no core files);
 4. when started as root, becomes the unprivileged uid the ladder leased for
    this process alone (losing every capability) and sets ``no_new_privs``;
-5. installs the seccomp filter (:mod:`ladder.seccomp`) when asked to;
+5. installs the seccomp filter (:mod:`ladder.guest.seccomp`) when asked to;
    an executable bot's host then becomes the bot's program (``exec``);
 6. only then imports the bot's code, finds its :class:`~bots.base.Bot`
    subclass, and serves requests until the ladder says ``bye`` or goes away.
 
-Requests and replies are frames of :mod:`ladder.protocol`. Each reply carries
+Requests and replies are frames of :mod:`ladder.guest.protocol`. Each reply carries
 the ``seq`` of its request. Replies: ``{"ok": true}``, ``{"bot": {...}}`` for
 ``hello``, ``{"index": i}`` for ``act`` (the position of the bot's answer in
 the legal actions), ``{"illegal": "..."}`` when the answer is not one of
 them, and ``{"error": {"type", "message", "traceback"}}`` when the bot raised.
 
-Only the standard library, :mod:`bots.base`, :mod:`ladder.protocol` and
-:mod:`ladder.seccomp` (and orjson, when the ladder hands over its copy) are
+Only the standard library, :mod:`bots.base`, :mod:`ladder.guest.protocol` and
+:mod:`ladder.guest.seccomp` (and orjson, when the ladder hands over its copy) are
 used here: this file runs where nothing else is installed.
 """
 
@@ -75,7 +75,7 @@ _pending = bytearray()
 def _read_frame(limit: int, frame_length: Any, size: int) -> bytes | None:
     """The next request's body (reading as much as the pipe holds, usually one call); None at EOF.
 
-    ``frame_length`` and ``size`` are :func:`ladder.protocol.frame_length` and
+    ``frame_length`` and ``size`` are :func:`ladder.guest.protocol.frame_length` and
     the header's size (passed in: this module is loaded before the path to
     :mod:`ladder` is known).
     """
@@ -267,7 +267,7 @@ def main() -> None:
     _load_orjson(config.get("orjson"))
 
     from bots.base import Bot, Clock, MatchStart
-    from ladder import protocol
+    from ladder.guest import protocol
 
     if config.get("cpu") is not None:
         try:
@@ -281,7 +281,7 @@ def main() -> None:
         # A change of user clears the parent-death signal: ask again (a stopped bot never sees its channel close).
         _die_with_parent(int(config.get("parent_pid", 0)))
     if config.get("seccomp"):
-        from ladder import seccomp
+        from ladder.guest import seccomp
 
         seccomp.install(allow_exec=bool(config.get("exec")))
     if config.get("exec"):
@@ -305,7 +305,7 @@ def _become_program(config: dict[str, Any]) -> None:
     """An executable bot (``bot.toml``): replace this host with the bot's program, the channel on its stdin/stdout.
 
     The limits, the user and the filter set above stay with the process. The program speaks JSON lines
-    (see docs/writing-a-bot.md), not this host's frames; the ladder's side of it is :mod:`ladder.exec_bot`.
+    (see docs/writing-a-bot.md), not this host's frames; the ladder's side of it is :mod:`ladder.sandbox.exec_bot`.
     """
     command = list(config["exec"])
     bot_dir = config["bot_dir"]

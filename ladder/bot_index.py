@@ -1,6 +1,6 @@
 """Which submitted bots the database knows: the read-only half of the bot store.
 
-Both :mod:`ladder.players` (to resolve a bot's name to its stored files) and :mod:`ladder.botstore` (which
+Both :mod:`ladder.seats.players` (to resolve a bot's name to its stored files) and :mod:`ladder.seats.botstore` (which
 checks and registers bots, and needs the players to run the check) use these lookups; keeping them here,
 below both, is what lets ``players`` and ``botstore`` import without a cycle.
 """
@@ -14,7 +14,8 @@ from sqlmodel import select
 
 from bots.registry import bot_names
 from ladder.paths import default_db_url
-from ladder.storage import BotRow, BotVersionRow, session_for
+from ladder.store.database import session_for
+from ladder.store.tables import BotRow, BotVersionRow
 
 
 def _database_exists(db_url: str | None) -> bool:

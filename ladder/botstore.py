@@ -4,8 +4,8 @@
 it and then :func:`register`:
 
 1. the files are read (one ``.py`` file, or a folder with ``bot.py`` or
-   ``bot.toml``) and hashed (:mod:`ladder.submission`); a ``bot.toml`` with a
-   ``build`` is built in the build sandbox (:mod:`ladder.build`), and the
+   ``bot.toml``) and hashed (:mod:`ladder.sandbox.submission`); a ``bot.toml`` with a
+   ``build`` is built in the build sandbox (:mod:`ladder.sandbox.build`), and the
    folder the build leaves is the bot from here on (a failed build fails the
    check with the end of its output);
 2. the bot is loaded *in the sandbox* and describes itself (name, author,
@@ -20,8 +20,8 @@ it and then :func:`register`:
    check, with the bot's own traceback or stderr; so does CPU use while it
    waits between matches (a background thread);
 5. on submit, its files (as built) are copied to ``results/bots/<sha256>/`` and it is
-   recorded (:class:`~ladder.storage.BotRow`,
-   :class:`~ladder.storage.BotVersionRow`). Changed files make a new version
+   recorded (:class:`~ladder.store.tables.BotRow`,
+   :class:`~ladder.store.tables.BotVersionRow`). Changed files make a new version
    of the same name; unchanged files are recognised and nothing is added.
 """
 
@@ -42,16 +42,18 @@ from sqlmodel import Session, select
 
 from bots.registry import bot_names, bots_for_game
 from engine import game_ids, get_game
-from ladder.build import BuildFailure, BuildLimits, stage_bot
-from ladder.deals import fresh_seed
 from ladder.errors import UserError
-from ladder.host_load import worker_cpus
-from ladder.match import BotFailure, MatchSpec, play_match
+from ladder.matches.deals import fresh_seed
+from ladder.matches.match import BotFailure, MatchSpec, play_match
 from ladder.paths import results_dir
-from ladder.players import PlayerPool, builtin_player, failure_line, store_folder
-from ladder.sandbox import BotInfo, SandboxLimits
-from ladder.storage import BotRow, BotVersionRow, session_for
-from ladder.submission import MANIFEST_FILE, Submission, content_hash, read_files, read_manifest, write_tree
+from ladder.sandbox.build import BuildFailure, BuildLimits, stage_bot
+from ladder.sandbox.host_load import worker_cpus
+from ladder.sandbox.limits import SandboxLimits
+from ladder.sandbox.process import BotInfo
+from ladder.sandbox.submission import MANIFEST_FILE, Submission, content_hash, read_files, read_manifest, write_tree
+from ladder.seats.players import PlayerPool, builtin_player, failure_line, store_folder
+from ladder.store.database import session_for
+from ladder.store.tables import BotRow, BotVersionRow
 from ladder.text import clean_text
 
 NAME_PATTERN = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,39}$")
@@ -145,7 +147,7 @@ def check_bot(
 ) -> CheckReport:
     """Load the bot at ``path`` in the sandbox and play a few matches of every game it claims.
 
-    A bot whose ``bot.toml`` has a ``build`` is built first, in the build sandbox (:mod:`ladder.build`);
+    A bot whose ``bot.toml`` has a ``build`` is built first, in the build sandbox (:mod:`ladder.sandbox.build`);
     a failed build fails the check with the end of what it printed. Raises :class:`UserError` only for
     a path that is not a bot at all (missing, not Python, no entry file); anything the bot does wrong is
     in the report.

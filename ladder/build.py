@@ -36,8 +36,9 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ladder.errors import UserError
-from ladder.sandbox import BOT_ENV, UidLease, available_layers, interpreter, is_root
-from ladder.submission import (
+from ladder.sandbox.host_facts import BOT_ENV, interpreter, is_root
+from ladder.sandbox.layers import available_layers
+from ladder.sandbox.submission import (
     MANIFEST_FILE,
     MAX_FILES,
     MAX_TOTAL_BYTES,
@@ -50,6 +51,7 @@ from ladder.submission import (
     stage,
     stage_files,
 )
+from ladder.sandbox.uids import UidLease
 from ladder.text import clean_text
 
 BUILD_FOLDER = "/build"
@@ -73,8 +75,8 @@ class BuildLimits:
     - ``output_mb``: what it may print (stdout and stderr together) before it is stopped;
     - ``stderr_lines``: how much of what it printed is shown when it fails.
 
-    What it leaves in ``/build`` must fit a bot's limits (:data:`~ladder.submission.MAX_FILES` files,
-    :data:`~ladder.submission.MAX_TOTAL_BYTES` bytes), as any submitted folder.
+    What it leaves in ``/build`` must fit a bot's limits (:data:`~ladder.sandbox.submission.MAX_FILES` files,
+    :data:`~ladder.sandbox.submission.MAX_TOTAL_BYTES` bytes), as any submitted folder.
     """
 
     seconds: float = 120.0
@@ -358,7 +360,7 @@ _built: dict[str, Submission] = {}  # source hash -> the staged build, for this 
 
 
 def stage_bot(path: str | Path, layers: tuple[str, ...] | None = None, limits: BuildLimits | None = None) -> Submission:
-    """Stage the bot at ``path`` (:func:`ladder.submission.stage`), built first when its ``bot.toml`` has a build.
+    """Stage the bot at ``path`` (:func:`ladder.sandbox.submission.stage`), built first when its ``bot.toml`` has a build.
 
     A build runs once per process for the same files: ``ladder validate`` builds, and the matches of
     the check (and ``ladder submit``'s registration) use that build.

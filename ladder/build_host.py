@@ -1,6 +1,6 @@
 """The program that runs inside a bot's build sandbox: it runs the build, then hands the folder back.
 
-Started by :mod:`ladder.build` as ``python -S -s -B -P build_host.py CONFIG`` inside bubblewrap,
+Started by :mod:`ladder.sandbox.build` as ``python -S -s -B -P build_host.py CONFIG`` inside bubblewrap,
 with the bot's files in a private, size-capped, writable folder (``/build``). In this order it:
 
 1. lowers its resource limits (memory, CPU time, processes, file size, no core files), which the

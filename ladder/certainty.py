@@ -29,7 +29,7 @@ from dataclasses import dataclass
 from statistics import NormalDist
 from typing import TypeVar
 
-from ladder.ratings import RatingSet, Standing
+from ladder.ratings.trueskill_model import RatingSet, Standing
 
 CONFIDENCE = 0.95
 INDIFFERENCE = 1.0  # in mu points: beta is 25/6, so a gap of 1 is about a 57% chance of winning a duel

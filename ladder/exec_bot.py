@@ -1,6 +1,6 @@
 """The ladder's side of an executable bot: a program in any language described by a ``bot.toml``.
 
-The process is started exactly like a Python bot's (:class:`~ladder.sandbox.BotProcess`: the same
+The process is started exactly like a Python bot's (:class:`~ladder.sandbox.process.BotProcess`: the same
 sandbox layers, limits, user, deadlines and kill), except that once the sandbox is set up its host
 becomes the bot's program (``exec``), which then speaks JSON lines on stdin/stdout instead of the
 host's frames:
@@ -24,11 +24,12 @@ import json
 from collections.abc import Iterable
 from typing import Any
 
-from ladder import protocol
-from ladder.match import BotFailure
-from ladder.sandbox import BotProcess, SandboxLimits
-from ladder.statuses import FailureReason
-from ladder.submission import Manifest, Submission
+from ladder.guest import protocol
+from ladder.matches.match import BotFailure
+from ladder.matches.statuses import FailureReason
+from ladder.sandbox.limits import SandboxLimits
+from ladder.sandbox.process import BotProcess
+from ladder.sandbox.submission import Manifest, Submission
 
 RUNTIME_FOLDERS = ("/usr/bin", "/bin", "/usr/local/bin", "/usr/share", "/etc/alternatives")
 """What an executable bot sees of the host beyond the C library: the programs (an interpreter such as node) and

@@ -17,7 +17,7 @@ A bot that wants every call says so: ``every_decision = True`` on its
 ``bot.toml``. The clocks are not touched by a forced move: the bot is
 stopped (``SIGSTOP``) between the requests it is sent, however many turns
 pass, and the CPU its process uses is checked against the time it was given
-to think (:class:`~ladder.players.SandboxedPlayer`), so the turns it is not
+to think (:class:`~ladder.seats.players.SandboxedPlayer`), so the turns it is not
 asked give it no free CPU.
 """
 

@@ -21,7 +21,7 @@ from bots.base import MatchStart
 from bots.random_bot import RandomBot
 from engine import GameResult, find_legal, get_game
 from engine.rng import derive_seed
-from ladder.statuses import FailureReason
+from ladder.matches.statuses import FailureReason
 
 
 class Player(Protocol):
@@ -38,7 +38,7 @@ FAILURE_REASONS = tuple(FailureReason)  # the values, in the order of FailureRea
 
 
 class BotFailure(Exception):
-    """A bot broke the rules of the ladder; ``reason`` is a :class:`~ladder.statuses.FailureReason` (a string)."""
+    """A bot broke the rules of the ladder; ``reason`` is a :class:`~ladder.matches.statuses.FailureReason` (a string)."""
 
     def __init__(self, reason: str, detail: str, stderr_tail: str = "") -> None:
         super().__init__(f"{reason}: {detail}")
@@ -95,7 +95,7 @@ class MatchSpec:
     """All a worker needs to play a match: game, options, the bots by seat, the deal's seed and the bots' seeds.
 
     ``bot_seeds`` (one per seat) come from a secret the bots never see
-    (:mod:`ladder.deals`); without them (``ladder play``, whose deals come
+    (:mod:`ladder.matches.deals`); without them (``ladder play``, whose deals come
     from a public ``--seed`` anyway) each bot's seed is a one-way hash of the
     deal's seed.
     """

@@ -14,7 +14,7 @@ References:
 - ``ep:<name>``: the entry-point bot ``name``.
 
 Built-in bots run in this process, their exceptions turned into
-:class:`~ladder.match.BotFailure`. Every other bot runs in a sandboxed process
+:class:`~ladder.matches.match.BotFailure`. Every other bot runs in a sandboxed process
 (:mod:`ladder.sandbox`) handed out by a :class:`PlayerPool`, which keeps the
 processes alive across matches (a fresh bot object is made for each match)
 and replaces a process after any failure.
@@ -32,34 +32,26 @@ from typing import Any
 
 from bots.base import Bot, Clock, MatchStart
 from bots.registry import UnknownBotError, bot_names, get_bot_class
-from ladder.bot_index import latest_hash, registered_names
-from ladder.botref import BotRef, RefKind
-from ladder.build import stage_bot
 from ladder.errors import UserError
-from ladder.exec_bot import make_bot_process
 from ladder.forced_moves import ForcedMoves
-from ladder.match import BotFailure, BotTimeout, Player, TimeoutKind
-from ladder.move_clock import MoveUsage, own_run_delay
+from ladder.matches.match import BotFailure, BotTimeout, Player, TimeoutKind
+from ladder.matches.statuses import FailureReason
 from ladder.paths import results_dir
-from ladder.sandbox import (
-    BotInfo,
-    BotProcess,
-    SandboxLimits,
-    available_layers,
-    check_layers,
-    default_layers,
-    is_root,
-    process_layer_can_drop_root,
-    require_layers,
-    timeout_detail,
-)
-from ladder.statuses import FailureReason
-from ladder.submission import (
+from ladder.sandbox.build import stage_bot
+from ladder.sandbox.exec_bot import make_bot_process
+from ladder.sandbox.host_facts import is_root, process_layer_can_drop_root
+from ladder.sandbox.layers import available_layers, check_layers, default_layers, require_layers
+from ladder.sandbox.limits import SandboxLimits
+from ladder.sandbox.move_clock import MoveUsage, own_run_delay
+from ladder.sandbox.process import BotInfo, BotProcess, timeout_detail
+from ladder.sandbox.submission import (
     Submission,
     entry_point_bots,
     entry_point_submission,
     stored_submission,
 )
+from ladder.seats.botref import BotRef, RefKind
+from ladder.store.bot_index import latest_hash, registered_names
 from ladder.text import clean_text
 
 
@@ -351,7 +343,7 @@ class SandboxedPlayer:
 class PlayerPool:
     """Hands out players for bot references and keeps sandboxed bot processes alive between matches.
 
-    ``limits`` is a :class:`~ladder.sandbox.SandboxLimits` or a plain mapping
+    ``limits`` is a :class:`~ladder.sandbox.limits.SandboxLimits` or a plain mapping
     (a tournament file's limits: ``move_seconds``, ``match_seconds``,
     ``memory_mb``, ...). ``layers`` chooses the sandbox layers (default: every
     layer available here); ``require`` names layers that must be available

@@ -4,7 +4,7 @@ Two granularities share one value type:
 
 - a **rating pool**, ``elevenses/3p``: a game at one table size. Ratings,
   leaderboards and the adaptive format's stopping rule work per rating pool
-  (:func:`ladder.ratings.pool_key`);
+  (:func:`ladder.ratings.trueskill_model.pool_key`);
 - a **bench pool**, ``elevenses/o0/3p``: a rating pool at one option set. A
   bot that keeps failing is benched in one bench pool only (``BenchRow.pool``),
   since an option set may be what breaks it.

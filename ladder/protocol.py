@@ -37,7 +37,7 @@ with a value that has no JSON form:
 
 This module is imported inside the sandbox too, so it depends only on the
 standard library (orjson is used when it can be imported; the bot's host
-loads the ladder's copy read-only when it can, see :mod:`ladder.bot_host`).
+loads the ladder's copy read-only when it can, see :mod:`ladder.guest.bot_host`).
 """
 
 from __future__ import annotations

@@ -52,9 +52,9 @@ from sqlalchemy import select as sa_select
 from sqlmodel import Session, col, select
 
 from engine import GameFacts, ScoreOrder, WinRule, all_games, game_ids, get_game
-from ladder.pools import PoolKey
-from ladder.statuses import MatchStatus
-from ladder.storage import MatchRow, RatingHistoryRow, RatingRow, RatingStateRow, SeatResultRow, utcnow
+from ladder.matches.statuses import MatchStatus
+from ladder.ratings.pools import PoolKey
+from ladder.store.tables import MatchRow, RatingHistoryRow, RatingRow, RatingStateRow, SeatResultRow, utcnow
 
 MU = 25.0
 SIGMA = MU / 3
@@ -78,7 +78,7 @@ OVERALL_METHOD = (
 
 
 def pool_key(game: str, num_players: int) -> str:
-    """The rating pool of a game at a table size, as text (see :class:`ladder.pools.PoolKey`)."""
+    """The rating pool of a game at a table size, as text (see :class:`ladder.ratings.pools.PoolKey`)."""
     return str(PoolKey(game, num_players))
 
 

@@ -21,9 +21,9 @@ from pathlib import Path
 from sqlmodel import Session, select
 
 from bots.registry import bot_classes, bot_names, games_of, is_handicapped
-from ladder.botref import BotRef, RefKind
 from ladder.errors import UserError
-from ladder.storage import BotRow, BotVersionRow
+from ladder.seats.botref import BotRef, RefKind
+from ladder.store.tables import BotRow, BotVersionRow
 
 
 @dataclass(frozen=True)

@@ -2,8 +2,8 @@
 
 Each bot runs in a process of its own, started fresh with ``subprocess``
 (never forked from the ladder), talking to the ladder only through
-length-prefixed JSON frames on two pipes (:mod:`ladder.protocol`). The
-program on the other side is :mod:`ladder.bot_host`.
+length-prefixed JSON frames on two pipes (:mod:`ladder.guest.protocol`). The
+program on the other side is :mod:`ladder.guest.bot_host`.
 
 Layers, the strongest available used by default (``ladder doctor`` says
 which are active here and why any is missing):
@@ -31,11 +31,11 @@ which are active here and why any is missing):
     namespaces (and, when the ladder is not root, its own user namespace),
     and dies with its parent.
 ``seccomp``
-    a system-call filter (:mod:`ladder.seccomp`): no fork or exec, no sockets,
+    a system-call filter (:mod:`ladder.guest.seccomp`): no fork or exec, no sockets,
     no signals to others, no shared memory the memory limit cannot count
     (``memfd_create``, System V shared memory, POSIX message queues).
 
-A bot breaking a rule raises :class:`~ladder.match.BotFailure` (timeout,
+A bot breaking a rule raises :class:`~ladder.matches.match.BotFailure` (timeout,
 crash, garbage, exception, memory, illegal) with the tail of its stderr.
 """
 
@@ -67,12 +67,12 @@ from typing import Any, NoReturn
 import bots
 import engine
 import ladder
-from ladder import protocol
-from ladder import seccomp as seccomp_module
 from ladder.errors import UserError
-from ladder.match import BotFailure, BotTimeout, TimeoutKind
-from ladder.move_clock import MoveUsage, MoveWatch, wall_cap
-from ladder.submission import Submission
+from ladder.guest import protocol
+from ladder.guest import seccomp as seccomp_module
+from ladder.matches.match import BotFailure, BotTimeout, TimeoutKind
+from ladder.sandbox.move_clock import MoveUsage, MoveWatch, wall_cap
+from ladder.sandbox.submission import Submission
 
 LAYERS = ("process", "bubblewrap", "seccomp")
 # When the ladder runs as root, each bot process runs as a uid (and gid) of its own from this range, which no
@@ -107,12 +107,12 @@ class SandboxLimits:
     - ``move_seconds``: CPU time (every thread of the bot's process, and the
       children it has waited for) to answer one request (a decision, or the
       start/end hooks). CPU, not wall-clock time: a busy host does not make
-      a bot lose (see :mod:`ladder.move_clock`);
+      a bot lose (see :mod:`ladder.sandbox.move_clock`);
     - ``bank_seconds``: extra CPU time per match that a move running over
       ``move_seconds`` draws on; the bot is told what is left with each
       request;
     - ``move_wall_seconds``: wall-clock cap of one request, which stops a bot
-      that sleeps or blocks (``None``: :data:`~ladder.move_clock.WALL_FACTOR`
+      that sleeps or blocks (``None``: :data:`~ladder.sandbox.move_clock.WALL_FACTOR`
       times ``move_seconds``; it grows in proportion when the bank lets a move
       use more CPU). A wall-clock timeout while the host starved the bot is a
       host fault: the match is voided and played again;
@@ -397,7 +397,7 @@ def _seccomp_status() -> LayerStatus:
     if not ok:
         return LayerStatus("seccomp", False, why)
     code = (
-        "import sys, os; sys.path.insert(0, sys.argv[1]); from ladder import seccomp; seccomp.install()\n"
+        "import sys, os; sys.path.insert(0, sys.argv[1]); from ladder.guest import seccomp; seccomp.install()\n"
         "try:\n    pid = os.fork()\nexcept PermissionError:\n    print('denied')\nelse:\n"
         "    if pid == 0:\n        os._exit(0)\n    os.waitpid(pid, 0)\n    print('allowed')\n"
     )
@@ -1119,7 +1119,7 @@ class BotProcess:
         return now + max(0.0, timeout)
 
     def move_cpu_seconds(self) -> float | None:
-        """CPU seconds the last request used (``None``: answered too fast to be measured, see :mod:`ladder.move_clock`).
+        """CPU seconds the last request used (``None``: answered too fast to be measured, see :mod:`ladder.sandbox.move_clock`).
 
         Read after the reply: the bot is stopped by then, so its CPU time no longer moves.
         """

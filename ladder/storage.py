@@ -5,7 +5,7 @@ settings), matches (game, options, seed, seats, status, timings and the
 action log, so any match can be replayed exactly), one result row per seat
 (score, rank, failure), benched bots, and the ratings derived from the
 matches with their history. Matches are the source of truth: the rating
-tables are rebuilt from them by :func:`ladder.ratings.rerate`.
+tables are rebuilt from them by :func:`ladder.ratings.persistence.rerate`.
 
 SQLite runs in WAL mode with a busy timeout so readers (``ladder rankings``
 during a run) never block the writer for long. Any SQLAlchemy URL works
@@ -38,9 +38,9 @@ from sqlalchemy.exc import OperationalError, SQLAlchemyError
 from sqlmodel import Column, Field, Session, SQLModel, create_engine, select
 
 from ladder.errors import UserError
+from ladder.matches.statuses import REPLAYED_STATUSES as REPLAYED_STATUSES  # re-exported: the runner's import
+from ladder.matches.statuses import MatchStatus, TournamentState
 from ladder.paths import default_db_url
-from ladder.statuses import REPLAYED_STATUSES as REPLAYED_STATUSES  # re-exported: the runner's import
-from ladder.statuses import MatchStatus, TournamentState
 
 SCHEMA_VERSION = 4
 UPGRADABLE_FROM = {1, 2, 3}  # versions upgraded in place: by adding tables, and the columns of ADDED_COLUMNS
@@ -115,7 +115,7 @@ class TournamentRow(SQLModel, table=True):
     new tournament of the same name.
 
     ``deal_secret`` (hex) is what every deal and bot seed comes from
-    (:mod:`ladder.deals`): never shown while the tournament can still play a
+    (:mod:`ladder.matches.deals`): never shown while the tournament can still play a
     match; ``deal_commitment`` (its SHA-256) is public from the start; the
     secret is revealed (``secret_revealed_at``) when the tournament ends.
     ``deal_secret`` is ``None`` for a tournament made before sealed deals.
@@ -190,7 +190,7 @@ class MatchRow(SQLModel, table=True):
     someone else): the match counts for nothing (no rating, no benching) and
     the next run plays it again from its key, the same deal, with the reason
     in ``error``. ``host_json`` is the host's CPU pressure while the match was
-    played (:class:`ladder.host_load.HostPressure`). ``deal`` groups the matches that share a deal:
+    played (:class:`ladder.sandbox.host_load.HostPressure`). ``deal`` groups the matches that share a deal:
     the seatings of one table, or every bot's game of one solitaire deal.
     """
 

@@ -9,9 +9,9 @@ A submission is either
   along and the bot may import or open them;
 - a directory with a ``bot.toml`` manifest: a program in any language
   (``command = [...]``) that speaks JSON lines on stdin/stdout
-  (docs/writing-a-bot.md; the ladder's side is :mod:`ladder.exec_bot`),
+  (docs/writing-a-bot.md; the ladder's side is :mod:`ladder.sandbox.exec_bot`),
   optionally built once at submission (``build = [...]``, run by
-  :mod:`ladder.build`): then the folder the build leaves is the bot, and its
+  :mod:`ladder.sandbox.build`): then the folder the build leaves is the bot, and its
   hash the version's.
 
 The entry file must define exactly one subclass of :class:`ladder.bot.Bot`
@@ -58,7 +58,7 @@ SKIPPED_SUFFIXES = (".pyc", ".pyo")
 class Manifest:
     """An executable bot's ``bot.toml``: what it says about itself, the command that runs it, and its build.
 
-    ``build`` (may be empty) runs once at submission in the build sandbox (:mod:`ladder.build`); the
+    ``build`` (may be empty) runs once at submission in the build sandbox (:mod:`ladder.sandbox.build`); the
     folder it leaves (the bot's files and what the build made) is what is stored and run.
     """
 
@@ -283,7 +283,7 @@ def staging_root() -> Path:
 def stage(path: str | Path) -> Submission:
     """Copy a bot from ``path`` to a private folder and describe it (the copy cannot change under the match).
 
-    A bot with a ``build`` is staged by :func:`ladder.build.stage_bot`, which builds it first.
+    A bot with a ``build`` is staged by :func:`ladder.sandbox.build.stage_bot`, which builds it first.
     """
     return stage_files(str(path), read_files(path))
 

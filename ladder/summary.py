@@ -10,7 +10,7 @@ from typing import Any, NamedTuple
 
 from engine import get_game
 from engine.core import WON_DETAIL
-from ladder.match import MatchOutcome
+from ladder.matches.match import MatchOutcome
 
 
 @dataclass

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import pytest
 
-from ladder.players import sandbox_refusal
+from ladder.seats.players import sandbox_refusal
 
 
 def pytest_configure(config: pytest.Config) -> None:

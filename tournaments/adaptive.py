@@ -5,7 +5,7 @@ round-robin (``games_per_pairing`` deals per table, the same matches a
 round-robin cycle plays). Then it goes in rounds. Each round reads the
 tournament's stored matches, rates every pool that is still open (the
 order-free ratings of :mod:`ladder.ratings`, this tournament's matches only)
-and judges its order (:mod:`ladder.certainty`):
+and judges its order (:mod:`ladder.ratings.certainty`):
 
 - a pool whose every adjacent pair is ordered, or equal within the
   indifference margin, at the configured confidence (the whole order, with a
@@ -35,11 +35,13 @@ from dataclasses import dataclass
 
 from sqlmodel import Session, select
 
-from ladder import certainty, ratings
-from ladder.pools import PoolKey
-from ladder.ratings import Standing, pool_key
-from ladder.roster import Entrant
-from ladder.storage import MatchRow
+from ladder.ratings import certainty
+from ladder.ratings import persistence as ratings_persistence
+from ladder.ratings import trueskill_model as ratings_trueskill_model
+from ladder.ratings.pools import PoolKey
+from ladder.ratings.trueskill_model import Standing, pool_key
+from ladder.seats.roster import Entrant
+from ladder.store.tables import MatchRow
 from tournaments.config import AdaptiveSettings
 from tournaments.formats import (
     GamePlan,
@@ -109,8 +111,8 @@ class AdaptivePlanner:
         ids = {row_id for row_id, key in session.exec(select(MatchRow.id, MatchRow.key)
                                                       .where(MatchRow.tournament_id == tournament_id)).all()
                if key in planned}
-        facts = [fact for fact in ratings.load_match_facts(session, tournament_id) if fact.match_id in ids]
-        rated = ratings.compute(facts, history=False)
+        facts = [fact for fact in ratings_persistence.load_match_facts(session, tournament_id) if fact.match_id in ids]
+        rated = ratings_trueskill_model.compute(facts, history=False)
         played: dict[str, int] = defaultdict(int)
         for fact in facts:
             played[pool_key(fact.game, fact.num_players)] += 1
@@ -126,7 +128,7 @@ class AdaptivePlanner:
         deal_id = deal_key(0, plan.game, variant, pool.count, number)
         return deal_group(plan, 0, deal_id, plan.option_sets[variant], seed, bots, solitaire=pool.count == 1)
 
-    def _choose(self, pool: _Pool, rated: ratings.RatingSet, played: int, deals: dict[tuple[str, frozenset[str]], int],
+    def _choose(self, pool: _Pool, rated: ratings_trueskill_model.RatingSet, played: int, deals: dict[tuple[str, frozenset[str]], int],
                 benched: Callable[[Entrant, str, int], bool]) -> list[ScheduledMatch]:
         """The pool's deals of the next round (none once it stops)."""
         members = sorted((e for e in pool.plan.entrants if not benched(e, pool.plan.game, pool.count)), key=lambda e: e.label)

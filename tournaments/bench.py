@@ -2,7 +2,7 @@
 
 A bot version that fails ``limits.bench_after_failures`` played matches in a
 row in one bench pool (a game, option set and player count,
-:class:`~ladder.pools.PoolKey`) is benched there: its remaining matches in
+:class:`~ladder.ratings.pools.PoolKey`) is benched there: its remaining matches in
 that pool are recorded as skipped, with the reason, and its matches in other
 pools go on. Benches are stored (``BenchRow``), so a resumed tournament
 keeps them; the streaks of failures are counted per run.
@@ -15,10 +15,10 @@ from collections.abc import Mapping
 
 from sqlmodel import Session, select
 
-from ladder.match import SeatFailure
-from ladder.pools import PoolKey
-from ladder.roster import Entrant
-from ladder.storage import BenchRow
+from ladder.matches.match import SeatFailure
+from ladder.ratings.pools import PoolKey
+from ladder.seats.roster import Entrant
+from ladder.store.tables import BenchRow
 from ladder.text import clean_text
 from tournaments.formats import ScheduledMatch
 

@@ -14,7 +14,7 @@ Top-level keys (all optional but ``seed``):
 - ``name``: the tournament's name (default: the file name without ``.toml``).
 - ``description``: free text.
 - ``seed``: integer; the schedule (the order of play) derives from it. The deals do not: they
-  come from a secret made when the tournament is created (:mod:`ladder.deals`).
+  come from a secret made when the tournament is created (:mod:`ladder.matches.deals`).
 - ``format``: ``"round-robin"`` (single-player games always use duplicate deals) or ``"adaptive"``:
   one round-robin of ``games_per_pairing`` deals per table, then deals where the leaderboard is least
   certain until every pool is settled or its budget is spent (see :mod:`tournaments.adaptive`).
@@ -33,7 +33,7 @@ Top-level keys (all optional but ``seed``):
   machine, the default) or ``"dask"`` (a Dask cluster; needs ``pip install "card-ladder[dask]"``).
 - ``scheduler``: the address of a running Dask scheduler (``"tcp://host:8786"``); only with
   ``backend = "dask"``; without it the Dask backend starts a local cluster of its own.
-- ``[limits]`` (:class:`ladder.sandbox.SandboxLimits`, the one limits type): ``move_seconds`` (CPU time per
+- ``[limits]`` (:class:`ladder.sandbox.limits.SandboxLimits`, the one limits type): ``move_seconds`` (CPU time per
   move, all the bot's threads), ``bank_seconds`` (extra CPU time per match for moves that run over; default 0),
   ``move_wall_seconds`` (wall-clock cap of a move; default 5 x ``move_seconds``), ``match_seconds`` (wall-clock
   time for a bot's whole match), ``clock_builtin_bots`` (true: built-in bots play under the same CPU clocks;
@@ -59,7 +59,8 @@ from pydantic_core import PydanticCustomError
 
 from engine import Game, GameError, game_ids, get_game
 from ladder.errors import UserError
-from ladder.sandbox import Limits, allowed_packages
+from ladder.sandbox.limits import SandboxLimits as Limits
+from ladder.sandbox.packages import allowed_packages
 
 SCHEDULER_SCHEMES = ("tcp", "tls", "ucx", "inproc", "ws", "wss")
 
@@ -396,7 +397,7 @@ def parse_tournament(data: Mapping[str, Any], shown: str = "<tournament>", defau
 
 
 def limits_from_table(table: LimitsTable, check: _Checker) -> Limits:
-    """The ``[limits]`` table as the one limits type (:class:`ladder.sandbox.SandboxLimits`) the runner hands to
+    """The ``[limits]`` table as the one limits type (:class:`ladder.sandbox.limits.SandboxLimits`) the runner hands to
     every match (the one conversion)."""
     wall = table.move_wall_seconds
     if wall is not None and wall < table.move_seconds:

@@ -14,9 +14,9 @@ from collections.abc import Sequence
 
 from sqlmodel import Session
 
-from ladder.botref import BotRef, RefKind
 from ladder.errors import UserError
-from ladder.roster import Entrant, entrants_for_game, resolve
+from ladder.seats.botref import BotRef, RefKind
+from ladder.seats.roster import Entrant, entrants_for_game, resolve
 from tournaments.config import GameEntry, TournamentConfig
 from tournaments.formats import GamePlan, playable_counts
 
@@ -87,7 +87,7 @@ def resolve_plans(session: Session, config: TournamentConfig) -> tuple[list[Game
 
 def sandbox_refusal_for(config: TournamentConfig, plans: Sequence[GamePlan]) -> str | None:
     """Why this machine cannot run the submitted bots the tournament enters (one line), or None."""
-    from ladder.players import sandbox_refusal
+    from ladder.seats.players import sandbox_refusal
 
     sandboxed = sorted({e.label for plan in plans for e in plan.entrants if BotRef.parse(e.ref).sandboxed})
     if not sandboxed:
@@ -101,8 +101,8 @@ def sandbox_refusal_for(config: TournamentConfig, plans: Sequence[GamePlan]) -> 
 
 def bot_bundles(plans: Sequence[GamePlan]) -> dict[str, dict[str, bytes]]:
     """The files of every bot store version the tournament plays, by content hash (shipped to Dask workers)."""
-    from ladder.players import store_folder
-    from ladder.submission import content_hash, read_files
+    from ladder.sandbox.submission import content_hash, read_files
+    from ladder.seats.players import store_folder
 
     bundles: dict[str, dict[str, bytes]] = {}
     for plan in plans:

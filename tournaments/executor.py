@@ -49,13 +49,13 @@ from typing import Any
 
 from multiprocessing_logging import MultiProcessingHandler
 
-from ladder.host_load import PIN_ENV as PIN_ENV  # re-exported: the pinning switch lives with the host facts
-from ladder.host_load import worker_cpus as worker_cpus
+from ladder.sandbox.host_load import PIN_ENV as PIN_ENV  # re-exported: the pinning switch lives with the host facts
+from ladder.sandbox.host_load import worker_cpus as worker_cpus
 
 START_METHOD = "forkserver"
 """How workers are started: from a fork server, never by forking the (multi-threaded) coordinator."""
 
-PRELOAD = ["tournaments.worker", "ladder.players", "ladder.match", "engine", "bots.registry"]
+PRELOAD = ["tournaments.worker", "ladder.seats.players", "ladder.matches.match", "engine", "bots.registry"]
 """Modules the fork server imports once, so that every worker starts with them loaded."""
 
 

@@ -14,7 +14,7 @@ played it.
 The schedule (which matches, their keys, their order) is a pure function of
 the tournament's public seed, its game entries and its bots. The deals are
 not: each deal's seed is a keyed hash of the tournament's secret
-(:mod:`ladder.deals`), so nothing public tells a bot the cards. Each match
+(:mod:`ladder.matches.deals`), so nothing public tells a bot the cards. Each match
 has a stable key naming the cycle, game, option set, player count, deal and
 the bots by seat, so a resumed tournament plays exactly the keys it has not
 recorded yet, with the deals of the same secret.
@@ -32,10 +32,10 @@ from typing import Any
 
 from engine import get_game
 from engine.rng import derive_seed
-from ladder.deals import keyed_seed
-from ladder.match import MatchSpec
-from ladder.pools import PoolKey
-from ladder.roster import Entrant
+from ladder.matches.deals import keyed_seed
+from ladder.matches.match import MatchSpec
+from ladder.ratings.pools import PoolKey
+from ladder.seats.roster import Entrant
 
 
 @dataclass(frozen=True)

@@ -27,7 +27,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ladder.errors import UserError
-from ladder.statuses import MatchStatus, TournamentState
+from ladder.matches.statuses import MatchStatus, TournamentState
 from ladder.text import clean_text
 from tournaments.adaptive import WAIT, Wait
 from tournaments.executor import ExecutorLost, TaskKilledWorkers, WorkerLost

@@ -1,4 +1,4 @@
-"""Which tournament a run continues, dealt from which secret (sealed deals, :mod:`ladder.deals`).
+"""Which tournament a run continues, dealt from which secret (sealed deals, :mod:`ladder.matches.deals`).
 
 A tournament is identified by its name, seed, format and games, not by its
 bots, so a run continues the latest tournament of the same name and
@@ -20,10 +20,10 @@ from pathlib import Path
 
 from sqlmodel import Session, col, select
 
-from ladder.deals import DealSecret
 from ladder.errors import UserError
-from ladder.statuses import TournamentState
-from ladder.storage import TournamentRow, utcnow
+from ladder.matches.deals import DealSecret
+from ladder.matches.statuses import TournamentState
+from ladder.store.tables import TournamentRow, utcnow
 from tournaments.config import TournamentConfig
 from tournaments.recorder import to_json
 

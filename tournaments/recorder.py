@@ -28,9 +28,9 @@ from sqlalchemy import delete, func, insert
 from sqlalchemy.exc import SQLAlchemyError
 from sqlmodel import Session, col, select
 
-from ladder.pools import PoolKey
-from ladder.statuses import REPLAYED_STATUSES, FailureReason, MatchStatus
-from ladder.storage import BenchRow, MatchRow, SeatResultRow, TournamentRow, utcnow
+from ladder.matches.statuses import REPLAYED_STATUSES, FailureReason, MatchStatus
+from ladder.ratings.pools import PoolKey
+from ladder.store.tables import BenchRow, MatchRow, SeatResultRow, TournamentRow, utcnow
 from ladder.text import clean_text
 from tournaments.formats import ScheduledMatch
 from tournaments.tasks import MatchRecord

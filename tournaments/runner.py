@@ -36,7 +36,7 @@ rest of the tournament: its remaining matches there are recorded as
 skipped, with the reason; its matches in other pools go on. A match in
 which the host starved a bot (a wall-clock timeout while the bot was
 runnable but not running, or stopped by someone else: see
-:mod:`ladder.move_clock`) comes back marked voided: it is recorded as
+:mod:`ladder.sandbox.move_clock`) comes back marked voided: it is recorded as
 ``voided`` with the reason, counts for nothing (no rating, no benching), and
 the next run plays it again from its key, the same deal, like an error.
 
@@ -49,7 +49,7 @@ deals each cycle) are played until the budget is spent. The adaptive format
 (:mod:`tournaments.adaptive`) plays rounds chosen from what is stored instead
 of cycles, until every pool is settled or its budget (or the time) is spent.
 
-Sealed deals (:mod:`ladder.deals`): a new tournament gets a fresh secret (or
+Sealed deals (:mod:`ladder.matches.deals`): a new tournament gets a fresh secret (or
 the one the operator passes, ``--deal-secret``), kept in its database row; its
 commitment is logged and shown by ``ladder tournaments`` from the start. The
 workers are sent each match's deal seed and bot seeds, never the secret. A
@@ -74,7 +74,7 @@ The parts, each with one job: :mod:`tournaments.entrants` (who plays),
 adaptive format's rounds come from :mod:`tournaments.adaptive`),
 :mod:`tournaments.loop` (the executor loop, behind the interface of
 :mod:`tournaments.executor_api`), :mod:`tournaments.recorder` (the database),
-:mod:`tournaments.bench` (benching) and :mod:`tournaments.progress` (the log
+:mod:`tournaments.benching` (benching) and :mod:`tournaments.progress` (the log
 file and the progress bar). :class:`TournamentRun` puts them together.
 """
 
@@ -93,17 +93,18 @@ from typing import Any
 from sqlmodel import Session, func, select
 
 from engine import get_game
-from ladder import ratings
-from ladder.deals import DealSecret, bot_seed
 from ladder.errors import UserError
-from ladder.host_load import workers_warning
+from ladder.matches.deals import DealSecret, bot_seed
+from ladder.matches.statuses import MatchStatus, TournamentState
 from ladder.paths import results_dir
-from ladder.pools import PoolKey
-from ladder.statuses import MatchStatus, TournamentState
-from ladder.storage import MatchRow, TournamentRow, open_database, utcnow
+from ladder.ratings import persistence as ratings
+from ladder.ratings.pools import PoolKey
+from ladder.sandbox.host_load import workers_warning
+from ladder.store.database import open_database
+from ladder.store.tables import MatchRow, TournamentRow, utcnow
 from tournaments.adaptive import AdaptivePlanner, Wait
 from tournaments.backends import check_backend
-from tournaments.bench import BenchPolicy
+from tournaments.benching import BenchPolicy
 from tournaments.config import TournamentConfig, check_scheduler_address, fingerprint, load_tournament
 from tournaments.entrants import bot_bundles, resolve_plans, sandbox_refusal_for
 from tournaments.executor import LocalPoolExecutor, start_fork_server
@@ -249,7 +250,7 @@ class TournamentRun:
 
     def _check_sandbox(self) -> None:
         """Refuse to start (one line) when a required layer is missing, or submitted bots cannot be sandboxed here."""
-        from ladder.sandbox import require_layers
+        from ladder.sandbox.layers import require_layers
 
         if self.options.require_layers:
             require_layers(self.options.require_layers)

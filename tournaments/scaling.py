@@ -172,7 +172,7 @@ def sandboxed_mix(folder: Path) -> tuple[TournamentConfig, str]:
     matches are nearly all sandbox round trips: the mix that shows what the
     channel and the placement of bot processes cost at each worker count.
     """
-    from ladder.botstore import check_bot, register
+    from ladder.seats.botstore import check_bot, register
 
     db_url = f"sqlite:///{folder}/sandboxed.db"
     for name in SANDBOXED_NAMES:

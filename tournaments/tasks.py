@@ -16,7 +16,7 @@ from dataclasses import asdict, dataclass, field
 from datetime import datetime
 from typing import Any
 
-from ladder.match import MatchSpec, SeatFailure
+from ladder.matches.match import MatchSpec, SeatFailure
 
 SCHEMA_VERSION = 2  # 2: a record says whether the match is void (a host fault) and the host's pressure
 
@@ -73,7 +73,7 @@ class MatchRecord:
     scores: tuple[float, ...]
     ranks: tuple[int, ...]
     details: Mapping[str, Any]
-    actions_z: bytes  # ladder.storage.pack_actions
+    actions_z: bytes  # ladder.store.tables.pack_actions
     action_count: int
     failures: Mapping[int, SeatFailure]  # by seat; seats that did not fail are absent
     seconds: float  # wall time of the match on the worker
@@ -82,7 +82,7 @@ class MatchRecord:
     stderr: tuple[str, ...]  # each seat's stderr (the end of it)
     started_at: datetime
     worker: str  # host:pid
-    host: Mapping[str, Any] = field(default_factory=dict)  # the host's CPU pressure during the match (ladder.host_load)
+    host: Mapping[str, Any] = field(default_factory=dict)  # the host's CPU pressure during the match (ladder.sandbox.host_load)
     voided: str = ""  # empty, or why the match is void: a seat timed out while the host starved it (not the bot's fault)
 
     def to_wire(self) -> dict[str, Any]:

@@ -9,7 +9,7 @@ local process pool or a Dask cluster, and a version mismatch is named. A worker 
 player source between tasks, so the bots' processes stay alive across matches.
 
 :func:`seat_player` is the one place that turns a seat's bot reference into a
-player: it asks ``ladder.players`` (the sandbox's :class:`PlayerPool` when it
+player: it asks ``ladder.seats.players`` (the sandbox's :class:`PlayerPool` when it
 is there, the in-process built-in bots otherwise). Player sources belong to
 the thread that made them (a :class:`PlayerPool` is not shared between
 threads), one per set of limits.
@@ -48,12 +48,12 @@ from datetime import UTC, datetime
 from typing import Any
 
 from bots.base import MatchStart
-from ladder import host_load
-from ladder.botref import BotRef, RefKind
 from ladder.errors import UserError
-from ladder.match import BotFailure, Player, play_match
-from ladder.statuses import FailureReason
-from ladder.storage import pack_actions
+from ladder.matches.match import BotFailure, Player, play_match
+from ladder.matches.statuses import FailureReason
+from ladder.sandbox import host_load
+from ladder.seats.botref import BotRef, RefKind
+from ladder.store.tables import pack_actions
 from ladder.text import bot_lines, clean_text
 from tournaments.tasks import MatchRecord, MatchTask
 
@@ -107,10 +107,10 @@ class _InProcessSource:
     """Stand-in for the sandbox's PlayerPool: built-in bots in this process, nothing else."""
 
     def player(self, ref: str, game_id: str, deal: str = "") -> Player:
-        from ladder.players import builtin_player
+        from ladder.seats.players import builtin_player
 
         if BotRef.parse(ref).sandboxed:
-            raise BotFailure(FailureReason.CRASH, f"cannot run {ref}: the sandbox (ladder.players.PlayerPool) is not available")
+            raise BotFailure(FailureReason.CRASH, f"cannot run {ref}: the sandbox (ladder.seats.players.PlayerPool) is not available")
         return builtin_player(ref, game_id)
 
     def close(self) -> None:
@@ -118,14 +118,14 @@ class _InProcessSource:
 
 
 def _player_source(limits: dict[str, Any]) -> Any:
-    """This thread's PlayerPool for ``limits`` (in-process built-in bots if ``ladder.players`` has no pool)."""
+    """This thread's PlayerPool for ``limits`` (in-process built-in bots if ``ladder.seats.players`` has no pool)."""
     sources: dict[str, Any] | None = getattr(_local, "sources", None)
     if sources is None:
         sources = _local.sources = {}
     key = json.dumps(limits, sort_keys=True, default=str)
     source = sources.get(key)
     if source is None:
-        import ladder.players as players
+        import ladder.seats.players as players
 
         pool_class = getattr(players, "PlayerPool", None)
         source = _make_pool(pool_class, limits) if pool_class is not None else _InProcessSource()
@@ -204,8 +204,8 @@ def _worker_name() -> str:
 def seat_problem(ref: str, expected_hash: str) -> str | None:
     """Why this worker cannot play ``ref`` as the bot version ``expected_hash``, or ``None`` if it can."""
     from bots.registry import bot_names
-    from ladder.players import store_folder
-    from ladder.submission import entry_point_bots, entry_point_submission, stored_submission
+    from ladder.sandbox.submission import entry_point_bots, entry_point_submission, stored_submission
+    from ladder.seats.players import store_folder
 
     short = expected_hash[:12]
     parsed = BotRef.parse(ref)
@@ -237,7 +237,7 @@ def seat_problem(ref: str, expected_hash: str) -> str | None:
             return f"the installed bot {name!r} here is version {found[:12]}, the tournament entered {short}"
         return None
     if ref in bot_names():
-        from ladder.roster import builtin_hash
+        from ladder.seats.roster import builtin_hash
 
         found = builtin_hash(ref)
         if found != expected_hash:
@@ -276,8 +276,8 @@ def install_bot_files(bundles: Mapping[str, Mapping[str, bytes]]) -> list[str]:
     workers of one machine may install the same version at once: the files
     are written aside and moved into place in one step.
     """
-    from ladder.players import store_folder
-    from ladder.submission import content_hash, stored_submission, write_tree
+    from ladder.sandbox.submission import content_hash, stored_submission, write_tree
+    from ladder.seats.players import store_folder
 
     installed = []
     for digest, files in bundles.items():

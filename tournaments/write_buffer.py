@@ -21,7 +21,7 @@ import time
 from collections.abc import Mapping
 from dataclasses import dataclass
 
-from ladder.pools import PoolKey
+from ladder.ratings.pools import PoolKey
 from tournaments.recorder import Finished
 
 FLUSH_SECONDS = 0.25

@@ -8,7 +8,7 @@ Three figures:
   this process, and their difference (the sandbox's overhead per decision);
 - random-bot matches with every seat sandboxed against the same matches
   (same seeds, same choices) with every seat in this process: the baseline is
-  :func:`~ladder.match.play_match` with the built-in random bot, which
+  :func:`~ladder.matches.match.play_match` with the built-in random bot, which
   computes the observation and the legal actions at every decision, exactly
   as for a sandboxed seat.
 
@@ -51,10 +51,12 @@ from cli.commands.bench import machine
 from cli.commands.tables import fitted_table, number_column, print_table
 from engine import Game, all_games, get_game
 from ladder.forced_moves import ForcedMoves
-from ladder.match import MatchSpec, play_match
-from ladder.players import PlayerPool, builtin_player, current_cpu
-from ladder.sandbox import BotProcess, SandboxLimits, check_layers, default_layers
-from ladder.submission import stage
+from ladder.matches.match import MatchSpec, play_match
+from ladder.sandbox.layers import check_layers, default_layers
+from ladder.sandbox.limits import SandboxLimits
+from ladder.sandbox.process import BotProcess
+from ladder.sandbox.submission import stage
+from ladder.seats.players import PlayerPool, builtin_player, current_cpu
 
 RANDOM_BOT_SOURCE = '''"""The built-in random bot, run sandboxed for the benchmark."""
 from bots.random_bot import RandomBot

@@ -11,8 +11,8 @@ from rich.markup import escape
 
 from bots.registry import bot_classes, games_of
 from cli.commands.tables import fitted_table, label_column, number_column, print_table
-from ladder.bot_index import registered_bots
-from ladder.submission import entry_point_bots
+from ladder.sandbox.submission import entry_point_bots
+from ladder.store.bot_index import registered_bots
 from ladder.text import clean_text
 
 

@@ -17,11 +17,12 @@ from sqlalchemy.exc import ArgumentError
 from sqlmodel import Session, col, select
 
 from cli.commands.tables import phrase_lines
-from ladder.botref import BotRef
 from ladder.errors import UserError
+from ladder.matches.statuses import FailureReason
 from ladder.paths import default_db_url
-from ladder.statuses import FailureReason
-from ladder.storage import BotRow, BotVersionRow, MatchRow, TournamentRow, session_for
+from ladder.seats.botref import BotRef
+from ladder.store.database import session_for
+from ladder.store.tables import BotRow, BotVersionRow, MatchRow, TournamentRow
 from ladder.text import clean_text
 
 DbOption = Annotated[

@@ -13,19 +13,11 @@ from rich.markup import escape
 from rich.table import Table
 
 from cli.commands.tables import fitted_table, label_column, number_column, print_table
-from ladder.host_load import usable_cores, workers_warning
-from ladder.move_clock import WALL_FACTOR
-from ladder.sandbox import (
-    LAYERS,
-    LayerStatus,
-    SandboxLimits,
-    default_layers,
-    interpreter_view,
-    is_root,
-    layer_statuses,
-    process_layer_can_drop_root,
-    separation,
-)
+from ladder.sandbox.host_facts import is_root, process_layer_can_drop_root
+from ladder.sandbox.host_load import usable_cores, workers_warning
+from ladder.sandbox.layers import LAYERS, LayerStatus, default_layers, interpreter_view, layer_statuses, separation
+from ladder.sandbox.limits import SandboxLimits
+from ladder.sandbox.move_clock import WALL_FACTOR
 
 INSTALL_HINTS = {
     "bubblewrap": "apt-get install bubblewrap (Debian/Ubuntu), dnf install bubblewrap (Fedora)",

@@ -21,13 +21,13 @@ from cli.commands.dbview import DbOption, VersionName, database, tournament_name
 from cli.commands.rankings import rankings_json
 from ladder.errors import UserError
 from ladder.paths import results_dir
-from ladder.storage import MatchRow, SeatResultRow, unpack_actions
+from ladder.store.tables import MatchRow, SeatResultRow, unpack_actions
 
 if TYPE_CHECKING:
     from sqlmodel import Session
 
-    from ladder.ratings import RatingSet
-    from ladder.storage import SeatResultRow
+    from ladder.ratings.trueskill_model import RatingSet
+    from ladder.store.tables import SeatResultRow
 
 
 class Format(StrEnum):
@@ -98,8 +98,8 @@ class _Recorded:
         from sqlalchemy import select as sa_select
         from sqlmodel import col
 
-        from ladder import ratings
-        from ladder.storage import SeatResultRow
+        from ladder.ratings import persistence as ratings
+        from ladder.store.tables import SeatResultRow
 
         names = version_names(session)
         tournaments = tournament_names(session)

@@ -13,7 +13,7 @@ from rich.markup import escape
 from cli.commands.dbview import DbOption, database, versions_of
 from cli.commands.tables import fitted_table, number_column, print_table
 from ladder.errors import UserError
-from ladder.storage import MatchRow, SeatResultRow
+from ladder.store.tables import MatchRow, SeatResultRow
 
 
 def h2h(
@@ -27,7 +27,7 @@ def h2h(
     from sqlalchemy import select as sa_select
     from sqlmodel import col
 
-    from ladder.ratings import facts_of
+    from ladder.ratings.trueskill_model import facts_of
 
     with database(db) as session:
         a_versions, b_versions = set(versions_of(session, first)), set(versions_of(session, second))
@@ -67,7 +67,7 @@ def _meetings(game_id: str, players: int, groups: dict[str, dict]) -> dict[str, 
     """The counts of one game and table size: where both bots played (the same match, or the same solitaire
     deal), who was ahead (by rank, in a solitaire as the ratings rank a deal: by the score order, failed seats
     last) and the mean score difference; None if they never met."""
-    from ladder.ratings import deal_ranks, facts_of
+    from ladder.ratings.trueskill_model import deal_ranks, facts_of
 
     facts = facts_of(game_id)
     a_ahead = b_ahead = tied = 0

@@ -22,14 +22,14 @@ from cli.commands.dbview import (
     version_names,
     versions_of,
 )
-from ladder.storage import MatchRow, SeatResultRow
-from ladder.summary import ordinal
+from ladder.matches.summary import ordinal
+from ladder.store.tables import MatchRow, SeatResultRow
 from ladder.text import clean_text
 
 if TYPE_CHECKING:
     from sqlmodel import Session
 
-    from ladder.storage import SeatResultRow
+    from ladder.store.tables import SeatResultRow
 
 
 def matches(
@@ -76,7 +76,7 @@ def _newest_matches(session: Session, bot: str | None, game: str | None, tournam
     from sqlalchemy import select as sa_select
     from sqlmodel import col
 
-    from ladder.storage import SeatResultRow
+    from ladder.store.tables import SeatResultRow
 
     # SQLAlchemy's own select: SQLModel's is typed for at most four columns
     query = sa_select(col(MatchRow.id), col(MatchRow.tournament_id), col(MatchRow.game), col(MatchRow.num_players),
@@ -99,7 +99,7 @@ def _seats_by_match(session: Session, ids: list[int]) -> dict[int, list[SeatResu
     """The seats of the matches ``ids``, in seat order, by match id."""
     from sqlmodel import col
 
-    from ladder.storage import SeatResultRow
+    from ladder.store.tables import SeatResultRow
 
     seats: dict[int, list[SeatResultRow]] = {}
     for seat in session.exec(select(SeatResultRow).where(col(SeatResultRow.match_id).in_(ids)).order_by(col(SeatResultRow.seat))).all():

@@ -21,12 +21,13 @@ from tqdm import tqdm
 
 from cli.commands.dbview import compact_table
 from engine import Game, get_game
-from ladder.host_load import usable_cores, worker_cpus
-from ladder.match import MatchOutcome, MatchSpec, play_match
-from ladder.players import PlayerPool, is_builtin
-from ladder.sandbox import SandboxLimits, allowed_packages
-from ladder.submission import Submission
-from ladder.summary import CONFIDENCE, BotTally, Difference, paired_differences, score_histogram, tally
+from ladder.matches.match import MatchOutcome, MatchSpec, play_match
+from ladder.matches.summary import CONFIDENCE, BotTally, Difference, paired_differences, score_histogram, tally
+from ladder.sandbox.host_load import usable_cores, worker_cpus
+from ladder.sandbox.limits import SandboxLimits
+from ladder.sandbox.packages import allowed_packages
+from ladder.sandbox.submission import Submission
+from ladder.seats.players import PlayerPool, is_builtin
 
 
 def seat_labels(bots: list[str]) -> list[str]:

@@ -2,7 +2,7 @@
 
 Under each pool's table: the verdict (settled / not yet) and its reason. In
 the table: each bot's 95% rank interval (``ranks``) and the probability that
-it is truly above the next bot down (``P>next``); see :mod:`ladder.certainty`.
+it is truly above the next bot down (``P>next``); see :mod:`ladder.ratings.certainty`.
 """
 
 from __future__ import annotations
@@ -19,11 +19,14 @@ from rich.text import Text
 from sqlmodel import Session, select
 
 from cli.commands.dbview import DbOption, VersionName, compact_table, database, latest_version_ids, version_names
-from ladder import certainty, ratings
-from ladder.certainty import OverallInterval, PairState, PoolCertainty, Verdict
 from ladder.errors import UserError
-from ladder.ratings import RatingSet
-from ladder.storage import TournamentRow
+from ladder.ratings import across_pools as ratings_across_pools
+from ladder.ratings import certainty
+from ladder.ratings import persistence as ratings_persistence
+from ladder.ratings import trueskill_model as ratings_trueskill_model
+from ladder.ratings.certainty import OverallInterval, PairState, PoolCertainty, Verdict
+from ladder.ratings.trueskill_model import RatingSet
+from ladder.store.tables import TournamentRow
 
 
 def _pool_title(pool: str, rated: RatingSet) -> str:
@@ -42,7 +45,7 @@ def _column(table: Table, name: str) -> None:
 
 
 def pool_table(pool: str, rated: RatingSet, names: dict[int, VersionName], sure: PoolCertainty) -> Table:
-    from ladder.ratings import facts_of
+    from ladder.ratings.trueskill_model import facts_of
 
     solitaire = facts_of(pool.partition("/")[0]).solitaire
     draw = rated.draw_probability.get(pool, 0.0)
@@ -87,11 +90,11 @@ def _pair_cell(pair: Any) -> str:
 
 
 def overall_table(rated: RatingSet, names: dict[int, VersionName], spread: dict[int, OverallInterval]) -> Table:
-    table = compact_table("Overall, across games", ratings.OVERALL_METHOD +
+    table = compact_table("Overall, across games", ratings_trueskill_model.OVERALL_METHOD +
                           "; 95% interval: the score when each pool's skills are drawn from their ratings")
     for column in ("rank", "bot", "version", "overall score", "95% interval", "pools played", "mean mu-3σ"):
         _column(table, column)
-    for position, row in enumerate(ratings.overall(rated), start=1):
+    for position, row in enumerate(ratings_across_pools.overall(rated), start=1):
         name = names.get(row.bot_version_id)
         interval = spread[row.bot_version_id]
         table.add_row(
@@ -147,15 +150,15 @@ def rankings_json(rated: RatingSet, names: dict[int, VersionName], pools: Iterab
         }
 
     return {
-        "method": ratings.METHOD,
-        "overall_method": ratings.OVERALL_METHOD,
+        "method": ratings_trueskill_model.METHOD,
+        "overall_method": ratings_trueskill_model.OVERALL_METHOD,
         "matches": rated.match_count,
         "pools": {pool: pool_json(pool) for pool in pools},
         "overall": [
             who(r.bot_version_id) | {"rank": i, "score": r.score, "score_interval": [spread[r.bot_version_id].low,
                                                                                    spread[r.bot_version_id].high],
                                      "pools": r.pools, "mean_conservative": r.mean_conservative}
-            for i, r in enumerate(ratings.overall(rated), start=1)
+            for i, r in enumerate(ratings_across_pools.overall(rated), start=1)
         ],
     }
 
@@ -176,14 +179,14 @@ def tournament_id(session: Session, ref: str) -> int:
 def filtered_ratings(session: Session, tournament: str | None, latest_versions: bool) -> RatingSet:
     """Ratings computed now from the matches of one tournament and/or among the latest version of every bot
     (a match with an older version of any of its bots is left out)."""
-    facts = ratings.load_match_facts(session)
+    facts = ratings_persistence.load_match_facts(session)
     if tournament is not None:
         wanted = tournament_id(session, tournament)
         facts = [fact for fact in facts if fact.tournament_id == wanted]
     if latest_versions:
         current = latest_version_ids(session)
         facts = [fact for fact in facts if all(seat.bot_version_id in current for seat in fact.seats)]
-    return ratings.compute(facts)
+    return ratings_trueskill_model.compute(facts)
 
 
 def print_rankings(session: Session, games: list[str] | None = None, console: Console | None = None,
@@ -195,9 +198,9 @@ def print_rankings(session: Session, games: list[str] | None = None, console: Co
     console = console or Console()
     fresh = True
     if rated is None:
-        rated, fresh = ratings.current(session)
+        rated, fresh = ratings_persistence.current(session)
     pools = _shown_pools(rated, games, scope)
-    from ladder import certainty
+    from ladder.ratings import certainty
 
     names = version_names(session)
     labels = {version: name.bot for version, name in names.items()}

@@ -15,11 +15,11 @@ from sqlmodel import select
 from cli.commands.dbview import DbOption, database, failure_lines, find_match, version_names
 from engine import IllegalActionError, get_game
 from ladder.errors import UserError
-from ladder.summary import ordinal
+from ladder.matches.summary import ordinal
 
 if TYPE_CHECKING:
     from engine.core import Game, State
-    from ladder.storage import MatchRow, SeatResultRow
+    from ladder.store.tables import MatchRow, SeatResultRow
 
 MAX_LEGAL_SHOWN = 40  # a long list of legal actions is cut here (the chosen one is always shown)
 
@@ -98,7 +98,7 @@ def _recorded(db: str | None, match_ref: str) -> tuple[MatchRow, Sequence[SeatRe
     no longer in the database)."""
     from sqlmodel import col
 
-    from ladder.storage import SeatResultRow
+    from ladder.store.tables import SeatResultRow
 
     with database(db) as session:
         match = find_match(session, match_ref)

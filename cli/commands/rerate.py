@@ -7,7 +7,7 @@ import time
 from rich.console import Console
 
 from cli.commands.dbview import DbOption, database
-from ladder import ratings
+from ladder.ratings import persistence as ratings
 
 
 def rerate(db: DbOption = None) -> None:

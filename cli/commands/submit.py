@@ -10,10 +10,12 @@ import typer
 from rich.console import Console
 from rich.markup import escape
 
-from ladder.botstore import CheckReport, check_bot, register
-from ladder.build import BuildLimits
 from ladder.errors import UserError
-from ladder.sandbox import SandboxLimits, allowed_packages, require_layers
+from ladder.sandbox.build import BuildLimits
+from ladder.sandbox.layers import require_layers
+from ladder.sandbox.limits import SandboxLimits
+from ladder.sandbox.packages import allowed_packages
+from ladder.seats.botstore import CheckReport, check_bot, register
 from ladder.text import clean_text
 
 PathArgument = Annotated[str, typer.Argument(metavar="PATH", help="The bot: a .py file, or a folder with bot.py or bot.toml.")]

@@ -1,6 +1,6 @@
 """`ladder tournaments`: every tournament run with its state, progress and sealed deals.
 
-Each tournament's deals come from a secret (:mod:`ladder.deals`): its
+Each tournament's deals come from a secret (:mod:`ladder.matches.deals`): its
 commitment (the secret's SHA-256) is shown from the start, the secret itself
 once the tournament ended. ``--reveal ID`` ends a stopped or incomplete
 tournament on purpose: its secret is shown and never deals again (a later
@@ -21,7 +21,7 @@ from sqlmodel import Session, select
 from cli.commands.dbview import DbOption, database, latest_version_ids
 from cli.commands.tables import fitted_table, label_column, number_column, print_table
 from ladder.errors import UserError
-from ladder.storage import BenchRow, MatchRow, SeatResultRow, TournamentRow, live_state, utcnow
+from ladder.store.tables import BenchRow, MatchRow, SeatResultRow, TournamentRow, live_state, utcnow
 from ladder.text import clean_text
 
 
@@ -56,7 +56,7 @@ def tournaments(
     """List tournament runs: state (running, stopped, interrupted, complete, budget spent), progress and sealed deals."""
     from sqlmodel import col
 
-    from ladder.storage import TournamentRow
+    from ladder.store.tables import TournamentRow
 
     with database(db) as session:
         if reveal is not None:
@@ -94,7 +94,7 @@ def _match_counts(session: Session) -> dict[int, Counter[str]]:
 
 def _tournament_json(row: TournamentRow, match_counts: dict[int, Counter[str]], benched: Counter[int]) -> dict[str, Any]:
     """A tournament as --json lists it (and the table shows it)."""
-    from ladder.storage import live_state
+    from ladder.store.tables import live_state
 
     assert row.id is not None  # a stored row
     counts = match_counts.get(row.id, Counter())

@@ -22,11 +22,12 @@ from typing import Any
 
 from sqlmodel import Session, col, select
 
-from ladder import ratings
-from ladder.botref import BotRef
-from ladder.ratings import HistoryPoint, RatingSet, Standing, pool_key
-from ladder.statuses import MatchStatus
-from ladder.storage import (
+from ladder.matches.statuses import MatchStatus
+from ladder.ratings import persistence as ratings_persistence
+from ladder.ratings import trueskill_model as ratings_trueskill_model
+from ladder.ratings.trueskill_model import HistoryPoint, RatingSet, Standing, pool_key
+from ladder.seats.botref import BotRef
+from ladder.store.tables import (
     BenchRow,
     BotRow,
     BotVersionRow,
@@ -41,7 +42,7 @@ from ladder.storage import (
 
 def is_solitaire(pool: str) -> bool:
     """Whether the pool's game is a solitaire, as the game declares it (rated deal by deal)."""
-    return ratings.facts_of(pool.partition("/")[0]).solitaire
+    return ratings_trueskill_model.facts_of(pool.partition("/")[0]).solitaire
 
 
 def pool_title(pool: str) -> str:
@@ -201,7 +202,7 @@ def load(session: Session) -> ReportData:
         for mid, tid, key, deal, game, options, players, seed, status, error, seconds, think, count, finished
         in session.exec(select(*columns).order_by(MatchRow.id)).all()  # type: ignore[call-overload]
     ]
-    rated, fresh = ratings.current(session)
+    rated, fresh = ratings_persistence.current(session)
     history = rated.history if not fresh else [
         HistoryPoint(h.pool, h.event, h.match_id, h.bot_version_id, h.mu, h.sigma)
         for h in session.exec(select(RatingHistoryRow).order_by(RatingHistoryRow.id)).all()  # type: ignore[arg-type]
@@ -264,7 +265,7 @@ def head_to_head(data: ReportData, pool: str) -> dict[tuple[int, int], PairCount
     in a solitaire, who scored more on the same deal."""
     counts: dict[tuple[int, int], PairCount] = defaultdict(PairCount)
     groups: dict[Any, list[tuple[int, float]]] = defaultdict(list)  # group -> (version, key: lower is better)
-    sign = -ratings.facts_of(pool.partition("/")[0]).score_sign  # the game's score order: lower key is better
+    sign = -ratings_trueskill_model.facts_of(pool.partition("/")[0]).score_sign  # the game's score order: lower key is better
     for match in data.matches:
         if match.status != MatchStatus.PLAYED or match.pool != pool:
             continue
@@ -307,7 +308,7 @@ def margin(match: MatchRecord, seat: SeatRecord) -> float:
     if match.num_players == 1:
         return seat.score or 0.0
     others = [s.score or 0.0 for s in match.seats if s.seat != seat.seat]
-    if ratings.facts_of(match.game).higher_is_better:
+    if ratings_trueskill_model.facts_of(match.game).higher_is_better:
         return (seat.score or 0.0) - max(others)
     return min(others) - (seat.score or 0.0)  # penalty points (Elfer raus): fewer is better
 

@@ -11,7 +11,7 @@ matplotlib.use("svg")
 
 import matplotlib.pyplot as plt  # noqa: E402
 
-from ladder.ratings import HistoryPoint  # noqa: E402
+from ladder.ratings.trueskill_model import HistoryPoint  # noqa: E402
 
 matplotlib.rcParams.update({
     "svg.fonttype": "none",  # text stays text: small files, readable, selectable

@@ -20,8 +20,8 @@ from typing import Any
 
 from engine import GameError, get_game
 from engine.core import EventLog, State
+from ladder.matches.statuses import MatchStatus
 from ladder.report.data import MatchRecord
-from ladder.statuses import MatchStatus
 
 
 @dataclass(frozen=True)

@@ -22,11 +22,12 @@ from typing import Any
 from jinja2 import Environment, PackageLoader, select_autoescape
 from sqlmodel import Session
 
-from ladder import ratings
+from ladder.matches.summary import ordinal, score_histogram
+from ladder.ratings import across_pools as ratings_across_pools
+from ladder.ratings import trueskill_model as ratings_trueskill_model
 from ladder.report import data as reportdata
 from ladder.report import plots
 from ladder.report.replay import build_replay
-from ladder.summary import ordinal, score_histogram
 
 STATIC_FILES = ("report.css", "replay.js")
 
@@ -123,9 +124,9 @@ def _write_static(writer: _Writer) -> None:
 def _write_index(writer: _Writer, pools: list[str]) -> None:
     """The front page: every pool's leaderboard and the overall table, with how they are computed."""
     data = writer.data
-    overall = ratings.overall(data.rated)
+    overall = ratings_across_pools.overall(data.rated)
     writer.page("index.html", "index.html", pools=pools, boards={p: reportdata.leaderboard(data, p) for p in pools},
-                overall=overall, method=ratings.METHOD, overall_method=ratings.OVERALL_METHOD)
+                overall=overall, method=ratings_trueskill_model.METHOD, overall_method=ratings_trueskill_model.OVERALL_METHOD)
 
 
 def _write_pools(writer: _Writer, played_pools: list[str]) -> None:

@@ -113,8 +113,8 @@ def per_match_decision(game_id: str, num_players: int, deals: int, repeats: int 
     """Microseconds per decision of whole in-process random-bot matches: handing copies (now) and
     handing the state's own objects (before issue 15), interleaved, best of ``repeats``."""
     from engine.core import State
-    from ladder.match import MatchSpec, play_match
-    from ladder.players import PlayerPool
+    from ladder.matches.match import MatchSpec, play_match
+    from ladder.seats.players import PlayerPool
 
     copying = (State.offer, EventLog.since_last_decision)
     sharing = (_shared_offer, _shared_events)

@@ -13,7 +13,7 @@ then replays tournaments by drawing, for every deal a tournament schedules,
 one of the bank's real deals of that table (both seatings of it together;
 in a solitaire, that deal's scores of the bots asked for), seeded by the
 tournament's seed. The rating and the adaptive choices are the ladder's own
-code (:func:`ladder.ratings.compute`, :class:`tournaments.adaptive.AdaptivePlanner`).
+code (:func:`ladder.ratings.trueskill_model.compute`, :class:`tournaments.adaptive.AdaptivePlanner`).
 
 Round-robin: for a ladder of deals per pair, the share of ``--tournaments``
 tournaments whose final table (by mu - 3 sigma) is the true order; the
@@ -46,9 +46,10 @@ ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
 
 from engine import all_games  # noqa: E402
-from ladder import certainty, ratings  # noqa: E402
-from ladder.ratings import MatchFact, SeatFact  # noqa: E402
-from ladder.roster import Entrant  # noqa: E402
+from ladder.ratings import certainty  # noqa: E402
+from ladder.ratings import trueskill_model as ratings  # noqa: E402
+from ladder.ratings.trueskill_model import MatchFact, SeatFact  # noqa: E402
+from ladder.seats.roster import Entrant  # noqa: E402
 from tournaments.adaptive import AdaptivePlanner, _next_deals  # noqa: E402
 from tournaments.config import AdaptiveSettings, parse_tournament  # noqa: E402
 from tournaments.formats import GamePlan, ScheduledMatch, round_robin_groups  # noqa: E402

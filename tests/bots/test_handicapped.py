@@ -8,7 +8,7 @@ from bots.base import MatchStart
 from bots.handicapped import HandicappedBot
 from bots.registry import bots_for_game, get_bot_class, is_handicapped
 from engine import all_games
-from ladder.match import MatchSpec, play_match
+from ladder.matches.match import MatchSpec, play_match
 
 FIELD = ("thumb", "thumb-25", "thumb-50", "thumb-75", "random")
 GAMES = [game.id for game in all_games()]

@@ -15,7 +15,8 @@ import pytest
 from engine import game_ids
 from ladder.report.data import MatchRecord, SeatRecord
 from ladder.report.replay import build_replay
-from ladder.sandbox import available_layers, is_root, process_layer_can_drop_root
+from ladder.sandbox.host_facts import is_root, process_layer_can_drop_root
+from ladder.sandbox.layers import available_layers
 
 HERE = Path(__file__).resolve().parent
 CROWD = HERE / "crowd_bot.py"

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from ladder.botref import BotRef, RefKind
-from ladder.pools import PoolKey
+from ladder.ratings.pools import PoolKey
+from ladder.seats.botref import BotRef, RefKind
 
 HASH = "ab" * 32
 

@@ -7,13 +7,14 @@ from pathlib import Path
 import pytest
 from sqlmodel import select
 
-from ladder.bot_index import latest_hash, registered_bots
-from ladder.botstore import check_bot, register
 from ladder.errors import UserError
-from ladder.match import MatchSpec, play_match
-from ladder.players import PlayerPool
-from ladder.sandbox import SandboxLimits
-from ladder.storage import BotRow, BotVersionRow, session_for
+from ladder.matches.match import MatchSpec, play_match
+from ladder.sandbox.limits import SandboxLimits
+from ladder.seats.botstore import check_bot, register
+from ladder.seats.players import PlayerPool
+from ladder.store.bot_index import latest_hash, registered_bots
+from ladder.store.database import session_for
+from ladder.store.tables import BotRow, BotVersionRow
 from tests.ladder.toy_game import GAME_ID, toy_game_registered
 
 LIMITS = SandboxLimits(move_seconds=2.0, match_seconds=10.0, memory_mb=256)
@@ -189,10 +190,10 @@ def test_a_registration_the_database_refuses_leaves_no_row_and_no_orphan_folder(
     from sqlalchemy.exc import OperationalError
     from sqlmodel import Session
 
-    from ladder import botstore
-    from ladder.botstore import CheckReport
-    from ladder.sandbox import BotInfo
-    from ladder.submission import content_hash, read_files
+    from ladder.sandbox.process import BotInfo
+    from ladder.sandbox.submission import content_hash, read_files
+    from ladder.seats import botstore
+    from ladder.seats.botstore import CheckReport
 
     path = bot_file(tmp_path)
     report = CheckReport(str(path), content_hash(read_files(path)), info=BotInfo("counter", "tester", "1", ("toy-count",)),

@@ -14,8 +14,8 @@ from pathlib import Path
 import pytest
 
 from engine import game_ids
-from ladder.botstore import check_bot
-from ladder.build import build_refusal
+from ladder.sandbox.build import build_refusal
+from ladder.seats.botstore import check_bot
 from tests.ladder.front_door import ROOT, LadderHome
 
 EXAMPLE = ROOT / "docs" / "examples" / "c_bot"

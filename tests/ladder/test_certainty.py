@@ -7,9 +7,10 @@ import random
 import pytest
 
 from engine import GameFacts, ScoreOrder, WinRule
-from ladder import certainty, ratings
-from ladder.certainty import PairState, Verdict, assess, p_equal, p_order, rank_intervals
-from ladder.ratings import MatchFact, SeatFact, Standing, compute
+from ladder.ratings import certainty
+from ladder.ratings import trueskill_model as ratings
+from ladder.ratings.certainty import PairState, Verdict, assess, p_equal, p_order, rank_intervals
+from ladder.ratings.trueskill_model import MatchFact, SeatFact, Standing, compute
 
 
 def standing(version: int, mu: float, sigma: float) -> Standing:

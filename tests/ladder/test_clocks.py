@@ -11,11 +11,11 @@ from pathlib import Path
 import pytest
 
 from bots.base import Bot, Clock, MatchStart
-from ladder import host_load
-from ladder.match import BotTimeout, MatchSpec, TimeoutKind, play_match
-from ladder.move_clock import HOST_FAULT_SHARE, MoveUsage
-from ladder.players import ClockedInProcessPlayer, InProcessPlayer, PlayerPool
-from ladder.sandbox import SandboxLimits
+from ladder.matches.match import BotTimeout, MatchSpec, TimeoutKind, play_match
+from ladder.sandbox import host_load
+from ladder.sandbox.limits import SandboxLimits
+from ladder.sandbox.move_clock import HOST_FAULT_SHARE, MoveUsage
+from ladder.seats.players import ClockedInProcessPlayer, InProcessPlayer, PlayerPool
 from tests.ladder.toy_game import GAME_ID, toy_game_registered
 
 
@@ -32,7 +32,7 @@ def toy_game(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.Monke
 
 
 def test_there_is_one_limits_type_and_it_reads_plain_values_by_their_declared_types() -> None:
-    from tournaments.config import Limits
+    from ladder.sandbox.limits import SandboxLimits as Limits
 
     assert Limits is SandboxLimits
     limits = SandboxLimits.from_mapping({"move_seconds": "2", "bank_seconds": 3, "move_wall_seconds": 7,

@@ -13,8 +13,9 @@ import pytest
 
 from engine import game_ids
 from ladder.errors import UserError
-from ladder.sandbox import available_layers, is_root, process_layer_can_drop_root
-from ladder.submission import read_files
+from ladder.sandbox.host_facts import is_root, process_layer_can_drop_root
+from ladder.sandbox.layers import available_layers
+from ladder.sandbox.submission import read_files
 
 ROOT = Path(__file__).resolve().parents[2]
 EXAMPLE = ROOT / "docs" / "examples" / "javascript_bot"

@@ -19,10 +19,10 @@ from bots.base import MatchStart
 from engine import get_game
 from ladder.errors import UserError
 from ladder.forced_moves import ForcedMoves
-from ladder.match import MatchSpec, play_match
-from ladder.players import PlayerPool, SandboxedPlayer
-from ladder.sandbox import SandboxLimits
-from ladder.submission import read_manifest
+from ladder.matches.match import MatchSpec, play_match
+from ladder.sandbox.limits import SandboxLimits
+from ladder.sandbox.submission import read_manifest
+from ladder.seats.players import PlayerPool, SandboxedPlayer
 
 GAME = "elfer-raus"  # about half of its decisions have a single legal action
 LIMITS = SandboxLimits(move_seconds=2.0, match_seconds=60.0, memory_mb=512)

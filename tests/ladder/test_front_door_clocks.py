@@ -30,7 +30,7 @@ from pathlib import Path
 import pytest
 
 from engine import game_ids
-from ladder.sandbox import available_layers
+from ladder.sandbox.layers import available_layers
 from tests.ladder.front_door import LadderHome
 
 GAME = "bowling-solitaire"

@@ -40,7 +40,7 @@ from pathlib import Path
 import pytest
 
 from engine import game_ids
-from ladder.sandbox import available_layers
+from ladder.sandbox.layers import available_layers
 
 ROOT = Path(__file__).resolve().parents[2]
 GAME = "elfer-raus"

@@ -30,9 +30,9 @@ from pathlib import Path
 import pytest
 
 from engine.rng import derive_seed
-from ladder.deals import DealSecret, bot_seed, commitment_of
 from ladder.errors import UserError
-from ladder.sandbox import default_layers
+from ladder.matches.deals import DealSecret, bot_seed, commitment_of
+from ladder.sandbox.layers import default_layers
 from tests.ladder.front_door import (
     TRUST_BOTS,
     LadderHome,
@@ -275,7 +275,7 @@ def test_run_refuses_to_start_when_submitted_bots_cannot_be_sandboxed(home: Ladd
     """As root without bubblewrap (simulated): one line before anything is played, instead of a tournament of errors."""
     from typer.testing import CliRunner
 
-    import ladder.players
+    import ladder.seats.players
     from cli.app import app
 
     home.ladder_ok("submit", str(good_bot(home)), "--matches", "1")
@@ -283,9 +283,9 @@ def test_run_refuses_to_start_when_submitted_bots_cannot_be_sandboxed(home: Ladd
                                               "games_per_pairing": 1, "workers": 1})
     for key in ("LADDER_RESULTS", "LADDER_DB"):
         monkeypatch.setenv(key, home.env[key])
-    monkeypatch.setattr(ladder.players, "is_root", lambda: True)
-    monkeypatch.setattr(ladder.players, "available_layers", lambda: ("process", "seccomp"))
-    monkeypatch.setattr(ladder.players, "process_layer_can_drop_root", lambda: False)
+    monkeypatch.setattr(ladder.seats.players, "is_root", lambda: True)
+    monkeypatch.setattr(ladder.seats.players, "available_layers", lambda: ("process", "seccomp"))
+    monkeypatch.setattr(ladder.seats.players, "process_layer_can_drop_root", lambda: False)
     result = CliRunner().invoke(app, ["run", str(file), "--no-progress"])
     assert isinstance(result.exception, UserError), result.output
     message = str(result.exception)

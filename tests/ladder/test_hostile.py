@@ -23,10 +23,11 @@ from pathlib import Path
 
 import pytest
 
-from ladder.botstore import check_bot, register
-from ladder.match import MatchOutcome, MatchSpec, play_match
-from ladder.players import PlayerPool
-from ladder.sandbox import SandboxLimits, available_layers
+from ladder.matches.match import MatchOutcome, MatchSpec, play_match
+from ladder.sandbox.layers import available_layers
+from ladder.sandbox.limits import SandboxLimits
+from ladder.seats.botstore import check_bot, register
+from ladder.seats.players import PlayerPool
 from tests.ladder.front_door import command_lines
 from tests.ladder.toy_game import GAME_ID, toy_game_registered
 

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from cli.commands.play import seat_labels
 from engine import GameResult
-from ladder.match import apply_failure_rule
-from ladder.summary import score_histogram
+from ladder.matches.match import apply_failure_rule
+from ladder.matches.summary import score_histogram
 
 
 def test_failed_seat_is_ranked_last_and_the_others_keep_their_order() -> None:
@@ -45,7 +45,7 @@ def test_score_histogram_counts_every_score_once() -> None:
 def test_bots_never_see_the_match_seed() -> None:
     """Every deal is drawn from the match seed: a bot that knew it could compute hidden cards."""
     from bots.base import Bot, MatchStart
-    from ladder.match import MatchSpec, play_match
+    from ladder.matches.match import MatchSpec, play_match
 
     seen: list[MatchStart] = []
 
@@ -73,7 +73,7 @@ def test_an_answer_with_other_json_types_is_an_illegal_move() -> None:
 
     from bots.base import Bot
     from engine import same_json
-    from ladder.match import MatchSpec, play_match
+    from ladder.matches.match import MatchSpec, play_match
 
     class Floaty(Bot):
         name = "floaty"

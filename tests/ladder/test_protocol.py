@@ -6,7 +6,7 @@ import json
 
 import pytest
 
-from ladder import protocol
+from ladder.guest import protocol
 
 
 def body(frame: bytes) -> bytes:

@@ -10,9 +10,12 @@ import trueskill
 from sqlmodel import Session, select
 
 from engine import GameFacts, ScoreOrder, WinRule
-from ladder import ratings
-from ladder.ratings import MatchFact, SeatFact, compute, deal_ranks, draw_probability, tie_pairs
-from ladder.storage import RatingHistoryRow, RatingRow, open_database
+from ladder.ratings import across_pools as ratings_across_pools
+from ladder.ratings import persistence as ratings_persistence
+from ladder.ratings import trueskill_model as ratings_trueskill_model
+from ladder.ratings.trueskill_model import MatchFact, SeatFact, compute, deal_ranks, draw_probability, tie_pairs
+from ladder.store.database import open_database
+from ladder.store.tables import RatingHistoryRow, RatingRow
 from tests.tournaments.conftest import db_url, toy  # noqa: F401  (fixtures)
 
 TABLE = GameFacts(2, 4, ScoreOrder.HIGHER_IS_BETTER, WinRule.FIRST_RANK, "first rank")
@@ -52,14 +55,14 @@ def test_ratings_are_a_fixed_point_of_trueskill_over_every_event() -> None:
     matches = [table(1, seat(1, 1), seat(2, 2)), table(2, seat(2, 1), seat(3, 2)), table(3, seat(3, 1), seat(1, 2)),
                table(4, seat(1, 1), seat(2, 2)), table(5, seat(1, 1), seat(3, 2)), table(6, seat(2, 1), seat(1, 1))]
     rated = compute(matches, games=TABLES)
-    events, standings = ratings.build_events(sorted(matches, key=lambda m: m.match_id), TABLES)
-    env = ratings.environment(rated.draw_probability["g/2p"])
-    estimate, unrated = ratings.order_free(env, events, standings["g/2p"])
+    events, standings = ratings_trueskill_model.build_events(sorted(matches, key=lambda m: m.match_id), TABLES)
+    env = ratings_trueskill_model.environment(rated.draw_probability["g/2p"])
+    estimate, unrated = ratings_trueskill_model.order_free(env, events, standings["g/2p"])
     assert unrated == 0
     assert {v: (s.mu, s.sigma) for v, s in rated.standings["g/2p"].items()} == estimate
     # the one-pass online update in a single order is not the fixed point: the estimates differ from it
     online = {}
-    for point in ratings.online_history(env, "g/2p", events, (1, 2, 3)):
+    for point in ratings_trueskill_model.online_history(env, "g/2p", events, (1, 2, 3)):
         online[point.bot_version_id] = point.mu
     assert any(abs(online[v] - estimate[v][0]) > 0.05 for v in online)
 
@@ -86,9 +89,9 @@ def test_the_same_matches_in_any_order_give_exactly_the_same_ratings() -> None:
 
 
 def test_draw_probability_is_the_observed_tie_rate() -> None:
-    events = [ratings.Event("p", i, (1, 2), ranks, (False, False)) for i, ranks in enumerate([(1, 1), (1, 2), (2, 1), (1, 2)])]
+    events = [ratings_trueskill_model.Event("p", i, (1, 2), ranks, (False, False)) for i, ranks in enumerate([(1, 1), (1, 2), (2, 1), (1, 2)])]
     assert draw_probability(events) == pytest.approx(0.25)
-    assert draw_probability(events[1:]) == ratings.MIN_DRAW  # no tie: the floor keeps TrueSkill finite
+    assert draw_probability(events[1:]) == ratings_trueskill_model.MIN_DRAW  # no tie: the floor keeps TrueSkill finite
     # two failed seats tied last are not a tie of play
     assert tie_pairs([1, 2, 2], [False, True, True]) == (0, 1)
 
@@ -156,12 +159,12 @@ def test_overall_score_is_the_mean_share_over_the_pools_played() -> None:
     matches = [table(i, seat(1, 1), seat(2, 2)) for i in range(1, 4)]
     matches += [MatchFact(10 + i, 1, "h", 2, "x", (seat(2, 1), seat(3, 2))) for i in range(3)]
     rated = compute(matches, games=TABLES)
-    overall = {row.bot_version_id: row for row in ratings.overall(rated)}
+    overall = {row.bot_version_id: row for row in ratings_across_pools.overall(rated)}
     # above bot 2 in g, absent from h: a pool it does not play does not count against it (issue 17)
     assert overall[1].score == pytest.approx(1.0) and overall[1].pools == 1
     assert overall[2].score == pytest.approx((0.0 + 1.0) / 2) and overall[2].pools == 2
     assert overall[3].score == 0.0 and overall[3].pools == 1
-    assert [row.bot_version_id for row in ratings.overall(rated)] == [1, 2, 3]
+    assert [row.bot_version_id for row in ratings_across_pools.overall(rated)] == [1, 2, 3]
 
 
 @pytest.mark.usefixtures("toy")
@@ -183,11 +186,11 @@ def test_rerate_reproduces_the_stored_ratings(db_url: str) -> None:
 
         before = snapshot()
         assert before[0] and before[1]
-        ratings.rerate(session)
+        ratings_persistence.rerate(session)
         assert snapshot() == before
-        stored, fresh = ratings.current(session)
+        stored, fresh = ratings_persistence.current(session)
         assert fresh
-        computed = ratings.rate_database(session)
+        computed = ratings_persistence.rate_database(session)
         for pool in computed.pools():
             for version, standing in computed.standings[pool].items():
                 assert math.isclose(stored.standings[pool][version].mu, standing.mu, rel_tol=0, abs_tol=0)
@@ -197,10 +200,10 @@ def test_rerate_reproduces_the_stored_ratings(db_url: str) -> None:
 def test_the_closed_form_duel_is_the_packages_two_player_update() -> None:
     rng = random.Random(2)
     for draw in (0.001, 0.1, 0.5):
-        env = ratings.environment(draw)
+        env = ratings_trueskill_model.environment(draw)
         for _ in range(200):
             a = trueskill.Rating(rng.uniform(10, 40), rng.uniform(0.1, 9))
             b = trueskill.Rating(rng.uniform(10, 40), rng.uniform(0.1, 9))
             ranks = rng.choice([(1, 2), (2, 1), (1, 1)])
-            for (package,), (mine,) in zip(env.rate([(a,), (b,)], ranks=list(ranks)), ratings.duel(env, a, b, *ranks)):
+            for (package,), (mine,) in zip(env.rate([(a,), (b,)], ranks=list(ranks)), ratings_trueskill_model.duel(env, a, b, *ranks)):
                 assert mine.mu == pytest.approx(package.mu, abs=1e-9) and mine.sigma == pytest.approx(package.sigma, abs=1e-9)

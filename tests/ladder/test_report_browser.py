@@ -114,12 +114,12 @@ def test_the_replay_viewer_steps_through_a_whole_match_and_shows_a_seat_view(sit
     from selenium.webdriver.support.ui import Select
 
     from ladder.report.data import load
-    from ladder.storage import session_for
+    from ladder.store.database import session_for
 
     with session_for(f"sqlite:///{site.parent / 'l.db'}") as session:
         data = load(session)
         match = next(m for m in data.matches if m.num_players == 2 and m.status == "played")
-        from ladder.storage import MatchRow
+        from ladder.store.tables import MatchRow
 
         actions = session.get(MatchRow, match.match_id).actions  # type: ignore[union-attr]
     open_page(browser, site / "matches" / f"{match.match_id}.html")

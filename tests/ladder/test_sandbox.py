@@ -9,11 +9,13 @@ from pathlib import Path
 
 import pytest
 
-from ladder import seccomp
 from ladder.errors import UserError
-from ladder.match import MatchSpec, play_match
-from ladder.players import PlayerPool, check_bot_reference
-from ladder.sandbox import BOT_UID_COUNT, BOT_UID_FIRST, LayerStatus, SandboxLimits, available_layers, require_layers
+from ladder.guest import seccomp
+from ladder.matches.match import MatchSpec, play_match
+from ladder.sandbox.layers import LayerStatus, available_layers, require_layers
+from ladder.sandbox.limits import SandboxLimits
+from ladder.sandbox.uids import BOT_UID_COUNT, BOT_UID_FIRST
+from ladder.seats.players import PlayerPool, check_bot_reference
 from tests.ladder.toy_game import GAME_ID, toy_game_registered
 
 AVAILABLE = available_layers()
@@ -119,7 +121,7 @@ def test_limits_come_from_a_tournament_files_mapping() -> None:
 
 
 def test_a_missing_layer_that_is_required_is_refused(monkeypatch: pytest.MonkeyPatch) -> None:
-    import ladder.sandbox as sandbox
+    from ladder.sandbox import layers as sandbox
 
     monkeypatch.setattr(sandbox, "layer_statuses", lambda: [
         LayerStatus("process", True, "ok"), LayerStatus("bubblewrap", False, "bwrap is not installed"),
@@ -274,9 +276,11 @@ def test_requests_reach_the_bot_exactly_and_its_host_reads_them_with_the_ladders
     import ast
     import os
 
-    from ladder import protocol
-    from ladder.sandbox import BotProcess, default_layers, orjson_extension
-    from ladder.submission import stage
+    from ladder.guest import protocol
+    from ladder.sandbox.host_facts import orjson_extension
+    from ladder.sandbox.layers import default_layers
+    from ladder.sandbox.process import BotProcess
+    from ladder.sandbox.submission import stage
 
     if layers and any(layer not in AVAILABLE for layer in layers):
         pytest.skip(f"needs the sandbox layers {layers}")
@@ -320,10 +324,10 @@ def test_bot_processes_die_with_the_ladder(tmp_path: Path, layers: tuple[str, ..
     script = (
         "import sys, time\n"
         f"sys.path.insert(0, {str(Path(__file__).resolve().parents[2])!r})\n"
-        "from ladder.players import PlayerPool\n"
+        "from ladder.seats.players import PlayerPool\n"
         f"pool = PlayerPool(layers={layers!r}, allow_root=True)\n"
         f"pool.warm({bot!r}, 2)\n"
-        "from ladder.submission import staging_root\n"
+        "from ladder.sandbox.submission import staging_root\n"
         "print(' '.join(pool.tags), staging_root(), flush=True)\n"
         "time.sleep(600)\n"
     )
@@ -412,7 +416,7 @@ def test_a_worker_stops_the_idle_processes_of_a_bot_with_no_match_left(tmp_path:
     """The runner lists bots whose every match is handed out (``retire``); the worker then ends their idle processes."""
     from dataclasses import asdict
 
-    from tournaments.config import Limits
+    from ladder.sandbox.limits import SandboxLimits as Limits
     from tournaments.tasks import MatchTask
     from tournaments.worker import _player_source, play_task
 

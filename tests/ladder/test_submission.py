@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from ladder.errors import UserError
-from ladder.submission import content_hash, read_files, stage
+from ladder.sandbox.submission import content_hash, read_files, stage
 
 BOT = "from ladder.bot import Bot\n\nclass B(Bot):\n    name = 'b'\n"
 

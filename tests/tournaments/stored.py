@@ -8,7 +8,8 @@ from typing import Any
 
 from sqlmodel import Session, select
 
-from ladder.storage import BotVersionRow, MatchRow, SeatResultRow, TournamentRow, open_database, unpack_actions
+from ladder.store.database import open_database
+from ladder.store.tables import BotVersionRow, MatchRow, SeatResultRow, TournamentRow, unpack_actions
 
 
 def stored_results(db_url: str, tournament: str | None = None) -> dict[str, dict[str, Any]]:

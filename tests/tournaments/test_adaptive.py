@@ -13,9 +13,11 @@ from pathlib import Path
 import pytest
 from sqlmodel import Session, select
 
-from ladder import certainty, ratings
 from ladder.errors import UserError
-from ladder.storage import MatchRow, open_database
+from ladder.ratings import certainty
+from ladder.ratings import persistence as ratings
+from ladder.store.database import open_database
+from ladder.store.tables import MatchRow
 from tests.tournaments.stored import stored_results
 from tests.tournaments.test_runner import ROOT, SETUP, wait_for_rows
 from tournaments.config import AdaptiveSettings, parse_tournament
@@ -86,7 +88,7 @@ def test_each_pool_stops_when_settled_or_at_its_budget_with_every_deal_in_all_it
 
 
 def _version(db_url: str, name: str) -> int:
-    from ladder.storage import BotRow, BotVersionRow
+    from ladder.store.tables import BotRow, BotVersionRow
 
     engine = open_database(db_url)
     with Session(engine) as session:

@@ -19,8 +19,9 @@ from pathlib import Path
 import pytest
 from sqlmodel import Session, select
 
-from ladder.statuses import MatchStatus
-from ladder.storage import MatchRow, SeatResultRow, open_database
+from ladder.matches.statuses import MatchStatus
+from ladder.store.database import open_database
+from ladder.store.tables import MatchRow, SeatResultRow
 from tournaments.formats import ScheduledMatch
 from tournaments.recorder import Finished
 from tournaments.write_buffer import WriteBuffer, WritePolicy

@@ -10,8 +10,8 @@ from sqlmodel import Session
 from bots.registry import bots_for_game
 from cli.commands.dbview import version_names
 from engine import all_games
-from ladder import ratings
-from ladder.storage import open_database
+from ladder.ratings import persistence as ratings
+from ladder.store.database import open_database
 from tournaments.config import load_tournament, parse_tournament
 from tournaments.runner import RunOptions, run_tournament
 

@@ -115,7 +115,7 @@ def test_bad_input_ends_in_one_clear_line(played: Path, args: tuple[str, ...], f
 
 def test_a_bad_database_url_or_an_empty_database_is_one_line(tmp_path: Path) -> None:
     assert_one_clear_line(ladder("rankings", "--db", "nosuchdialect://x", cwd=tmp_path), "cannot use the database URL")
-    from ladder.storage import open_database
+    from ladder.store.database import open_database
 
     open_database(f"sqlite:///{tmp_path / 'empty.db'}").dispose()  # a database with no match yet (reading creates none)
     assert_one_clear_line(ladder("rankings", "--db", f"sqlite:///{tmp_path / 'empty.db'}", cwd=tmp_path), "no rated match yet")

@@ -7,7 +7,8 @@ from pathlib import Path
 import pytest
 
 from ladder.errors import UserError
-from tournaments.config import Limits, load_tournament, parse_tournament, shipped_tournaments, tournament_file
+from ladder.sandbox.limits import SandboxLimits as Limits
+from tournaments.config import load_tournament, parse_tournament, shipped_tournaments, tournament_file
 
 HERE = Path(__file__).resolve().parents[2] / "tournaments"
 

@@ -21,12 +21,13 @@ from typing import Any
 import pytest
 from sqlmodel import Session, select
 
-from ladder.botstore import CheckReport, register
 from ladder.errors import UserError
-from ladder.roster import builtin_hash
-from ladder.sandbox import BotInfo
-from ladder.storage import MatchRow, TournamentRow, open_database
-from ladder.submission import content_hash, read_files
+from ladder.sandbox.process import BotInfo
+from ladder.sandbox.submission import content_hash, read_files
+from ladder.seats.botstore import CheckReport, register
+from ladder.seats.roster import builtin_hash
+from ladder.store.database import open_database
+from ladder.store.tables import MatchRow, TournamentRow
 from tests.tournaments import dask_toys
 from tests.tournaments.stored import count_rows, differences, stored_results
 from tournaments.config import parse_tournament
@@ -101,7 +102,7 @@ def local_reference(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, config: Any
 
 
 def sandbox_or_skip() -> None:
-    from ladder.sandbox import default_layers
+    from ladder.sandbox.layers import default_layers
 
     try:
         default_layers()
@@ -117,7 +118,7 @@ def test_bots_started_on_a_host_thread_outlive_the_thread_that_asked() -> None:
     """A sandboxed bot dies with the *thread* that started it (parent-death signal): Dask runs tasks on a
     thread pool, so the ladder starts bots on long-lived host threads instead. Shown both ways here."""
     sandbox_or_skip()
-    from ladder.players import PlayerPool
+    from ladder.seats.players import PlayerPool
 
     good = str(ROOT / "tests" / "ladder" / "good_bot.py")
 

@@ -7,8 +7,8 @@ from collections import Counter, defaultdict
 
 import pytest
 
-from ladder.deals import DealSecret
-from ladder.roster import Entrant
+from ladder.matches.deals import DealSecret
+from ladder.seats.roster import Entrant
 from tournaments.formats import GamePlan, balanced_seatings, cycle_schedule, playable_counts, round_robin_groups
 
 SECRET = DealSecret.from_hex("5e" * 32).value

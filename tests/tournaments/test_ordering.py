@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from ladder.deals import DealSecret
-from ladder.roster import Entrant
+from ladder.matches.deals import DealSecret
+from ladder.seats.roster import Entrant
 from tournaments.formats import GamePlan, cycle_schedule, round_robin_groups
 from tournaments.ordering import SEAT_MS, estimated_ms, longest_first
 

@@ -15,9 +15,10 @@ import pytest
 from sqlmodel import Session, select
 
 from cli.commands.dbview import version_names
-from ladder import ratings
 from ladder.errors import UserError
-from ladder.storage import BenchRow, MatchRow, SeatResultRow, TournamentRow, open_database
+from ladder.ratings import persistence as ratings
+from ladder.store.database import open_database
+from ladder.store.tables import BenchRow, MatchRow, SeatResultRow, TournamentRow
 from tests.tournaments.stored import count_rows
 from tournaments.config import parse_tournament
 from tournaments.formats import cycle_schedule

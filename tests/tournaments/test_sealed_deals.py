@@ -17,9 +17,10 @@ from sqlmodel import Session, select
 
 from cli.commands.tournament_list import reveal_secret
 from cli.commands.tournament_list import tournaments as list_tournaments
-from ladder.deals import DealSecret
 from ladder.errors import UserError
-from ladder.storage import MatchRow, SeatResultRow, TournamentRow, open_database
+from ladder.matches.deals import DealSecret
+from ladder.store.database import open_database
+from ladder.store.tables import MatchRow, SeatResultRow, TournamentRow
 from tests.tournaments.test_runner import config, options
 from tournaments.formats import deal_seed
 from tournaments.recorder import Recorder
@@ -205,8 +206,8 @@ def test_a_database_of_the_previous_schema_is_upgraded_and_its_public_tournament
 def test_a_bot_process_never_plays_the_same_deal_twice(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """The seatings of a table share a deal: a process that played it from one seat could remember the cards."""
     from bots.base import MatchStart
-    from ladder.players import PlayerPool
-    from ladder.sandbox import default_layers
+    from ladder.sandbox.layers import default_layers
+    from ladder.seats.players import PlayerPool
 
     try:
         default_layers()

@@ -6,8 +6,8 @@ from datetime import UTC, datetime
 
 import pytest
 
-from ladder.match import SeatFailure
-from ladder.statuses import FailureReason
+from ladder.matches.match import SeatFailure
+from ladder.matches.statuses import FailureReason
 from tournaments.tasks import SCHEMA_VERSION, MatchRecord, MatchTask, SchemaMismatch
 from tournaments.worker import play_task
 
