@@ -61,6 +61,9 @@ class Bot:
     author: ClassVar[str] = ""
     version: ClassVar[str] = "1"
     games: ClassVar[tuple[str, ...]] = ("*",)
+    # A sandboxed bot is not asked when it has a single legal action (the ladder plays it; the bot sees the
+    # events of that turn in its next observation): True asks it every time. See docs/writing-a-bot.md.
+    every_decision: ClassVar[bool] = False
     clock: Clock | None = None  # set by the ladder before each call when there are clocks
 
     def __init__(self) -> None:

@@ -66,6 +66,18 @@ def worker_context() -> Any:
     return context
 
 
+def start_fork_server() -> None:
+    """Start the fork server now, without waiting for it: it imports :data:`PRELOAD` (about a second) while the
+    coordinator does other work, instead of when the first worker is asked for."""
+    worker_context()
+    from multiprocessing import forkserver
+
+    try:
+        forkserver.ensure_running()
+    except OSError:  # it is started again (and the error shown) when the first worker is asked for
+        pass
+
+
 
 
 class _ContextFunnel(MultiProcessingHandler):

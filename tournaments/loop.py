@@ -4,7 +4,10 @@ It pulls matches from a pending iterator (the schedule's, or the adaptive
 format's rounds, which may say :data:`~tournaments.adaptive.WAIT` until a
 round is recorded), skips those with a benched seat, submits the others, and
 hands each batch of finished matches (those that completed together) to
-``on_batch``, which records them. It decides what a failed future means
+``on_batch``, which keeps them to be written; once per turn it calls ``tick``
+(told whether any match is still in flight), which writes what is due (see
+:mod:`tournaments.write_buffer`), and it waits for results no longer than
+``wait_limit`` allows. It decides what a failed future means
 (see :mod:`tournaments.executor_api`): a lost worker's match is retried, up
 to ``max_attempts`` in all; a match that raised is an error with the reason;
 a broken executor ends the run. Ctrl-C and SIGTERM are flags
@@ -81,6 +84,8 @@ class LoopCounts:
     busy_seconds: float = 0.0  # wall time the workers spent playing
     cpu_seconds: float = 0.0  # the workers' CPU time in those matches
     submitted: dict[int, int] = field(default_factory=dict)  # matches sent to the workers, by cycle
+    first_result: float | None = None  # monotonic time the first match came back
+    tail_from: float | None = None  # monotonic time the schedule ran out and the workers stopped being all busy
 
 
 @dataclass
@@ -100,7 +105,8 @@ class ExecutorLoop:
                  make_task: Callable[[ScheduledMatch], dict[str, Any]],
                  benched_seats: Callable[[ScheduledMatch], dict[int, str]],
                  handed_out: Callable[[ScheduledMatch], None],
-                 on_batch: Callable[[list[Finished]], None], say: Callable[[str], None]) -> None:
+                 on_batch: Callable[[list[Finished]], None], say: Callable[[str], None],
+                 tick: Callable[[bool], None] | None = None, wait_limit: Callable[[float], float] | None = None) -> None:
         self.executor = executor
         self.settings = settings
         self.stop = stop
@@ -109,6 +115,8 @@ class ExecutorLoop:
         self.handed_out = handed_out
         self.on_batch = on_batch
         self.say = say
+        self.tick = tick or (lambda _idle: None)
+        self.wait_limit = wait_limit or (lambda longest: longest)
         self.counts = LoopCounts()
         self.in_flight: dict[Future[Any], tuple[ScheduledMatch, int]] = {}
         self.exhausted = False
@@ -128,7 +136,12 @@ class ExecutorLoop:
                 break
             batch.extend(self._collect())
             if batch:
+                if self.counts.first_result is None:
+                    self.counts.first_result = time.monotonic()
                 self.on_batch(batch)
+            if self.counts.tail_from is None and self.exhausted and len(self.in_flight) < self._slots():
+                self.counts.tail_from = time.monotonic()
+            self.tick(not self.in_flight)  # nothing in flight: write everything (the adaptive format reads it)
             if self.broken:
                 log.error(self.broken)
                 raise UserError(self.broken)
@@ -180,10 +193,11 @@ class ExecutorLoop:
         self.in_flight[self.executor.submit(play_task, self.make_task(match))] = (match, attempt)
 
     def _collect(self) -> list[Finished]:
-        """Wait (half a second at most) for matches in flight; those that finished."""
+        """Wait (half a second at most, less when results are due to be written) for matches in flight; those
+        that finished."""
         if not self.in_flight:
             return []
-        done, _ = wait(list(self.in_flight), timeout=0.5, return_when=FIRST_COMPLETED)
+        done, _ = wait(list(self.in_flight), timeout=self.wait_limit(0.5), return_when=FIRST_COMPLETED)
         finished = []
         for future in done:
             match, attempt = self.in_flight.pop(future)

@@ -13,9 +13,12 @@ core by default) or a Dask cluster (``dask``,
 :class:`~tournaments.dask_executor.DaskExecutor`). The coordinator stays the
 only writer of the database whatever the backend.
 
-Every result is written as soon as it arrives: the results that completed
-together are written in one transaction (commits are batched by arrival), so
-a crash or ``kill -9`` loses only the matches still in flight.
+Results are written in batches (:mod:`tournaments.write_buffer`): one
+transaction for what arrived in the last quarter of a second (or sooner when
+many arrived, when nothing is left in flight, and at the end of the run,
+however it ends), so a crash or ``kill -9`` loses only the matches still in
+flight or finished in that last moment; each is played again by the next run,
+never recorded twice.
 
 Ctrl-C (or SIGTERM) stops cleanly: no new match starts, the matches in flight
 finish and are recorded; a second Ctrl-C abandons them (they are replayed on
@@ -98,6 +101,7 @@ from ladder.matches.deals import DealSecret, bot_seed
 from ladder.matches.statuses import MatchStatus, TournamentState
 from ladder.paths import results_dir
 from ladder.ratings import persistence as ratings
+from ladder.ratings.pools import PoolKey
 from ladder.sandbox.host_load import workers_warning
 from ladder.store.database import open_database
 from ladder.store.tables import MatchRow, TournamentRow, utcnow
@@ -106,16 +110,18 @@ from tournaments.backends import check_backend
 from tournaments.benching import BenchPolicy
 from tournaments.config import TournamentConfig, check_scheduler_address, fingerprint, load_tournament
 from tournaments.entrants import bot_bundles, resolve_plans, sandbox_refusal_for
-from tournaments.executor import LocalPoolExecutor
+from tournaments.executor import LocalPoolExecutor, start_fork_server
 from tournaments.executor_api import MatchExecutor, TerminableExecutor
 from tournaments.formats import ScheduledMatch, schedule_fingerprint_data
 from tournaments.loop import ExecutorLoop, LoopSettings, StopSignals, broken_message
 from tournaments.opening import choose_tournament, latest_tournament, open_tournament
+from tournaments.phases import Phase, RunPhases
 from tournaments.progress import ProgressBar, RunLog
 from tournaments.recorder import Finished, Recorder, recorded_keys
 from tournaments.schedule import Schedule
 from tournaments.tasks import MatchTask
 from tournaments.worker import close_players, init_worker
+from tournaments.write_buffer import WriteBuffer, WritePolicy
 
 __all__ = ["RunOptions", "RunReport", "TournamentRun", "default_workers", "plan_tournament", "resolve_plans",
            "run_tournament"]
@@ -140,6 +146,7 @@ class RunOptions:
     log_level: int = logging.INFO
     deal_secret: str | None = None  # hex: deal a new tournament from this secret instead of a fresh one
     require_layers: tuple[str, ...] = ()  # sandbox layers that must be available, else the run refuses to start
+    write_policy: WritePolicy = field(default_factory=WritePolicy)  # when finished matches are written
 
 
 @dataclass
@@ -172,6 +179,7 @@ class RunReport:
     unstored: int = 0  # matches whose result could not be written (recorded as errors with the reason)
     voided_now: int = 0  # matches voided for a host fault (a starved bot): the next run plays them again
     unplayable_now: int = 0  # matches voided again (tournaments.recorder.VOID_LIMIT): recorded, not played again
+    phases: dict[str, float] = field(default_factory=dict)  # where the run's wall time went (see RunPhases)
 
     def to_json(self) -> dict[str, Any]:
         return asdict(self)
@@ -201,6 +209,7 @@ class TournamentRun:
     run_log: RunLog
 
     def __init__(self, config: TournamentConfig, options: RunOptions) -> None:
+        self.created = time.monotonic()
         self.config = config
         self.options = options
         self.given_secret = DealSecret.from_hex(options.deal_secret) if options.deal_secret is not None else None
@@ -233,6 +242,7 @@ class TournamentRun:
         if crowded is not None:
             self.notes.append(crowded)
         self.stop = StopSignals()
+        self.writes = WriteBuffer(options.write_policy)
         self.unplayed: dict[str, int] = {}  # matches not yet handed out per bot reference (without a time budget)
         self.retired: set[str] = set()  # bot references with no match left to hand out
         self.stats = RunReport(0, config.name, TournamentState.RUNNING.value, 0, 0, workers=self.workers, backend=self.backend,
@@ -316,10 +326,16 @@ class TournamentRun:
     # -- the run
     def run(self) -> RunReport:
         started = time.monotonic()
+        self.phases = RunPhases(self.created)
+        self.phases.mark(Phase.PREPARE, started)
+        if self.backend == "local" and self.options.executor is None:
+            start_fork_server()  # it imports the workers' modules while the database is opened below
         cycles = self._start()
+        self.phases.mark(Phase.OPEN)
         deadline = started + self.hours * 3600 if self.hours else None
         own_executor = self.options.executor is None
         executor: MatchExecutor = self._start_executor(started) if self.options.executor is None else self.options.executor
+        self.phases.mark(Phase.EXECUTOR)
         progress = ProgressBar(self.config.name, self.per_cycle * cycles, self.per_cycle * cycles - len(self.missing_keys(cycles)),
                                deadline, self.options.progress)
         loop = self._loop(executor, progress, deadline)
@@ -404,7 +420,7 @@ class TournamentRun:
                                 log_path=self.stats.log_path)
         return ExecutorLoop(executor, settings, self.stop, make_task=self._task, benched_seats=self.bench.benched_seats,
                             handed_out=self._handed_out, on_batch=lambda batch: self._on_batch(batch, progress),
-                            say=progress.write)
+                            say=progress.write, tick=self._write_due, wait_limit=self.writes.wait_limit)
 
     def _pending(self, loop: ExecutorLoop, cycles: int, deadline: float | None) -> Iterator[ScheduledMatch | Wait]:
         """What the loop plays: the adaptive format's rounds, or the schedule's missing matches and new cycles."""
@@ -417,22 +433,35 @@ class TournamentRun:
     def _end(self, executor: MatchExecutor, own_executor: bool, loop: ExecutorLoop, reason: TournamentState, started: float) -> None:
         """Stop the executor, finish the tournament's record, close everything (whatever happened)."""
         counts = loop.counts
+        self.phases.loop(counts.first_result, counts.tail_from)
         self.stats.abandoned = counts.abandoned
         self.stats.busy_seconds += counts.busy_seconds
         self.stats.cpu_seconds += counts.cpu_seconds
         # an executor that reruns the matches of dead workers itself (Dask) says how many it held
         self.stats.retried_now += counts.retried + max(0, getattr(executor, "rerun_tasks", 0) - counts.given_up)
+        # the local pool's workers stop (closing their bots) while the end is recorded and rated, not before
+        overlap = own_executor and isinstance(executor, LocalPoolExecutor)
         try:
-            if own_executor:
-                if self.stop.abandon and isinstance(executor, TerminableExecutor):
-                    executor.terminate()
-                else:
-                    executor.shutdown(wait=True)
+            try:
+                self._write_due(True)  # the matches that finished are kept, however the run ends
+            finally:
+                if own_executor:
+                    if self.stop.abandon and isinstance(executor, TerminableExecutor):
+                        executor.terminate()
+                    else:
+                        executor.shutdown(wait=not overlap)
+                self.phases.mark(Phase.SHUTDOWN)
             self._finish(reason, started)
         finally:
-            self.stop.restore()  # until here a Ctrl-C only sets a flag: the record is always finished
-            self.run_log.close()
-            self.close()
+            try:
+                if overlap:
+                    executor.shutdown(wait=True)  # the workers stopped meanwhile: this only waits for the last
+                self.phases.mark(Phase.STOP)
+                self.stats.phases = self.phases.seconds()
+            finally:
+                self.stop.restore()  # until here a Ctrl-C only sets a flag: the record is always finished
+                self.run_log.close()
+                self.close()
 
     def _set_cycles(self, cycles: int) -> None:
         self.tournament.cycles = cycles
@@ -474,16 +503,23 @@ class TournamentRun:
                     self.retired.add(ref)
 
     def _on_batch(self, batch: list[Finished], progress: ProgressBar) -> None:
-        self._record(batch)
-        failed = sum(1 for item in batch if item.record is not None and item.record.failures)
-        progress.advance(len(batch), failed, self.tournament.scheduled, len(self.bench))
-
-    def _record(self, batch: list[Finished]) -> None:
-        """Count the batch's failures toward benching, then write it with the benches it causes."""
+        """Count the batch's failures toward benching at once (no more matches are handed to a benched bot),
+        and keep it to be written with the benches it causes."""
         new_benches = {}
         for item in batch:
             if item.status is MatchStatus.PLAYED and item.record is not None:
                 new_benches.update(self.bench.observe(item.match, item.record.failures))
+        self.writes.add(batch, new_benches)
+        failed = sum(1 for item in batch if item.record is not None and item.record.failures)
+        progress.advance(len(batch), failed, self.tournament.scheduled, len(self.bench))
+
+    def _write_due(self, everything: bool = False) -> None:
+        """Write the waiting results if they are due (all of them with ``everything``)."""
+        if self.writes.oldest is not None and (everything or self.writes.due()):
+            self._record(*self.writes.take())
+
+    def _record(self, batch: list[Finished], new_benches: dict[tuple[int, PoolKey], str]) -> None:
+        """Write ``batch`` with the benches it caused, in one transaction."""
         self.recorder.record(batch, new_benches)
         for item in batch:
             self.stats.played_now += item.status is MatchStatus.PLAYED
@@ -513,10 +549,12 @@ class TournamentRun:
         self.stats.seconds = time.monotonic() - started
         if self.adaptive is not None:
             self.stats.notes.extend(self.adaptive.notes())
+        self.phases.mark(Phase.RECORD_END)
         if self.options.rate_at_end:
             tick = time.perf_counter()
             ratings.rerate(self.session)
             log.info("ratings recomputed in %.2f s", time.perf_counter() - tick)
+        self.phases.mark(Phase.RATING)
         log.info("tournament %s #%d %s: %d of %d matches recorded (%d played now, %d skipped, %d errors) in %.1f s",
                  self.config.name, tid, state, recorded, self.tournament.scheduled, self.stats.played_now,
                  self.stats.skipped_now, self.stats.errors_now, self.stats.seconds)

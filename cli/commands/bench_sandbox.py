@@ -50,6 +50,7 @@ from bots.base import MatchStart
 from cli.commands.bench import machine
 from cli.commands.tables import fitted_table, number_column, print_table
 from engine import Game, all_games, get_game
+from ladder.matches.forced_moves import ForcedMoves
 from ladder.matches.match import MatchSpec, play_match
 from ladder.sandbox.layers import check_layers, default_layers
 from ladder.sandbox.limits import SandboxLimits
@@ -63,6 +64,7 @@ from bots.random_bot import RandomBot
 
 class SandboxedRandom(RandomBot):
     name = "random-sandboxed"
+    every_decision = {every}
 '''
 
 
@@ -117,10 +119,29 @@ class GameFigures:
         return self.decision_sandboxed_us - self.decision_in_process_us
 
 
-def _random_bot_path(folder: Path) -> str:
+def _random_bot_path(folder: Path, every_decision: bool = False) -> str:
     path = folder / "random_sandboxed.py"
-    path.write_text(RANDOM_BOT_SOURCE)
+    path.write_text(RANDOM_BOT_SOURCE.format(every=every_decision))
     return str(path)
+
+
+class _ForcedInProcess:
+    """The built-in random bot in this process, its forced moves played by the ladder as for a sandboxed seat
+    (:mod:`ladder.matches.forced_moves`): the in-process matches then make the same choices as the sandboxed ones."""
+
+    def __init__(self, player: Any) -> None:
+        self.player = player
+        self.forced = ForcedMoves()
+
+    def start(self, match: MatchStart) -> None:
+        self.player.start(match)
+
+    def act(self, observation: dict[str, Any], legal: list[dict[str, Any]]) -> dict[str, Any]:
+        forced = self.forced.answer(observation, legal)
+        return self.player.act(observation, legal) if forced is None else forced
+
+    def end(self, result: dict[str, Any]) -> None:
+        self.player.end(result)
 
 
 def measure_round_trip(path: str, layers: tuple[str, ...], requests: int = 3000) -> RoundTrip:
@@ -185,8 +206,12 @@ def _bot_cpu_seconds(processes: list[BotProcess]) -> float:
 
 
 def measure_game(game: Game, num_players: int, path: str, layers: tuple[str, ...], matches: int,
-                 pin: bool = True, block: int = 20, timed_matches: int = 40) -> GameFigures:
+                 pin: bool = True, block: int = 20, timed_matches: int = 40, every_decision: bool = False) -> GameFigures:
     """The same ``matches`` random-bot matches in-process and with every seat sandboxed.
+
+    The ladder plays forced moves (one legal action) itself for both kinds, unless ``every_decision`` (the
+    bot at ``path`` must then ask for every call): the in-process bot then makes the same choices as the
+    sandboxed one.
 
     The two kinds run in alternating blocks of ``block`` matches (taking turns
     to go first), so that a change in the machine's load hits both alike;
@@ -205,6 +230,8 @@ def measure_game(game: Game, num_players: int, path: str, layers: tuple[str, ...
             else:
                 spec = MatchSpec(game.id, ("random",) * num_players, seed)
                 players = [builtin_player("random", game.id) for _ in range(num_players)]
+                if not every_decision:
+                    players = [_ForcedInProcess(player) for player in players]
             if wrap is not None:
                 players = [_Timed(player, wrap) for player in players]
             outcome = play_match(spec, players)
@@ -245,21 +272,24 @@ def measure_game(game: Game, num_players: int, path: str, layers: tuple[str, ...
 
 
 def run_benchmark(game_ids: list[str] | None = None, matches: int = 200, requests: int = 3000,
-                  layers: tuple[str, ...] | None = None, pinning: tuple[bool, ...] = (True, False)) -> dict[str, Any]:
-    """Every figure as plain data (what the command prints and docs/benchmarks.md quotes)."""
+                  layers: tuple[str, ...] | None = None, pinning: tuple[bool, ...] = (True, False),
+                  every_decision: bool = False) -> dict[str, Any]:
+    """Every figure as plain data (what the command prints and docs/benchmarks.md quotes); ``every_decision``:
+    the sandboxed bot is asked every decision (as before forced moves were played by the ladder)."""
     chosen = check_layers(layers) if layers else default_layers()
     games = [get_game(g) for g in game_ids] if game_ids else all_games()
     with tempfile.TemporaryDirectory(prefix="ladder-bench-") as folder:
-        path = _random_bot_path(Path(folder))
+        path = _random_bot_path(Path(folder), every_decision)
         trips = [measure_round_trip(path, chosen, requests)]
         if chosen != ("process",) and "process" in chosen and "bubblewrap" in chosen:
             trips.append(measure_round_trip(path, tuple(layer for layer in chosen if layer != "bubblewrap"), requests))
         figures = [measure_game(game, 2 if game.min_players <= 2 <= game.max_players else game.min_players, path, chosen,
-                                matches, pin)
+                                matches, pin, every_decision=every_decision)
                    for pin in pinning for game in games]
     return {
         "machine": machine(),
         "layers": list(chosen),
+        "every_decision": every_decision,
         "round_trips": [asdict(t) for t in trips],
         "games": [asdict(f) | {"slowdown": f.slowdown, "median_slowdown": f.median_slowdown, "cpu_slowdown": f.cpu_slowdown,
                                "overhead_us": f.overhead_us} for f in figures],
@@ -298,10 +328,17 @@ def bench_sandbox(
         help="Also run a tournament of sandboxed random bots at these worker counts (e.g. 1,2,4,8,16) beside the "
              "hardware baseline (N copies of a CPU-bound engine loop).")] = None,
     cycles: Annotated[int, typer.Option("--cycles", min=1, help="Cycles of that tournament per worker count.")] = 3,
+    every_decision: Annotated[bool, typer.Option(
+        "--every-decision", help="Ask the sandboxed bot every decision, forced moves (one legal action) included, "
+                                 "as a bot with every_decision = True is.")] = False,
+    pinned_only: Annotated[bool, typer.Option("--pinned-only", help="Only the pinned runs (the ladder and its bots "
+                                                                     "on one CPU, as tournament workers and "
+                                                                     "`ladder play` run them).")] = False,
 ) -> None:
     """Measure the sandbox's cost: request round trip, overhead per decision, sandboxed vs in-process matches."""
     counts = _worker_counts(workers)
-    data = run_benchmark(game_ids, matches, requests)
+    data = run_benchmark(game_ids, matches, requests, pinning=(True,) if pinned_only else (True, False),
+                         every_decision=every_decision)
     if counts:
         data["scaling"] = _scaling(counts, cycles)
     if as_json:

@@ -224,6 +224,7 @@ def _describe(cls: Any) -> dict[str, Any]:
         "version": _text(cls.version, "version"),
         "games": [_text(g, "games") for g in list(games)[:100]],
         "class": _text(cls.__qualname__, "class name"),
+        "every_decision": getattr(cls, "every_decision", False) is True,  # asked even with one legal action
     }
 
 

@@ -79,7 +79,8 @@ class ExecutableBotProcess(BotProcess):
         if op == "hello":
             manifest = self.manifest
             return {"bot": {"name": manifest.name, "author": manifest.author, "version": manifest.version,
-                            "games": list(manifest.games), "class": manifest.command[0]}}
+                            "games": list(manifest.games), "class": manifest.command[0],
+                            "every_decision": manifest.every_decision}}
         if op == "ping":
             return {"ok": True}
         if op == "start":

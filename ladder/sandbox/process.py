@@ -44,6 +44,7 @@ class BotInfo:
     version: str
     games: tuple[str, ...]
     class_name: str = ""
+    every_decision: bool = False  # the bot wants to be asked even when it has a single legal action
 
     def plays(self, game_id: str) -> bool:
         return "*" in self.games or game_id in self.games
@@ -263,7 +264,8 @@ class BotProcess(BotLaunch):
         games = data.get("games")
         if not isinstance(games, list) or not all(isinstance(g, str) and len(g) <= 200 for g in games) or len(games) > 100:
             self._die("garbage", "the bot description's 'games' is not a list of game ids")
-        return BotInfo(values["name"], values["author"], values["version"], tuple(games), values["class"])
+        return BotInfo(values["name"], values["author"], values["version"], tuple(games), values["class"],
+                       data.get("every_decision") is True)
 
     # -- requests -----------------------------------------------------------------------------
     def request(self, message: dict[str, Any], timeout: float, what: str, cpu_seconds: float | None = None) -> dict[str, Any]:

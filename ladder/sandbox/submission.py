@@ -47,7 +47,7 @@ from ladder.errors import UserError
 ENTRY_POINT_GROUP = "ladder.bots"
 ENTRY_FILE = "bot.py"
 MANIFEST_FILE = "bot.toml"
-MANIFEST_KEYS = ("name", "author", "version", "games", "command", "build")
+MANIFEST_KEYS = ("name", "author", "version", "games", "command", "build", "every_decision")
 MAX_FILES = 500
 MAX_TOTAL_BYTES = 20 * 1024 * 1024
 SKIPPED_DIRS = {"__pycache__", ".git", ".hg", ".svn", ".mypy_cache", ".pytest_cache", ".ruff_cache", ".venv", "venv"}
@@ -68,6 +68,7 @@ class Manifest:
     games: tuple[str, ...]
     command: tuple[str, ...]
     build: tuple[str, ...] = ()
+    every_decision: bool = False  # asked even with a single legal action (see ladder.matches.forced_moves)
 
 
 def _load_manifest(files: dict[str, bytes], where: str) -> dict[str, object]:
@@ -121,8 +122,12 @@ def read_manifest(files: dict[str, bytes], shown: str) -> Manifest:
         _check_own_program(build[0], "build", files, where)
     else:
         _check_own_program(command[0], "command", files, where)
+    every_decision = data.get("every_decision", False)
+    if not isinstance(every_decision, bool):
+        raise UserError(f"{where}: every_decision must be true or false (true: ask the bot even when it has a "
+                        f"single legal action)")
     return Manifest(str(data.get("name", "")), str(data.get("author", "")), str(data.get("version", "1")), games,
-                    command, build)
+                    command, build, every_decision)
 
 
 @dataclass(frozen=True)

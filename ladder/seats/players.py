@@ -33,6 +33,7 @@ from typing import Any
 from bots.base import Bot, Clock, MatchStart
 from bots.registry import UnknownBotError, bot_names, get_bot_class
 from ladder.errors import UserError
+from ladder.matches.forced_moves import ForcedMoves
 from ladder.matches.match import BotFailure, BotTimeout, Player, TimeoutKind
 from ladder.matches.statuses import FailureReason
 from ladder.paths import results_dir
@@ -225,6 +226,7 @@ class SandboxedPlayer:
         self._wall_cap = self._cpu_allowance = 0.0
         self.last_cpu_check = 0.0
         self.actions = 0
+        self.forced = ForcedMoves()  # decisions with one legal action are answered without the bot
         self.stderr_mark = 0
         self.stderr_text = ""  # what the bot wrote to stderr during the match, once it has ended
 
@@ -312,12 +314,16 @@ class SandboxedPlayer:
         if not info.plays(match.game):
             self._fail(BotFailure(FailureReason.EXCEPTION, f"bot {info.name!r} does not play {match.game} (it plays: {', '.join(info.games)})"))
         self._check_cpu()
+        self.forced = ForcedMoves(info.every_decision)
         payload = {"game": match.game, "seat": match.seat, "num_players": match.num_players,
                    "options": dict(match.options), "seed": match.seed}
         self._request({"op": "start", "match": payload}, "starting the match")
 
     def act(self, observation: dict[str, Any], legal_actions: list[dict[str, Any]]) -> dict[str, Any]:
         self.actions += 1
+        forced = self.forced.answer(observation, legal_actions)
+        if forced is not None:  # one legal action: the bot is not asked (it hears of it at its next decision)
+            return forced
         reply = self._request({"op": "act", "observation": observation, "legal": legal_actions},
                               f"choosing its action #{self.actions}")
         index = reply.get("index")

@@ -216,7 +216,7 @@ def test_a_sleeping_bot_times_out_on_the_wall_clock_and_it_is_its_own_fault(tmp_
         player = pool.player(str(path), GAME_ID)
         player.start(MatchStart(GAME_ID, 0, 1))
         with pytest.raises(BotTimeout) as caught:
-            player.act({}, [{"n": 1}])
+            player.act({}, [{"n": 1}, {"n": 2}])  # a choice: a single legal action is not sent to the bot
     assert caught.value.kind is TimeoutKind.WALL and caught.value.host_fault == ""
     assert "wall-clock limit of 0.6 s" in caught.value.detail
 
