@@ -165,7 +165,7 @@ def test_under_a_time_budget_the_bar_shows_the_budget_left_not_an_eta_that_resta
     monkeypatch.setenv("TOY_SLOW_SECONDS", "0.002")
     terminal = _Terminal()
     monkeypatch.setattr(sys, "stderr", terminal)
-    report = run_tournament(config(bots=["random", "slow"], games_per_pairing=2), options(db_url, hours=1.5 / 3600, progress=True))
+    report = run_tournament(config(bots=["random", "slow"], games_per_pairing=2), options(db_url, hours=4 / 3600, progress=True))
     assert report.state == "budget spent"
     drawn = terminal.getvalue()
     assert "budget left" in drawn and " matches [" in drawn
