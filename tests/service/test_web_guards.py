@@ -148,3 +148,33 @@ def test_an_oversized_upload_is_refused_with_or_without_a_length(app: App) -> No
                           headers={**bearer(app.tokens["alice"]), "Content-Type": "multipart/form-data; boundary=xyz"})
     assert streamed.status_code == 413 and "larger than this server takes" in streamed.json()["detail"]
     assert app.submissions() == 0
+
+
+def _tar(entries: list[tuple[str, bytes]]) -> bytes:
+    import io
+    import tarfile
+
+    buffer = io.BytesIO()
+    with tarfile.open(fileobj=buffer, mode="w:gz") as archive:
+        for path, data in entries:
+            info = tarfile.TarInfo(path)
+            info.size = len(data)
+            archive.addfile(info, io.BytesIO(data))
+    return buffer.getvalue()
+
+
+@pytest.mark.parametrize("entries", [
+    [("bot.py", BOT), ("a", b"1"), ("a/b", b"2")],  # a file, then a folder of the same name
+    [("bot.py", BOT), ("a/b", b"2"), ("a", b"1")],  # a folder, then a file of the same name
+    [("bot.py", BOT), ("a" * 300, b"1")],  # a name longer than a file system takes
+    [("bot.py", BOT), ("/".join(["d" * 200] * 25) + "/f", b"1")],  # a path longer than a file system takes
+], ids=["file-then-folder", "folder-then-file", "long-name", "long-path"])
+def test_an_archive_that_cannot_be_laid_out_as_a_folder_is_refused_with_one_sentence(
+        app: App, tmp_path: Path, entries: list[tuple[str, bytes]]) -> None:
+    response = httpx.post(app.url + "/api/submissions", files={"file": ("bot.tar.gz", _tar(entries), "application/gzip")},
+                          headers=bearer(app.tokens["alice"]))
+    assert response.status_code == 400, response.text
+    assert "Internal" not in response.text and response.json()["detail"].endswith(("refused", "shorter"))
+    assert app.submissions() == 0
+    uploads = tmp_path / "results" / "serve" / "uploads"
+    assert not uploads.exists() or not any(uploads.iterdir())  # nothing half-written left behind
