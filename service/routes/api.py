@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Annotated
 
 from fastapi import APIRouter, File, Form, HTTPException, Request, UploadFile
+from fastapi.concurrency import run_in_threadpool
 from pydantic import BaseModel
 from sqlmodel import col, select
 
@@ -105,7 +106,7 @@ async def post_submission(request: Request, session: DB, who: Changer,
     settings = request.app.state.settings
     data = await file.read(settings.uploads.max_bytes + 1)
     try:
-        row = accept(session, who.author, data, file.filename or "upload", name, settings)
+        row = await run_in_threadpool(accept, session, who.author, data, file.filename or "upload", name, settings)
     except RateLimited as error:
         raise HTTPException(429, str(error)) from None
     except UploadRefused as error:

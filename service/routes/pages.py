@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import Annotated, Any
 
 from fastapi import APIRouter, File, Form, HTTPException, Request, UploadFile
+from fastapi.concurrency import run_in_threadpool
 from fastapi.responses import HTMLResponse, RedirectResponse, Response
 from fastapi.templating import Jinja2Templates
 
@@ -137,7 +138,7 @@ async def submit_form(request: Request, session: DB, who: Changer, file: Annotat
     settings = request.app.state.settings
     data = await file.read(settings.uploads.max_bytes + 1)
     try:
-        row = accept(session, who.author, data, file.filename or "upload", name, settings)
+        row = await run_in_threadpool(accept, session, who.author, data, file.filename or "upload", name, settings)
     except (UploadRefused, RateLimited) as error:
         mine = views.submissions_of(session, None if who.author.is_operator else who.author)
         return render(request, "me.html", who, code=429 if isinstance(error, RateLimited) else 400, submissions=mine,

@@ -178,3 +178,56 @@ def test_an_archive_that_cannot_be_laid_out_as_a_folder_is_refused_with_one_sent
     assert app.submissions() == 0
     uploads = tmp_path / "results" / "serve" / "uploads"
     assert not uploads.exists() or not any(uploads.iterdir())  # nothing half-written left behind
+
+
+@pytest.mark.slow
+def test_an_authors_stream_of_archive_bombs_does_not_stall_everyone_elses_pages(app: App) -> None:
+    """Refused uploads are free (they change nothing, so no rate limit counts them): unpacking one must not hold
+    the web server's event loop, or one author sending bombs back to back stalls every page for everyone."""
+    import io
+    import random
+    import statistics
+    import tarfile
+
+    buffer = io.BytesIO()
+    with tarfile.open(fileobj=buffer, mode="w:gz") as archive:
+        # random padding makes the archive large enough (the 200x ratio) to unpack all 20 MB before its refusal,
+        # in two files whose headers each claim less than the limit (the sum is only known by unpacking)
+        for path, data in (("bot.py", BOT), ("pad", random.randbytes(110_000)), ("big1", bytes(10_900_000)),
+                           ("big2", bytes(10_900_000))):
+            info = tarfile.TarInfo(path)
+            info.size = len(data)
+            archive.addfile(info, io.BytesIO(data))
+    bomb = buffer.getvalue()
+    done = threading.Event()
+
+    def probe(seconds: float) -> list[float]:
+        took = []
+        with httpx.Client(base_url=app.url, timeout=60) as visitor:
+            deadline = time.monotonic() + seconds
+            while time.monotonic() < deadline:
+                started = time.perf_counter()
+                assert visitor.get("/api/status").status_code == 200
+                took.append(time.perf_counter() - started)
+        return took
+
+    def attacker() -> None:
+        with httpx.Client(base_url=app.url, headers=bearer(app.tokens["bob"]), timeout=60) as client:
+            while not done.is_set():
+                refused = client.post("/api/submissions", files={"file": ("b.tar.gz", bomb, "application/gzip")})
+                assert refused.status_code == 400
+
+    calm = statistics.median(probe(1.0))
+    attackers = [threading.Thread(target=attacker) for _ in range(4)]
+    for thread in attackers:
+        thread.start()
+    try:
+        time.sleep(0.5)
+        under_attack = statistics.median(probe(2.5))
+    finally:
+        done.set()
+        for thread in attackers:
+            thread.join(timeout=60)
+    assert app.submissions() == 0
+    print(f"status page: {calm * 1000:.1f} ms calm, {under_attack * 1000:.1f} ms under attack")
+    assert under_attack < max(10 * calm, 0.1), (calm, under_attack)  # held on the event loop: 0.5-0.7 s
