@@ -231,3 +231,26 @@ def test_an_authors_stream_of_archive_bombs_does_not_stall_everyone_elses_pages(
     assert app.submissions() == 0
     print(f"status page: {calm * 1000:.1f} ms calm, {under_attack * 1000:.1f} ms under attack")
     assert under_attack < max(10 * calm, 0.1), (calm, under_attack)  # held on the event loop: 0.5-0.7 s
+
+
+def test_a_crowd_asking_for_head_to_head_pages_reads_the_database_once(app: App, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Head to head reads the whole database (0.7 s at 2,000 matches, and growing); anyone may ask, without a
+    token, so each request must not read it again: eight clients asking in a loop held a trivial page at 0.9 s."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    from ladder.report import data as report_data
+
+    loads: list[float] = []
+    real_load = report_data.load
+
+    def counted(session: Session) -> report_data.ReportData:
+        loads.append(time.monotonic())
+        time.sleep(0.2)  # a large database
+        return real_load(session)
+
+    monkeypatch.setattr(report_data, "load", counted)
+    paths = [f"/api/h2h/elevenses/{players}" for players in (2, 3, 4)] * 4 + [f"/h2h/nosuch{n}/2" for n in range(6)]
+    with ThreadPoolExecutor(max_workers=8) as crowd:
+        codes = list(crowd.map(lambda path: httpx.get(app.url + path, timeout=60).status_code, paths))
+    assert codes == [200] * len(paths)
+    assert len(loads) == 1, f"the database was read {len(loads)} times for {len(paths)} requests"
