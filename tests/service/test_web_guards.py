@@ -285,3 +285,17 @@ def test_a_crowd_asking_for_leaderboards_while_matches_arrive_rates_the_database
         codes = list(crowd.map(lambda path: httpx.get(app.url + path, timeout=60).status_code, paths))
     assert codes == [200] * len(paths)
     assert len(computed) == 1, f"the ratings were computed {len(computed)} times for {len(paths)} requests"
+
+
+def test_a_bot_toml_whose_build_makes_its_program_is_accepted_for_checking(app: App, tmp_path: Path) -> None:
+    """`command = ["./bot"]` made by `build` is not among the uploaded files: writing the upload tried to mark
+    that missing file executable, and every such submission ended in a 500 and a half-written folder."""
+    manifest = b'name = "built"\ngames = ["elevenses"]\ncommand = ["./bot"]\nbuild = ["cc", "-o", "bot", "bot.c"]\n'
+    upload = _tar([("built/bot.toml", manifest), ("built/bot.c", b"int main(void) { return 0; }\n")])
+    response = httpx.post(app.url + "/api/submissions", files={"file": ("built.tar.gz", upload, "application/gzip")},
+                          headers=bearer(app.tokens["alice"]))
+    assert response.status_code == 202, response.text
+    assert app.submissions() == 1
+    uploads = tmp_path / "results" / "serve" / "uploads"
+    [folder] = list(uploads.iterdir())
+    assert sorted(p.name for p in folder.iterdir()) == ["bot.c", "bot.toml"]
