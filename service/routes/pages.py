@@ -19,7 +19,7 @@ from ladder.errors import UserError
 from service import views
 from service.admin import Action, set_bot_state
 from service.intake import RateLimited, accept
-from service.routes.deps import DB, Changer, Identity, Operator, Viewer
+from service.routes.deps import DB, Changer, Identity, Operator, RowId, Viewer
 from service.security import (
     CSRF_FIELD,
     LOGIN_COOKIE,
@@ -77,7 +77,7 @@ def head_to_head_page(game: str, players: int, request: Request, session: DB, wh
 
 
 @router.get("/matches/{match_id}", response_class=HTMLResponse)
-def replay(match_id: int, request: Request, session: DB, who: Viewer) -> HTMLResponse:
+def replay(match_id: RowId, request: Request, session: DB, who: Viewer) -> HTMLResponse:
     """The replay of a match: the one route to re-point when the report's replay viewer is served here."""
     match = views.match_view(session, match_id)
     if match is None:

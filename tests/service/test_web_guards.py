@@ -299,3 +299,14 @@ def test_a_bot_toml_whose_build_makes_its_program_is_accepted_for_checking(app: 
     uploads = tmp_path / "results" / "serve" / "uploads"
     [folder] = list(uploads.iterdir())
     assert sorted(p.name for p in folder.iterdir()) == ["bot.c", "bot.toml"]
+
+
+def test_an_id_past_what_the_database_holds_is_answered_not_a_500(app: App) -> None:
+    """SQLite's integers stop at 2**63 - 1: a larger match or submission id in a URL reached the database and
+    came back as a 500 with a traceback in the log, for anyone, without a token."""
+    huge = 10**23
+    for path in (f"/api/matches/{huge}", f"/matches/{huge}", f"/api/submissions/{huge}"):
+        response = httpx.get(app.url + path, headers=bearer(app.tokens["alice"]))
+        assert response.status_code == 422, (path, response.status_code, response.text)
+        assert "less than or equal to" in response.text
+    assert httpx.get(app.url + "/api/matches/1").status_code == 404  # an ordinary unknown id is still a 404
