@@ -126,6 +126,10 @@ def run(db_url: str | None, submission_id: int, matches: int, cap: int) -> Submi
             return SubmissionState(row.state)
         author = session.get(AuthorRow, row.author_id)
         assert author is not None
+        if author.revoked_at is not None:  # revoked while it waited: the operator has stopped this author
+            _fail(session, row, f"the token of {author.name!r} was revoked before this submission was checked; "
+                                "it was not checked and goes on no schedule")
+            return SubmissionState.FAILED
         folder = str(results_dir() / row.upload_dir)
         try:
             report = check_bot(folder, name=row.name_override or None, matches_per_table=matches, build_limits=BuildLimits())

@@ -310,3 +310,27 @@ def test_an_id_past_what_the_database_holds_is_answered_not_a_500(app: App) -> N
         assert response.status_code == 422, (path, response.status_code, response.text)
         assert "less than or equal to" in response.text
     assert httpx.get(app.url + "/api/matches/1").status_code == 404  # an ordinary unknown id is still a 404
+
+
+@pytest.mark.slow
+def test_a_submission_waiting_when_its_author_is_revoked_never_goes_on_the_ladder(app: App, tmp_path: Path) -> None:
+    """Revoking an author stops their token; a submission of theirs still waiting for its check went on to be
+    checked and put on the schedule, after the operator had revoked them."""
+    import os
+    import subprocess
+    import sys
+
+    from tests.ladder.front_door import ROOT
+
+    upload = {"file": ("bot.py", BOT.replace(b"'b'", b"'waiting'"), "text/x-python")}
+    submission = httpx.post(app.url + "/api/submissions", files=upload, headers=bearer(app.tokens["bob"])).json()["id"]
+    env = {**os.environ, "LADDER_DB": f"sqlite:///{tmp_path / 'ladder.db'}", "LADDER_RESULTS": str(tmp_path / "results")}
+    revoked = subprocess.run([sys.executable, "-m", "cli", "author", "revoke", "bob"], env=env, cwd=ROOT,
+                             capture_output=True, text=True, timeout=120)
+    assert revoked.returncode == 0, revoked.stderr
+    check = subprocess.run([sys.executable, "-m", "service.check_job", "--db", env["LADDER_DB"], "--submission",
+                            str(submission), "--matches", "1"], env=env, cwd=ROOT, capture_output=True, text=True, timeout=600)
+    assert check.returncode == 0, check.stderr
+    verdict = httpx.get(f"{app.url}/api/submissions/{submission}", headers=bearer(app.tokens["op"])).json()
+    assert verdict["state"] == "failed" and "revoked" in verdict["problem"], verdict
+    assert httpx.get(app.url + "/api/bots/waiting").status_code == 404
