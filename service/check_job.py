@@ -16,6 +16,7 @@ import sys
 
 from sqlmodel import Session, col, select
 
+from bots.registry import bot_names
 from ladder.errors import UserError
 from ladder.paths import results_dir
 from ladder.sandbox.build import BuildLimits
@@ -41,11 +42,36 @@ def _shown(text: str, folder: str, filename: str) -> str:
     return clean_text(text.replace(folder, filename or "the upload"))
 
 
+CONFUSABLE = str.maketrans({"0": "o", "1": "l", "i": "l", "|": "l"})
+
+
+def name_skeleton(name: str) -> str:
+    """What a bot's name looks like on a page: case, separators and look-alike letters folded away, so that
+    ``Alicebot``, ``alice_bot``, ``a1icebot`` and ``alicebot.`` all read as ``alicebot``."""
+    folded = "".join(c for c in name.casefold() if c not in "._-").translate(CONFUSABLE)
+    return folded.replace("rn", "m").replace("vv", "w")
+
+
+def lookalike_problem(session: Session, author: AuthorRow, name: str) -> str | None:
+    """Why ``name`` may not be a new bot's name: it looks like a built-in bot's or another author's (a bot of
+    ``author``'s own may be spelled another way)."""
+    skeleton = name_skeleton(name)
+    for builtin in bot_names():
+        if name_skeleton(builtin) == skeleton:
+            return f"the name {name!r} looks like the built-in bot {builtin!r}; choose a name that does not"
+    owners = {served.bot_id: served.author_id for served in session.exec(select(ServedBotRow)).all()}
+    for bot in session.exec(select(BotRow)).all():
+        if bot.name != name and name_skeleton(bot.name) == skeleton and owners.get(bot.id or 0) != author.id:
+            return (f"the name {name!r} looks like {bot.name!r}, a bot of another author's (or the operator's) on this ladder; choose a name "
+                    "that does not (set `name = ...` or pass --name)")
+    return None
+
+
 def ownership_problem(session: Session, author: AuthorRow, name: str) -> str | None:
     """Why ``author`` may not submit a bot named ``name`` here, or None."""
     bot = session.exec(select(BotRow).where(BotRow.name == name)).first()
     if bot is None:
-        return None
+        return lookalike_problem(session, author, name)
     served = session.get(ServedBotRow, bot.id)
     if served is None:
         return f"the name {name!r} belongs to a bot registered on this ladder by its operator; choose another name"
@@ -100,6 +126,10 @@ def run(db_url: str | None, submission_id: int, matches: int, cap: int) -> Submi
             return SubmissionState(row.state)
         author = session.get(AuthorRow, row.author_id)
         assert author is not None
+        if author.revoked_at is not None:  # revoked while it waited: the operator has stopped this author
+            _fail(session, row, f"the token of {author.name!r} was revoked before this submission was checked; "
+                                "it was not checked and goes on no schedule")
+            return SubmissionState.FAILED
         folder = str(results_dir() / row.upload_dir)
         try:
             report = check_bot(folder, name=row.name_override or None, matches_per_table=matches, build_limits=BuildLimits())

@@ -7,12 +7,14 @@ owner only). It travels only in the ``Authorization`` header.
 
 from __future__ import annotations
 
+import ipaddress
 import json
 import os
 import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
+from urllib.parse import urlsplit
 
 import httpx
 
@@ -28,11 +30,27 @@ def config_file() -> Path:
     return Path(base) / "ladder" / "servers.json"
 
 
+def _loopback(host: str) -> bool:
+    if host.lower() == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        return False
+
+
 def normal_url(url: str) -> str:
+    """The server's address, refused when it is not one, or when it is plain http to another machine: the
+    token travels with every request, and over http anyone on the way reads it."""
     url = url.strip().rstrip("/")
-    if not url.startswith(("http://", "https://")):
+    parts = urlsplit(url)
+    scheme = parts.scheme.lower()
+    if scheme not in ("http", "https") or not parts.hostname:
         raise UserError(f"{url!r} is not a server address: give it as https://host[:port] (or http:// on this machine)")
-    return url
+    if scheme == "http" and not _loopback(parts.hostname):
+        raise UserError(f"{url!r} is plain http to another machine: the token would travel in clear; use https:// "
+                        "(http:// only to this machine)")
+    return f"{scheme}{url[len(scheme):]}"
 
 
 def _saved() -> dict[str, str]:

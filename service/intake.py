@@ -12,6 +12,7 @@ from __future__ import annotations
 import os
 import re
 import shutil
+import threading
 import uuid
 from datetime import timedelta
 from pathlib import Path
@@ -28,6 +29,9 @@ from service.uploads import UploadRefused, unpack_upload
 
 UPLOADS = Path("serve") / "uploads"
 NAME_PATTERN = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,39}$")
+
+
+INTAKE = threading.Lock()  # one upload unpacked at a time: the rate limit's count and the new row stay one step
 
 
 class RateLimited(ValueError):
@@ -47,7 +51,16 @@ def check_rate(session: Session, author: AuthorRow, per_hour: int) -> None:
 
 
 def accept(session: Session, author: AuthorRow, data: bytes, filename: str, name: str, settings: ServeSettings) -> SubmissionRow:
-    """Take an upload (see the module docstring); :class:`UploadRefused` or :class:`RateLimited` with one sentence."""
+    """Take an upload (see the module docstring); :class:`UploadRefused` or :class:`RateLimited` with one sentence.
+
+    Unpacking an upload is CPU work (up to 20 MB inflated, then written): the routes call this in a worker
+    thread, never on the web server's event loop, so an author sending archive bombs back to back (refused,
+    so no rate limit counts them) slows nobody else's pages; :data:`INTAKE` keeps uploads one at a time."""
+    with INTAKE:
+        return _accept(session, author, data, filename, name, settings)
+
+
+def _accept(session: Session, author: AuthorRow, data: bytes, filename: str, name: str, settings: ServeSettings) -> SubmissionRow:
     assert author.id is not None
     check_rate(session, author, settings.submissions_per_hour)
     shown = clean_text(Path(filename or "upload").name, one_line=True)[:120]

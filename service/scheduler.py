@@ -59,6 +59,7 @@ from tournaments.executor import LocalPoolExecutor
 from tournaments.executor_api import MatchExecutor, TerminableExecutor
 from tournaments.formats import ScheduledMatch, deal_seed
 from tournaments.loop import ExecutorLoop, LoopSettings, StopSignals
+from tournaments.opening import _reseal
 from tournaments.progress import RunLog
 from tournaments.recorder import Finished, Recorder, to_json
 from tournaments.tasks import MatchTask
@@ -70,7 +71,8 @@ SERVE_FINGERPRINT = "serve"
 
 
 def serve_tournament(session: Session) -> TournamentRow:
-    """The served ladder's tournament row, made (with a fresh sealed deal secret) on the first start."""
+    """The served ladder's tournament row, made (with a fresh sealed deal secret) on the first start, and
+    resealed with a fresh one if its secret was revealed while the server was stopped."""
     row = session.exec(select(TournamentRow).where(TournamentRow.name == SERVE_NAME,
                                                    TournamentRow.fingerprint == SERVE_FINGERPRINT)).first()
     if row is None:
@@ -78,6 +80,9 @@ def serve_tournament(session: Session) -> TournamentRow:
         row = TournamentRow(name=SERVE_NAME, file="", seed=0, fingerprint=SERVE_FINGERPRINT,
                             config_json=to_json({"format": "serve"}), scheduled=0, cycles=1,
                             deal_secret=secret.hex, deal_commitment=secret.commitment)
+    elif row.deals_public:  # revealed while stopped (`ladder tournaments --reveal`): a public secret never deals again
+        for note in _reseal(session, row, None).notes:
+            log.warning("%s", note)
     row.state, row.pid, row.host = TournamentState.RUNNING.value, os.getpid(), socket.gethostname()
     row.updated_at, row.finished_at = utcnow(), None
     session.add(row)

@@ -153,6 +153,26 @@ def _strip_common_folder(files: dict[str, bytes]) -> dict[str, bytes]:
     return files
 
 
+MAX_NAME_BYTES = 255  # one file or folder name (the file system's own limit)
+MAX_PATH_BYTES = 1024  # a whole relative path (well under the file system's 4096 with the server's folders in front)
+
+
+def check_layout(files: dict[str, bytes]) -> None:
+    """Refuse files that cannot be laid out as one folder: a path that is both a file and a folder (``a`` and
+    ``a/b``), or a name or path longer than a file system takes. Checked before anything is written."""
+    for path in files:
+        encoded = path.encode("utf-8", "surrogateescape")
+        if len(encoded) > MAX_PATH_BYTES or any(len(part) > MAX_NAME_BYTES for part in encoded.split(b"/")):
+            raise UploadRefused(f"the archive entry {path[:80]!r}... has a name longer than a file system takes; "
+                                f"keep each name under {MAX_NAME_BYTES} bytes and each path shorter")
+        parts = path.split("/")
+        for depth in range(1, len(parts)):
+            folder = "/".join(parts[:depth])
+            if folder in files:
+                raise UploadRefused(f"the archive has both a file and a folder named {folder[:80]!r}; one of them "
+                                    "must go: refused")
+
+
 def unpack_upload(data: bytes, filename: str, limits: UploadLimits) -> dict[str, bytes]:
     """The bot's files from an upload (see the module docstring); :class:`UploadRefused` with one sentence."""
     if len(data) > limits.max_bytes:
@@ -170,6 +190,7 @@ def unpack_upload(data: bytes, filename: str, limits: UploadLimits) -> dict[str,
     else:
         raise UploadRefused("the upload is neither a .py file nor a .tar.gz or .zip archive of a bot folder")
     files = {path: content for path, content in files.items() if not is_skipped(path)}
+    check_layout(files)
     try:
         if MANIFEST_FILE in files:
             read_manifest(files, "the archive")

@@ -246,7 +246,7 @@ def write_tree(files: dict[str, bytes], target: Path) -> None:
         path.chmod(0o644)
     if MANIFEST_FILE in files:  # an executable bot's program must stay executable (modes are not in the hash)
         program = read_manifest(files, str(target)).command[0]
-        if program.startswith("./"):
+        if program.startswith("./") and program[2:] in files:  # else its build makes it
             (target / program[2:]).chmod(0o755)
 
 

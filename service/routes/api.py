@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Annotated
 
 from fastapi import APIRouter, File, Form, HTTPException, Request, UploadFile
+from fastapi.concurrency import run_in_threadpool
 from pydantic import BaseModel
 from sqlmodel import col, select
 
@@ -13,7 +14,7 @@ from service import views
 from service.admin import Action, set_bot_state
 from service.intake import RateLimited, accept
 from service.models import SubmissionRow
-from service.routes.deps import DB, Changer, Operator, Viewer
+from service.routes.deps import DB, Changer, Operator, RowId, Viewer
 from service.uploads import UploadRefused
 
 router = APIRouter(prefix="/api", tags=["api"])
@@ -82,7 +83,7 @@ def get_head_to_head(game: str, players: int, session: DB) -> views.HeadToHead:
 
 
 @router.get("/matches/{match_id}", response_model=views.MatchView, summary="A recorded match: seats, scores, ranks")
-def get_match(match_id: int, session: DB) -> views.MatchView:
+def get_match(match_id: RowId, session: DB) -> views.MatchView:
     found = views.match_view(session, match_id)
     if found is None:
         raise HTTPException(404, f"there is no match #{match_id}")
@@ -105,7 +106,7 @@ async def post_submission(request: Request, session: DB, who: Changer,
     settings = request.app.state.settings
     data = await file.read(settings.uploads.max_bytes + 1)
     try:
-        row = accept(session, who.author, data, file.filename or "upload", name, settings)
+        row = await run_in_threadpool(accept, session, who.author, data, file.filename or "upload", name, settings)
     except RateLimited as error:
         raise HTTPException(429, str(error)) from None
     except UploadRefused as error:
@@ -117,7 +118,7 @@ async def post_submission(request: Request, session: DB, who: Changer,
 
 @router.get("/submissions/{submission_id}", response_model=views.SubmissionView,
             summary="A submission's state (checking / active / failed) with the reason and output (its author and the operator only)")
-def get_submission(submission_id: int, session: DB, who: Viewer) -> views.SubmissionView:
+def get_submission(submission_id: RowId, session: DB, who: Viewer) -> views.SubmissionView:
     if who is None:
         raise HTTPException(401, "this needs an author's token: send it as `Authorization: Bearer <token>`")
     row = session.get(SubmissionRow, submission_id)

@@ -6,7 +6,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Annotated
 
-from fastapi import Depends, HTTPException, Request
+from fastapi import Depends, HTTPException, Path, Request
 from sqlmodel import Session
 
 from service.models import AuthorRow, WebSessionRow
@@ -26,6 +26,9 @@ def db_session(request: Request) -> Iterator[Session]:
 
 
 DB = Annotated[Session, Depends(db_session)]
+
+# A row id in a URL: SQLite's integers stop at 2**63 - 1, and a larger one must not reach the database (a 500).
+RowId = Annotated[int, Path(ge=0, le=2**63 - 1, description="a row id")]
 
 
 @dataclass(frozen=True)

@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import Annotated, Any
 
 from fastapi import APIRouter, File, Form, HTTPException, Request, UploadFile
+from fastapi.concurrency import run_in_threadpool
 from fastapi.responses import HTMLResponse, RedirectResponse, Response
 from fastapi.templating import Jinja2Templates
 
@@ -18,7 +19,7 @@ from ladder.errors import UserError
 from service import views
 from service.admin import Action, set_bot_state
 from service.intake import RateLimited, accept
-from service.routes.deps import DB, Changer, Identity, Operator, Viewer
+from service.routes.deps import DB, Changer, Identity, Operator, RowId, Viewer
 from service.security import (
     CSRF_FIELD,
     LOGIN_COOKIE,
@@ -76,7 +77,7 @@ def head_to_head_page(game: str, players: int, request: Request, session: DB, wh
 
 
 @router.get("/matches/{match_id}", response_class=HTMLResponse)
-def replay(match_id: int, request: Request, session: DB, who: Viewer) -> HTMLResponse:
+def replay(match_id: RowId, request: Request, session: DB, who: Viewer) -> HTMLResponse:
     """The replay of a match: the one route to re-point when the report's replay viewer is served here."""
     match = views.match_view(session, match_id)
     if match is None:
@@ -137,7 +138,7 @@ async def submit_form(request: Request, session: DB, who: Changer, file: Annotat
     settings = request.app.state.settings
     data = await file.read(settings.uploads.max_bytes + 1)
     try:
-        row = accept(session, who.author, data, file.filename or "upload", name, settings)
+        row = await run_in_threadpool(accept, session, who.author, data, file.filename or "upload", name, settings)
     except (UploadRefused, RateLimited) as error:
         mine = views.submissions_of(session, None if who.author.is_operator else who.author)
         return render(request, "me.html", who, code=429 if isinstance(error, RateLimited) else 400, submissions=mine,

@@ -42,3 +42,16 @@ def test_submitting_to_a_wrong_or_absent_server(home: LadderHome, tmp_path: Path
 
 def test_serve_refuses_an_unknown_house_bot(home: LadderHome) -> None:
     one_line_error(home.ladder("serve", "--house", "nobody", "--port", str(free_port())), "no built-in bot of that name")
+
+
+@pytest.mark.parametrize("command", [("login",), ("submit", "BOT", "--server"), ("submissions", "--server")])
+def test_a_token_is_never_sent_in_clear_to_another_machine(home: LadderHome, tmp_path: Path, command: tuple[str, ...]) -> None:
+    """The address error said "https://host (or http:// on this machine)", but any http:// address was taken, so a
+    token went over the network in clear; a loopback address (this machine) is still fine."""
+    bot = tmp_path / "bot.py"
+    bot.write_text("x = 1\n")
+    env = author_env(home, tmp_path / "author", "some-token")
+    args = [str(bot) if part == "BOT" else part for part in command]
+    for server in ("http://ladder.invalid", "http://192.0.2.1:8000", "HTTP://ladder.invalid/"):
+        one_line_error(ladder_as(env, *args, server), "in clear")
+    one_line_error(ladder_as(env, *args, f"http://127.0.0.1:{free_port()}"), "cannot reach the server")
