@@ -92,7 +92,8 @@ def _print_report(console: Console, report: RunReport) -> None:
     for label, reason in report.benched.items():
         console.print(f"benched {label}: {clean_text(reason, one_line=True)}", style="yellow", highlight=False, markup=False)
     rate = report.played_now / report.seconds if report.seconds else 0.0
-    finished = report.played_now + report.skipped_now + report.errors_now + report.voided_now  # the progress bar's count
+    finished = (report.played_now + report.skipped_now + report.errors_now + report.voided_now
+                + report.unplayable_now)  # the progress bar's count: every match this run recorded
     console.print(
         f"tournament {report.name} #{report.tournament_id}: {report.state}, {report.recorded} of {report.scheduled} "
         f"matches recorded; this run finished {finished} in {report.seconds:.0f} s ({rate:.1f} played/s, "

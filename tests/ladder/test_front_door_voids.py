@@ -355,6 +355,7 @@ def test_a_match_voided_twice_is_recorded_unplayable_and_the_tournament_complete
     assert "1 voided for a host fault" in " ".join(outputs[0].stdout.split())
     second = " ".join(outputs[1].stdout.split())
     assert "1 unplayable" in second and "complete" in second, second
+    assert "this run finished 1 " in second, second  # the unplayable match counted, as the progress bar counts it
     stored = home.matches()
     assert [m["status"] for m in stored] == ["unplayable"], stored
     assert "voided 2 times for a host fault" in stored[0]["error"] and "stopped by someone else" in stored[0]["error"]

@@ -156,3 +156,24 @@ def test_with_a_new_version_every_count_stays_within_the_schedule_and_every_scor
     page = next((where / "results" / "report" / "tournaments").glob("*.html")).read_text()
     done, scheduled = map(int, re.search(r"(\d+) of (\d+) scheduled matches done", page).groups())
     assert done <= scheduled and done == summary["recorded"], (done, scheduled, summary)
+
+
+@pytest.mark.skipif("elfer-raus" not in game_ids(), reason="elfer-raus is not registered")
+@pytest.mark.parametrize(("command", "failures"), [
+    (["matches", "--bot", "failure-prone-bot"], r"\[exception\]"),
+    (["matches", "--tournament", "tiny"], r"\s0\.\d\d\s+\d\d:\d\d:\d\d$"),
+    (["tournaments"], r"\b12 of 12\b"),
+    (["bots"], r"\s[0-9a-f]{8}\s"),
+    (["bot", "failure-prone-bot"], r"\s4$"),
+    (["h2h", "failure-prone-bot", "random"], r"\s4\s"),
+    (["rankings"], r"\s4$"),
+])
+def test_every_table_of_bots_fits_80_columns_with_its_numbers_whole(tiny: Path, command: list[str], failures: str) -> None:
+    """Issue 24, point 9, in every command that prints a table of bots: no line over 80 columns, no number cut
+    (``…`` only ever shortens a name), and the figure that matters (a failure count, a marker) on its row."""
+    run = ladder(*command, "--db", "plain.db", cwd=tiny, columns=80)
+    assert run.returncode == 0, run.stderr
+    lines = run.stdout.splitlines()
+    assert max(len(line) for line in lines) <= 80, run.stdout
+    assert not re.search(r"\d…|…\d", run.stdout), run.stdout  # a number never gives way
+    assert any(re.search(failures, line.rstrip()) for line in lines), run.stdout
