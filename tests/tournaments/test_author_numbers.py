@@ -174,6 +174,7 @@ def test_every_table_of_bots_fits_80_columns_with_its_numbers_whole(tiny: Path, 
     run = ladder(*command, "--db", "plain.db", cwd=tiny, columns=80)
     assert run.returncode == 0, run.stderr
     lines = run.stdout.splitlines()
-    assert max(len(line) for line in lines) <= 80, run.stdout
+    paths = [line for line in lines if line.strip().startswith("/")]  # a path is printed whole, to be copied
+    assert max(len(line) for line in lines if line not in paths) <= 80, run.stdout
     assert not re.search(r"\d…|…\d", run.stdout), run.stdout  # a number never gives way
     assert any(re.search(failures, line.rstrip()) for line in lines), run.stdout
