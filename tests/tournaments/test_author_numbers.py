@@ -47,6 +47,19 @@ def test_the_readme_says_how_many_matches_quick_plays(tmp_path: Path) -> None:
     assert said == {plan("quick", tmp_path)["per_cycle"]}, said
 
 
+def test_the_readmes_showcase_count_and_quicks_minute_agree_with_their_dry_runs(tmp_path: Path) -> None:
+    """The README's other figures of the first command: showcase's match count, and quick's "about a minute on two
+    cores" against the dry run's estimate from the built-in bots' measured costs (tournaments.estimate)."""
+    readme = " ".join((ROOT / "README.md").read_text(encoding="utf-8").split())
+    showcase = {int(n) for n in re.findall(r"`ladder run showcase` plays .*?\((\d+) matches\)", readme)}
+    assert showcase == {plan("showcase", tmp_path)["per_cycle"]}, showcase
+    assert "quick tournament plays 60 matches (two deals a table), about a minute on two cores" in readme
+    estimate = plan("quick", tmp_path)["estimate"]
+    assert estimate["by_built_in_costs"] == 60, estimate
+    on_two_cores = estimate["match_seconds"] / 2 + estimate["startup_seconds"]
+    assert 30 <= on_two_cores <= 90, estimate  # "about a minute"
+
+
 CRASHY = """from ladder.bot import Bot
 
 
