@@ -80,6 +80,14 @@ def _history(session: Session, games: set[str]) -> dict[tuple[str, str, tuple[st
     return times
 
 
+def _cores() -> int:
+    """The cores this process may run on (its affinity), as the default worker count counts them."""
+    try:
+        return len(os.sched_getaffinity(0))
+    except AttributeError:  # not on Linux
+        return os.cpu_count() or 1
+
+
 def estimate(session: Session, missing: list[ScheduledMatch], workers: int) -> Estimate:
     """The wall time of playing ``missing`` with ``workers`` workers (see the module docstring)."""
     history = _history(session, {m.game for m in missing})
@@ -100,7 +108,7 @@ def estimate(session: Session, missing: list[ScheduledMatch], workers: int) -> E
     by_costs = len(missing) - by_history
     basis = (Basis.NOTHING if not missing else Basis.BOTH if by_history and by_costs
              else Basis.HISTORY if by_history else Basis.BUILT_IN_COSTS)
-    parallel = max(1, min(workers, os.cpu_count() or 1, len(missing) or 1))
+    parallel = max(1, min(workers, _cores(), len(missing) or 1))
     seconds = STARTUP_SECONDS + total / parallel if missing else 0.0
     return Estimate(seconds=seconds, match_seconds=total, startup_seconds=STARTUP_SECONDS if missing else 0.0,
                     workers=parallel, basis=basis, from_matches=basis_matches, by_history=by_history,

@@ -212,5 +212,7 @@ def test_interrupted_killed_and_resumed_with_a_benched_bot_every_count_agrees(tm
     report = ladder("report", "--db", "ladder.db", cwd=tmp_path)
     assert report.returncode == 0, report.stderr
     page = next((tmp_path / "results" / "report" / "tournaments").glob("*.html")).read_text()
-    done, scheduled = map(int, re.search(r"(\d+) of (\d+) scheduled matches done", page).groups())
+    found = re.search(r"(\d+) of (\d+) scheduled matches done", page)
+    assert found, page
+    done, scheduled = map(int, found.groups())
     assert (done, scheduled) == (SCHEDULED, SCHEDULED), (done, scheduled)
