@@ -93,7 +93,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
-from sqlmodel import Session, func, select
+from sqlmodel import Session
 
 from engine import get_game
 from ladder.errors import UserError
@@ -104,12 +104,13 @@ from ladder.ratings import persistence as ratings
 from ladder.ratings.pools import PoolKey
 from ladder.sandbox.host_load import workers_warning
 from ladder.store.database import open_database
-from ladder.store.tables import MatchRow, TournamentRow, utcnow
+from ladder.store.tables import TournamentRow, utcnow
 from tournaments.adaptive import AdaptivePlanner, Wait
 from tournaments.backends import check_backend
 from tournaments.benching import BenchPolicy
 from tournaments.config import TournamentConfig, check_scheduler_address, fingerprint, load_tournament
 from tournaments.entrants import bot_bundles, resolve_plans, sandbox_refusal_for
+from tournaments.estimate import estimate
 from tournaments.executor import LocalPoolExecutor, start_fork_server
 from tournaments.executor_api import MatchExecutor, TerminableExecutor
 from tournaments.formats import ScheduledMatch, schedule_fingerprint_data
@@ -592,28 +593,10 @@ def _by_table(matches: list[ScheduledMatch]) -> dict[str, int]:
     return counts
 
 
-def _estimate(session: Session, to_play: dict[str, int], workers: int) -> dict[str, Any]:
-    """The time the matches ``to_play`` take, from the stored matches of the same game and table size."""
-    seconds, unknown, basis = 0.0, [], 0
-    for key, count in to_play.items():
-        game, _, players = key.partition(" ")
-        mean, stored = session.exec(
-            select(func.avg(MatchRow.seconds), func.count(MatchRow.id))  # type: ignore[arg-type]
-            .where(MatchRow.game == game, MatchRow.num_players == int(players.rstrip("p")),
-                   MatchRow.status == MatchStatus.PLAYED)
-        ).one()
-        if stored:
-            seconds += float(mean) * count
-            basis += int(stored)
-        else:
-            unknown.append(key)
-    return {"seconds": seconds / max(1, workers), "from_matches": basis, "workers": workers, "tables_never_played": unknown}
-
-
 def plan_tournament(source: str | Path | TournamentConfig, db_url: str | None = None, workers: int | None = None) -> dict[str, Any]:
     """What a run would play, without playing: matches per cycle by game and table size, the notes, whether the
     run resumes a tournament (and what it has recorded) or starts a new one, and an estimate of the time the
-    missing matches take, from the stored matches of the same game and table size."""
+    missing matches take (:mod:`tournaments.estimate`)."""
     config = source if isinstance(source, TournamentConfig) else load_tournament(source)
     run = TournamentRun(config, RunOptions(db_url=db_url, progress=False, backend="local", workers=workers))  # no Dask needed
     try:
@@ -628,6 +611,6 @@ def plan_tournament(source: str | Path | TournamentConfig, db_url: str | None = 
                 "bots": {plan.game: [e.label for e in plan.entrants] for plan in run.plans}, "notes": run.notes,
                 "resumes": None if existing is None else {"tournament": existing.id, "state": existing.state,
                                                           "recorded": len(done)},
-                "to_play": len(missing), "to_play_by_table": to_play, "estimate": _estimate(run.session, to_play, run.workers)}
+                "to_play": len(missing), "to_play_by_table": to_play, "estimate": estimate(run.session, missing, run.workers).as_dict()}
     finally:
         run.close()

@@ -92,7 +92,8 @@ def _print_report(console: Console, report: RunReport) -> None:
     for label, reason in report.benched.items():
         console.print(f"benched {label}: {clean_text(reason, one_line=True)}", style="yellow", highlight=False, markup=False)
     rate = report.played_now / report.seconds if report.seconds else 0.0
-    finished = report.played_now + report.skipped_now + report.errors_now + report.voided_now  # the progress bar's count
+    finished = (report.played_now + report.skipped_now + report.errors_now + report.voided_now
+                + report.unplayable_now)  # the progress bar's count: every match this run recorded
     console.print(
         f"tournament {report.name} #{report.tournament_id}: {report.state}, {report.recorded} of {report.scheduled} "
         f"matches recorded; this run finished {finished} in {report.seconds:.0f} s ({rate:.1f} played/s, "
@@ -144,12 +145,21 @@ def print_plan(plan: dict[str, Any]) -> None:
     estimate = plan["estimate"]
     if plan["to_play"] == 0:
         say("nothing left to play" + (" (the time budget would start new cycles)" if plan["hours"] else ""))
-    elif estimate["from_matches"]:
-        workers = estimate["workers"]
-        line = (f"estimated time: about {duration(estimate['seconds'])} with {workers} worker{'s' if workers != 1 else ''}, "
-                f"from the mean time of {estimate['from_matches']} stored matches of the same games and table sizes")
-        if estimate["tables_never_played"]:
-            line += f" (no estimate for {', '.join(estimate['tables_never_played'])}: never played here)"
-        say(line)
     else:
-        say("estimated time: unknown (no stored match of these games and table sizes yet to measure by)")
+        say(_estimate_line(estimate))
+
+
+def _estimate_line(estimate: dict[str, Any]) -> str:
+    """The dry run's time estimate, with what it rests on (:mod:`tournaments.estimate`)."""
+    workers = estimate["workers"]
+    line = (f"estimated time: about {duration(estimate['seconds'])} with {workers} worker{'s' if workers != 1 else ''} "
+            f"({duration(estimate['match_seconds'])} of matches, {duration(estimate['startup_seconds'])} to start and rate)")
+    sources = []
+    if estimate["by_history"]:
+        sources.append(f"{estimate['by_history']} matches from the mean time of {estimate['from_matches']} stored matches "
+                       "of the same bots at the same table")
+    if estimate["by_built_in_costs"]:
+        sources.append(f"{estimate['by_built_in_costs']} from the built-in bots' measured CPU costs on an idle machine "
+                       f"({', '.join(estimate['tables_from_costs'])}; a submitted bot not played here is assumed to "
+                       "think as long as the search bot)")
+    return line + ": " + "; ".join(sources)

@@ -355,11 +355,16 @@ def test_a_match_voided_twice_is_recorded_unplayable_and_the_tournament_complete
     assert "1 voided for a host fault" in " ".join(outputs[0].stdout.split())
     second = " ".join(outputs[1].stdout.split())
     assert "1 unplayable" in second and "complete" in second, second
+    assert "this run finished 1 " in second, second  # the unplayable match counted, as the progress bar counts it
     stored = home.matches()
     assert [m["status"] for m in stored] == ["unplayable"], stored
     assert "voided 2 times for a host fault" in stored[0]["error"] and "stopped by someone else" in stored[0]["error"]
     listed = tournament(home, "twice")
     assert listed["state"] == "complete" and listed["unplayable"] == 1, listed
+    # every count agrees (issue 24): done <= scheduled, and what the run says is recorded is what is listed
+    done = listed["played"] + listed["skipped"] + listed["errors"] + listed["unplayable"]
+    recorded = re.search(r"(\d+) of (\d+) matches recorded", second)
+    assert recorded and (int(recorded[1]), int(recorded[2])) == (done, listed["scheduled"]) and done <= listed["scheduled"]
     shown = " ".join(home.ladder_ok("tournaments").stdout.split())
     assert "1 unplayable" in shown, shown
     third = home.ladder_ok("run", str(file), "--no-progress", "--no-rankings", timeout=900)

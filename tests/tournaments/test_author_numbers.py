@@ -47,6 +47,19 @@ def test_the_readme_says_how_many_matches_quick_plays(tmp_path: Path) -> None:
     assert said == {plan("quick", tmp_path)["per_cycle"]}, said
 
 
+def test_the_readmes_showcase_count_and_quicks_minute_agree_with_their_dry_runs(tmp_path: Path) -> None:
+    """The README's other figures of the first command: showcase's match count, and quick's "about a minute on two
+    cores" against the dry run's estimate from the built-in bots' measured costs (tournaments.estimate)."""
+    readme = " ".join((ROOT / "README.md").read_text(encoding="utf-8").split())
+    showcase = {int(n) for n in re.findall(r"`ladder run showcase` plays .*?\((\d+) matches\)", readme)}
+    assert showcase == {plan("showcase", tmp_path)["per_cycle"]}, showcase
+    assert "quick tournament plays 60 matches (two deals a table), about a minute on two cores" in readme
+    estimate = plan("quick", tmp_path)["estimate"]
+    assert estimate["by_built_in_costs"] == 60, estimate
+    on_two_cores = estimate["match_seconds"] / 2 + estimate["startup_seconds"]
+    assert 30 <= on_two_cores <= 90, estimate  # "about a minute"
+
+
 CRASHY = """from ladder.bot import Bot
 
 
@@ -156,3 +169,25 @@ def test_with_a_new_version_every_count_stays_within_the_schedule_and_every_scor
     page = next((where / "results" / "report" / "tournaments").glob("*.html")).read_text()
     done, scheduled = map(int, re.search(r"(\d+) of (\d+) scheduled matches done", page).groups())
     assert done <= scheduled and done == summary["recorded"], (done, scheduled, summary)
+
+
+@pytest.mark.skipif("elfer-raus" not in game_ids(), reason="elfer-raus is not registered")
+@pytest.mark.parametrize(("command", "failures"), [
+    (["matches", "--bot", "failure-prone-bot"], r"\[exception\]"),
+    (["matches", "--tournament", "tiny"], r"\s0\.\d\d\s+\d\d:\d\d:\d\d$"),
+    (["tournaments"], r"\b12 of 12\b"),
+    (["bots"], r"\s[0-9a-f]{8}\s"),
+    (["bot", "failure-prone-bot"], r"\s4$"),
+    (["h2h", "failure-prone-bot", "random"], r"\s4\s"),
+    (["rankings"], r"\s4$"),
+])
+def test_every_table_of_bots_fits_80_columns_with_its_numbers_whole(tiny: Path, command: list[str], failures: str) -> None:
+    """Issue 24, point 9, in every command that prints a table of bots: no line over 80 columns, no number cut
+    (``…`` only ever shortens a name), and the figure that matters (a failure count, a marker) on its row."""
+    run = ladder(*command, "--db", "plain.db", cwd=tiny, columns=80)
+    assert run.returncode == 0, run.stderr
+    lines = run.stdout.splitlines()
+    paths = [line for line in lines if line.strip().startswith("/")]  # a path is printed whole, to be copied
+    assert max(len(line) for line in lines if line not in paths) <= 80, run.stdout
+    assert not re.search(r"\d…|…\d", run.stdout), run.stdout  # a number never gives way
+    assert any(re.search(failures, line.rstrip()) for line in lines), run.stdout
