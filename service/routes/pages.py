@@ -1,8 +1,8 @@
 """The live pages, rendered from the database on each request (Jinja templates in ``service/templates``).
 
 Forms that change something (submit, log out, the operator's buttons) carry the session's CSRF token; the
-login form carries a double-submit token of its own. Replays go through :func:`replay` alone, so the viewer
-behind it can be swapped for the report's without touching the other pages.
+login form carries a double-submit token of its own. A match's page is the report's replay viewer
+(:func:`replay`), its data fetched over HTTP.
 """
 
 from __future__ import annotations
@@ -77,11 +77,12 @@ def head_to_head_page(game: str, players: int, request: Request, session: DB, wh
 
 @router.get("/matches/{match_id}", response_class=HTMLResponse)
 def replay(match_id: int, request: Request, session: DB, who: Viewer) -> HTMLResponse:
-    """The replay of a match: the one route to re-point when the report's replay viewer is served here."""
+    """The report's replay viewer; it fetches the match's data from ``/api/matches/{id}/replay``
+    (:func:`service.routes.api.get_match_replay`)."""
     match = views.match_view(session, match_id)
     if match is None:
         raise HTTPException(404, f"there is no match #{match_id}")
-    return render(request, "match.html", who, match=match, actions=views.match_actions(session, match_id))
+    return render(request, "replay.html", who, match=match)
 
 
 @router.get("/login", response_class=HTMLResponse)
