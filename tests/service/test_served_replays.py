@@ -38,7 +38,7 @@ from service.db import open_service_database
 from service.models import Role, ServedBotRow, ServedVersionRow
 from service.security import add_author, author_for_token
 from service.settings import ServeSettings
-from tests.service.serving import free_port
+from tests.service.serving import CHROMEDRIVER, CHROMIUM, browser_login, chromium, free_port, step_viewer_to_the_end
 
 SECRETS = {"alice-bot": "alice-private-trace", "bob-bot": "bob-private-trace", "house": "house-private-trace"}
 
@@ -227,3 +227,26 @@ def test_the_leaderboards_carry_the_reports_verdicts_and_rank_intervals(served: 
     assert "rank (95%)" in page and "P(above next)" in page
     first = boards[0]["rows"][0]
     assert f'<td class="rank-interval">{first["rank_low"]}' in page
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(CHROMIUM is None or CHROMEDRIVER is None, reason="needs chromium and chromedriver")
+def test_the_viewer_draws_every_step_and_shows_an_author_only_their_own_stderr(served: Served) -> None:
+    """Headless Chromium on the served page: the data arrives over HTTP, the step counter runs to the end with
+    no JavaScript error; logged in as alice, the stderr pane has her bot's and not bob's or the house bot's."""
+    pytest.importorskip("selenium")
+    match_id = served.match_ids[0]
+    with Session(served.engine) as session:  # type: ignore[arg-type]
+        row = session.get(MatchRow, match_id)
+        assert row is not None
+        moves = row.action_count
+    with chromium() as driver:
+        assert step_viewer_to_the_end(driver, f"{served.url}/matches/{match_id}") == moves
+        assert "the match is over" in driver.find_element("id", "move").text
+        assert all(secret not in driver.page_source for secret in SECRETS.values())  # anonymous: nobody's stderr
+        assert driver.find_element("css selector", "#match-header a.bot").get_attribute("href") == f"{served.url}/bots/alice-bot"
+        browser_login(driver, served.url, served.tokens["alice"])
+        step_viewer_to_the_end(driver, f"{served.url}/matches/{match_id}#step=0")
+        stderr = driver.find_element("id", "stderr").get_attribute("textContent")  # closed <details> included
+        assert SECRETS["alice-bot"] in stderr and "bob-bot (nothing on stderr)" in stderr
+        assert SECRETS["bob-bot"] not in driver.page_source and SECRETS["house"] not in driver.page_source
