@@ -9,12 +9,15 @@ in the static report. The bytes differ by requester, so they are sent ``Cache-Co
 from __future__ import annotations
 
 import dataclasses
+import threading
+from collections import OrderedDict
+from collections.abc import Callable
 from urllib.parse import quote
 
 from sqlmodel import Session, col, select
 
 from ladder.report import data as report_data
-from ladder.report.replay import SeatLabel, replay_bytes
+from ladder.report.replay import SeatLabel, replay_bytes, replay_input_hash
 from ladder.store.tables import BotRow, BotVersionRow, MatchRow, unpack_actions
 from service.models import AuthorRow, ServedBotRow
 from service.views import may_see_private
@@ -51,6 +54,32 @@ def served_labels(session: Session, match: report_data.MatchRecord) -> list[Seat
     return labels
 
 
+class ReplayCache:
+    """The latest replays served, by a hash of everything they are made of (:func:`replay_input_hash`: the match
+    as this requester may see it, its moves, the seats' labels, the engine's source): replaying a long match
+    through the engine takes a good part of a second, and many people open the same match."""
+
+    def __init__(self, size: int = 256) -> None:
+        self.size = size
+        self.lock = threading.Lock()
+        self.found: OrderedDict[str, bytes] = OrderedDict()
+
+    def get(self, key: str, make: Callable[[], bytes]) -> bytes:
+        with self.lock:
+            if key in self.found:
+                self.found.move_to_end(key)
+                return self.found[key]
+        content = make()
+        with self.lock:
+            self.found[key] = content
+            while len(self.found) > self.size:
+                self.found.popitem(last=False)
+        return content
+
+
+REPLAYS = ReplayCache()
+
+
 def served_replay(session: Session, match_id: int, viewer: AuthorRow | None) -> bytes | None:
     """The viewer's data for match ``match_id`` as ``viewer`` may see it (None: no such match).
 
@@ -61,5 +90,8 @@ def served_replay(session: Session, match_id: int, viewer: AuthorRow | None) -> 
         return None
     row = session.exec(select(MatchRow.actions_z, MatchRow.move_us_z).where(MatchRow.id == match_id)).first()
     actions_z, move_us_z = row if row is not None else (b"", b"")
-    return replay_bytes(visible_record(session, match, viewer), unpack_actions(actions_z or b""),
-                        served_labels(session, match), "", report_data.unpack_move_us(move_us_z or b""))
+    visible = visible_record(session, match, viewer)
+    labels = served_labels(session, match)
+    key = replay_input_hash(visible, actions_z or b"", labels, "", move_us_z or b"")
+    return REPLAYS.get(key, lambda: replay_bytes(visible, unpack_actions(actions_z or b""), labels, "",
+                                                 report_data.unpack_move_us(move_us_z or b"")))
