@@ -19,7 +19,7 @@ from ladder.ratings import persistence as ratings_persistence
 from ladder.ratings import trueskill_model as ratings_trueskill_model
 from ladder.ratings.trueskill_model import RatingSet
 from ladder.report import data as report_data
-from ladder.store.tables import BotRow, BotVersionRow, MatchRow, SeatResultRow
+from ladder.store.tables import BotRow, BotVersionRow, MatchRow, SeatResultRow, unpack_actions
 from service.models import AuthorRow, ServedBotRow, ServedVersionRow, SubmissionRow
 
 
@@ -211,6 +211,11 @@ def match_view(session: Session, match_id: int) -> MatchView | None:
     return views[0] if views else None
 
 
+def match_actions(session: Session, match_id: int) -> list[dict[str, object]]:
+    blob = session.exec(select(MatchRow.actions_z).where(MatchRow.id == match_id)).first()
+    return unpack_actions(blob or b"")
+
+
 def bot_view(session: Session, name: str) -> tuple[BotView, int | None] | None:
     """A bot's public page, and its owner's author id (None for a bot that is not the served ladder's)."""
     bot = session.exec(select(BotRow).where(BotRow.name == name)).first()
@@ -282,6 +287,8 @@ class HeadToHead(BaseModel):
 
 def head_to_head(session: Session, pool: str) -> HeadToHead:
     """Who finished ahead of whom in ``pool`` (the report's own count, :func:`ladder.report.data.head_to_head`)."""
+    from ladder.report import data as report_data
+
     loaded = report_data.load(session)
     counts = report_data.head_to_head(loaded, pool)
     order = report_data.pool_versions(loaded, pool)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Annotated
 
-from fastapi import APIRouter, File, Form, HTTPException, Request, Response, UploadFile
+from fastapi import APIRouter, File, Form, HTTPException, Request, UploadFile
 from pydantic import BaseModel
 from sqlmodel import col, select
 
@@ -13,7 +13,6 @@ from service import views
 from service.admin import Action, set_bot_state
 from service.intake import RateLimited, accept
 from service.models import SubmissionRow
-from service.replays import REPLAY_MEDIA_TYPE, served_replay
 from service.routes.deps import DB, Changer, Operator, Viewer
 from service.uploads import UploadRefused
 
@@ -88,20 +87,6 @@ def get_match(match_id: int, session: DB) -> views.MatchView:
     if found is None:
         raise HTTPException(404, f"there is no match #{match_id}")
     return found
-
-
-@router.get("/matches/{match_id}/replay", response_class=Response,
-            responses={200: {"content": {REPLAY_MEDIA_TYPE: {}},
-                             "description": "gzip'd JSON, the replay viewer's format (docs/architecture.md)"}},
-            summary="A match's replay for the viewer: every frame, the moves offered and chosen, and the stderr of the "
-                    "requester's own bots (all of it for the operator)")
-def get_match_replay(match_id: int, session: DB, who: Viewer) -> Response:
-    content = served_replay(session, match_id, who.author if who else None)
-    if content is None:
-        raise HTTPException(404, f"there is no match #{match_id}")
-    # the bytes depend on who asks (whose stderr is in them): never kept by a shared cache
-    return Response(content, media_type=REPLAY_MEDIA_TYPE,
-                    headers={"Cache-Control": "private, no-cache", "Vary": "Authorization, Cookie"})
 
 
 @router.get("/me", response_model=Me, summary="Who the token belongs to, and their submissions")

@@ -77,11 +77,11 @@ def head_to_head_page(game: str, players: int, request: Request, session: DB, wh
 
 @router.get("/matches/{match_id}", response_class=HTMLResponse)
 def replay(match_id: int, request: Request, session: DB, who: Viewer) -> HTMLResponse:
-    """The report's replay viewer; it fetches the match's data from ``/api/matches/{id}/replay``
-    (:func:`service.routes.api.get_match_replay`)."""
+    """The replay of a match: the one route to re-point when the report's replay viewer is served here."""
     match = views.match_view(session, match_id)
     if match is None:
         raise HTTPException(404, f"there is no match #{match_id}")
+    # the report's viewer, fetching the match's data (service/routes/replay_data.py)
     return render(request, "replay.html", who, match=match)
 
 

@@ -195,9 +195,7 @@ def test_the_live_pages_in_a_browser_show_both_bots_and_each_author_their_own_st
         rows = [row.text for row in driver.find_elements(By.CSS_SELECTOR, "section.pool tr.bot-row")]
         assert any("alice-rand" in row for row in rows) and any("bob-rand" in row for row in rows)
         assert driver.find_element(By.CSS_SELECTOR, "section.pool .verdict").text.split(":")[0] in ("settled", "not yet")
-        driver.get(ladder.server.url + "/login")
-        driver.find_element(By.NAME, "token").send_keys(ladder.tokens["alice"])
-        driver.find_element(By.CSS_SELECTOR, "form[action='/login'] button").click()
+        browser_login(driver, ladder.server.url, ladder.tokens["alice"])  # waits for /me: the click returns before it loads
         assert "My bots" in driver.find_element(By.TAG_NAME, "h1").text
         driver.get(ladder.server.url + "/bots/alice-rand")
         assert "alice-secret-stderr" in driver.find_element(By.ID, "stderr").find_element(By.XPATH, "..").text

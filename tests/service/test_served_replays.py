@@ -188,6 +188,7 @@ def test_refusals_and_a_missing_match(served: Served) -> None:
     assert missing.status_code == 404 and "there is no match #999999" in missing.json()["detail"]
     assert served.get("/matches/999999").status_code == 404
     assert served.get("/api/matches/x/replay").status_code == 422
+    assert served.get(f"/api/matches/{2**63}/replay").status_code == 422  # past SQLite's integers: refused, not a 500
     revoked_like = httpx.get(served.url + f"/api/matches/{served.match_ids[0]}/replay",
                              headers={"Authorization": "Bearer " + "x" * 43}, timeout=30)
     assert revoked_like.status_code == 401  # a wrong token is refused, not served as anonymous
