@@ -12,6 +12,7 @@ from __future__ import annotations
 import logging
 import time
 from collections.abc import Awaitable, Callable
+from importlib import resources
 from pathlib import Path
 from typing import Protocol
 
@@ -21,7 +22,7 @@ from fastapi.staticfiles import StaticFiles
 from sqlalchemy.engine import Engine
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from service.routes import api, pages
+from service.routes import api, pages, replay_data
 from service.security import TOKEN_QUERY_KEYS
 from service.settings import ServeSettings
 
@@ -97,8 +98,12 @@ def create_app(engine: Engine, settings: ServeSettings, runtime: Runtime | None 
     app.state.settings = settings
     app.state.runtime = runtime or Detached()
     app.include_router(api.router)
+    app.include_router(replay_data.router)
     app.include_router(pages.router)
     app.add_middleware(BodyLimit, limit=settings.uploads.max_bytes + FORM_OVERHEAD)
+    # the report's replay viewer (one script and its style sheets), served as the static report ships it; mounted
+    # before /static, which would otherwise take these paths
+    app.mount("/static/report", StaticFiles(directory=str(resources.files("ladder.report") / "static")), name="report-static")
     app.mount("/static", StaticFiles(directory=str(Path(__file__).resolve().parent / "static")), name="static")
 
     @app.middleware("http")

@@ -15,7 +15,6 @@ from datetime import datetime
 from pydantic import BaseModel
 from sqlmodel import Session, col, select
 
-from ladder.ratings import certainty
 from ladder.ratings import persistence as ratings_persistence
 from ladder.ratings import trueskill_model as ratings_trueskill_model
 from ladder.ratings.trueskill_model import RatingSet
@@ -38,6 +37,9 @@ class Row(BaseModel):
     matches: int
     wins: int
     failures: int
+    rank_low: int | None = None  # the central 95% of its rank when skills are drawn from the ratings
+    rank_high: int | None = None
+    above_next: float | None = None  # P(this bot's skill > the next row's); None on the last row
 
 
 class Leaderboard(BaseModel):
@@ -161,21 +163,27 @@ RATINGS = _RatingsCache()
 
 
 def leaderboards(session: Session) -> list[Leaderboard]:
-    rated = RATINGS.get(session)
-    names = _names(session)
+    """Every pool's leaderboard with its verdict and each row's rank interval and P(above next): the static
+    report's own figures (:func:`ladder.report.data.pool_certainty` and :func:`ladder.report.data.leaderboard`,
+    so ``ladder rankings``, the report and these pages agree), on the ratings of :data:`RATINGS`."""
+    data = report_data.ReportData(versions=report_data.load_versions(session), tournaments={}, matches=[],
+                                  rated=RATINGS.get(session), ratings_fresh=True)
     states, owners = _states(session)
     boards = []
-    for pool in rated.pools():
-        table = rated.table(pool)
-        verdict = certainty.assess(table, pool, names={v: names.get(v, ("?", "", ""))[0] for v in (s.bot_version_id for s in table)})
+    for pool in data.rated.pools():
+        sure = report_data.pool_certainty(data, pool)
         rows = []
-        for rank, s in enumerate(table, start=1):
-            bot, version, digest = names.get(s.bot_version_id, ("?", "", ""))
-            rows.append(Row(rank=rank, bot=bot, version=version, content_hash=digest, version_id=s.bot_version_id,
+        for line in report_data.leaderboard(data, pool, sure):
+            s = line.standing
+            info = data.versions.get(s.bot_version_id)
+            low, high = line.rank_interval or (None, None)
+            rows.append(Row(rank=line.position, bot=info.bot if info else "?", version=info.version if info else "",
+                            content_hash=info.content_hash if info else "", version_id=s.bot_version_id,
                             author=owners.get(s.bot_version_id, ""), state=states.get(s.bot_version_id, "house"),
                             mu=round(s.mu, 3), sigma=round(s.sigma, 3), conservative=round(s.conservative, 3),
-                            matches=s.matches, wins=s.wins, failures=s.failures))
-        boards.append(Leaderboard(pool=pool, verdict=verdict.verdict.value, reason=verdict.reason, rows=rows))
+                            matches=s.matches, wins=s.wins, failures=s.failures, rank_low=low, rank_high=high,
+                            above_next=None if line.above_next is None else round(line.above_next, 4)))
+        boards.append(Leaderboard(pool=pool, verdict=sure.verdict.value, reason=sure.reason, rows=rows))
     return boards
 
 

@@ -14,6 +14,7 @@ from __future__ import annotations
 import json
 import math
 import re
+import zlib
 from collections import Counter, defaultdict
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
@@ -199,13 +200,45 @@ class ReportData:
         return [v for v in self.versions.values() if wanted.matches_version(v.bot, v.content_hash)]
 
 
-def load(session: Session) -> ReportData:
-    """Read everything the report shows from ``session``'s database."""
-    versions = {
+def load_versions(session: Session) -> dict[int, VersionInfo]:
+    """Every bot version, by id, as the report names it."""
+    return {
         v.id: VersionInfo(v.id, b.name, b.author, v.version, v.content_hash, v.source, tuple(v.games), v.created_at)
         for v, b in session.exec(select(BotVersionRow, BotRow).join(BotRow, col(BotRow.id) == col(BotVersionRow.bot_id))).all()
         if v.id is not None
     }
+
+
+_MATCH_COLUMNS = (MatchRow.id, MatchRow.tournament_id, MatchRow.key, MatchRow.deal, MatchRow.game, MatchRow.options_json,
+                  MatchRow.num_players, MatchRow.seed, MatchRow.status, MatchRow.error, MatchRow.seconds,
+                  MatchRow.think_json, MatchRow.action_count, MatchRow.finished_at)
+
+
+def _match_record(values: Any, seats: Iterable[SeatRecord]) -> MatchRecord:
+    mid, tid, key, deal, game, options, players, seed, status, error, seconds, think, count, finished = values
+    return MatchRecord(mid, tid, key, deal, game, json.loads(options or "{}"), players, seed, status, error, seconds,
+                       tuple(json.loads(think or "[]")), count, finished, tuple(seats))
+
+
+def _seat_record(s: SeatResultRow) -> SeatRecord:
+    return SeatRecord(s.seat, s.bot_version_id, s.score, s.rank, s.failure_reason, s.failure_detail, s.stderr_tail,
+                      s.at_action)
+
+
+def load_match(session: Session, match_id: int) -> MatchRecord | None:
+    """One recorded match (without its action log), as :func:`load` reads them all: what a server needs to
+    replay a single match on request."""
+    values = session.exec(select(*_MATCH_COLUMNS).where(MatchRow.id == match_id)).first()  # type: ignore[call-overload]
+    if values is None:
+        return None
+    seats = session.exec(select(SeatResultRow).where(SeatResultRow.match_id == match_id)
+                         .order_by(SeatResultRow.seat)).all()  # type: ignore[arg-type]
+    return _match_record(values, (_seat_record(s) for s in seats))
+
+
+def load(session: Session) -> ReportData:
+    """Read everything the report shows from ``session``'s database."""
+    versions = load_versions(session)
     benched: dict[int, list[tuple[int, str]]] = defaultdict(list)
     for bench in session.exec(select(BenchRow).order_by(BenchRow.id)).all():  # type: ignore[arg-type]
         benched[bench.tournament_id].append((bench.bot_version_id, bench.reason))
@@ -217,16 +250,10 @@ def load(session: Session) -> ReportData:
     }
     seats: dict[int, list[SeatRecord]] = defaultdict(list)
     for s in session.exec(select(SeatResultRow).order_by(SeatResultRow.match_id, SeatResultRow.seat)).all():  # type: ignore[arg-type]
-        seats[s.match_id].append(SeatRecord(s.seat, s.bot_version_id, s.score, s.rank, s.failure_reason, s.failure_detail,
-                                            s.stderr_tail, s.at_action))
-    columns = (MatchRow.id, MatchRow.tournament_id, MatchRow.key, MatchRow.deal, MatchRow.game, MatchRow.options_json,
-               MatchRow.num_players, MatchRow.seed, MatchRow.status, MatchRow.error, MatchRow.seconds, MatchRow.think_json,
-               MatchRow.action_count, MatchRow.finished_at)
+        seats[s.match_id].append(_seat_record(s))
     matches = [
-        MatchRecord(mid, tid, key, deal, game, json.loads(options or "{}"), players, seed, status, error, seconds,
-                    tuple(json.loads(think or "[]")), count, finished, tuple(seats.get(mid, ())))
-        for mid, tid, key, deal, game, options, players, seed, status, error, seconds, think, count, finished
-        in session.exec(select(*columns).order_by(MatchRow.id)).all()  # type: ignore[call-overload]
+        _match_record(values, seats.get(values[0], ()))
+        for values in session.exec(select(*_MATCH_COLUMNS).order_by(MatchRow.id)).all()  # type: ignore[call-overload]
     ]
     rated, fresh = ratings_persistence.current(session)
     history = rated.history if not fresh else [
@@ -241,6 +268,12 @@ def match_actions(session: Session, match_ids: Iterable[int]) -> Iterator[tuple[
     for match_id in match_ids:
         blob = session.exec(select(MatchRow.actions_z).where(MatchRow.id == match_id)).first()
         yield match_id, unpack_actions(blob or b"")
+
+
+def unpack_move_us(blob: bytes) -> list[int]:
+    """Each move's thinking time in microseconds, as the recorder packed it (empty: not recorded)."""
+    values = json.loads(zlib.decompress(blob)) if blob else []
+    return [int(value) for value in values] if isinstance(values, list) else []
 
 
 # ---- derived figures -------------------------------------------------------------------------------

@@ -23,7 +23,6 @@ import hashlib
 import json
 import shutil
 import statistics
-import zlib
 from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -41,6 +40,7 @@ from ladder.ratings import trueskill_model as ratings_trueskill_model
 from ladder.ratings.summary import ordinal, score_histogram
 from ladder.report import data as reportdata
 from ladder.report import plots
+from ladder.report.data import unpack_move_us
 from ladder.report.replay import SeatLabel, replay_bytes, replay_input_hash
 from ladder.store.tables import MatchRow, unpack_actions
 
@@ -304,12 +304,6 @@ def seat_labels(data: reportdata.ReportData, match: reportdata.MatchRecord) -> l
         info = data.versions.get(seat.version_id)
         labels.append(SeatLabel(info.bot, info.page) if info else SeatLabel(f"#{seat.version_id}"))
     return labels
-
-
-def unpack_move_us(blob: bytes) -> list[int]:
-    """Each move's thinking time in microseconds, as the recorder packed it (empty: not recorded)."""
-    values = json.loads(zlib.decompress(blob)) if blob else []
-    return [int(value) for value in values] if isinstance(values, list) else []
 
 
 def replay_script(content: bytes) -> str:

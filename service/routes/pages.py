@@ -1,8 +1,8 @@
 """The live pages, rendered from the database on each request (Jinja templates in ``service/templates``).
 
 Forms that change something (submit, log out, the operator's buttons) carry the session's CSRF token; the
-login form carries a double-submit token of its own. Replays go through :func:`replay` alone, so the viewer
-behind it can be swapped for the report's without touching the other pages.
+login form carries a double-submit token of its own. A match's page is the report's replay viewer
+(:func:`replay`), its data fetched over HTTP.
 """
 
 from __future__ import annotations
@@ -82,7 +82,8 @@ def replay(match_id: RowId, request: Request, session: DB, who: Viewer) -> HTMLR
     match = views.match_view(session, match_id)
     if match is None:
         raise HTTPException(404, f"there is no match #{match_id}")
-    return render(request, "match.html", who, match=match, actions=views.match_actions(session, match_id))
+    # the report's viewer, fetching the match's data (service/routes/replay_data.py)
+    return render(request, "replay.html", who, match=match)
 
 
 @router.get("/login", response_class=HTMLResponse)

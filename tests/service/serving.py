@@ -2,13 +2,15 @@
 
 from __future__ import annotations
 
+import contextlib
 import os
+import shutil
 import signal
 import socket
 import subprocess
 import sys
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -146,3 +148,60 @@ def played(server: Server) -> dict[str, int]:
         for row in board["rows"]:
             counts[row["bot"]] = counts.get(row["bot"], 0) + row["matches"]
     return counts
+
+
+# ---- the replay viewer in headless Chromium (tests/service/test_served_replays.py and the front door) ----------
+
+CHROMIUM = next((shutil.which(name) for name in ("chromium", "chromium-browser", "google-chrome") if shutil.which(name)), None)
+CHROMEDRIVER = shutil.which("chromedriver")
+
+
+@contextlib.contextmanager
+def chromium() -> Iterator[Any]:
+    """A headless Chromium (Selenium) that keeps the page's console, so a JavaScript error can be asserted away."""
+    from selenium import webdriver
+    from selenium.webdriver.chrome.options import Options
+    from selenium.webdriver.chrome.service import Service
+
+    options = Options()
+    options.binary_location = CHROMIUM or ""
+    for flag in ("--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--window-size=1280,1000"):
+        options.add_argument(flag)
+    options.set_capability("goog:loggingPrefs", {"browser": "ALL"})
+    driver = webdriver.Chrome(service=Service(CHROMEDRIVER), options=options)
+    try:
+        yield driver
+    finally:
+        driver.quit()
+
+
+def browser_login(driver: Any, url: str, token: str) -> None:
+    """Log in through the login form, as an author does in a browser."""
+    driver.get(url + "/login")
+    driver.find_element("name", "token").send_keys(token)
+    driver.find_element("css selector", "form[action='/login'] button").click()
+    wait_in_browser(driver, lambda d: d.current_url.endswith("/me"))
+
+
+def wait_in_browser(driver: Any, condition: Callable[[Any], Any], timeout: float = 30) -> Any:
+    from selenium.webdriver.support.ui import WebDriverWait
+
+    return WebDriverWait(driver, timeout).until(condition)
+
+
+def step_viewer_to_the_end(driver: Any, page_url: str) -> int:
+    """Open a served replay page, wait for its data, press "next" until the end; return how many steps the viewer
+    counted. Fails on a load error, a step that is not the next one, or a JavaScript error in the console."""
+    driver.get_log("browser")  # start with an empty console
+    driver.get(page_url)
+    wait_in_browser(driver, lambda d: d.find_element("tag name", "body").get_attribute("data-ready"))
+    assert driver.find_element("tag name", "body").get_attribute("data-ready") == "true", driver.page_source[-2000:]
+    total = int(driver.find_element("id", "total").text)
+    frames = driver.execute_script(
+        "var seen = []; for (var i = 0; i < arguments[0]; i++) { document.getElementById('next').click();"
+        " seen.push(document.body.getAttribute('data-frame')); } return seen;", total)
+    assert frames == [str(k) for k in range(1, total + 1)]
+    assert driver.find_element("id", "next").get_attribute("disabled")
+    errors = [entry for entry in driver.get_log("browser") if entry["level"] == "SEVERE"]
+    assert not errors, errors
+    return total

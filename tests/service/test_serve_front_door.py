@@ -5,10 +5,10 @@ two workers, two authors on their own "machines" (a home folder and a token each
 
 from __future__ import annotations
 
+import gzip
 import io
 import json
 import re
-import shutil
 import signal
 import sqlite3
 import stat
@@ -22,12 +22,17 @@ import pytest
 
 from tests.ladder.front_door import LadderHome
 from tests.service.serving import (
+    CHROMEDRIVER,
+    CHROMIUM,
     Server,
     add_author,
     author_env,
+    browser_login,
+    chromium,
     ladder_as,
     played,
     start_server,
+    step_viewer_to_the_end,
     wait_for,
     write_bot,
 )
@@ -99,8 +104,14 @@ def test_head_to_head_and_replays_are_served_from_the_database(ladder: Ladder) -
     match_id = ladder.rows("SELECT id FROM match WHERE status = 'played' ORDER BY id LIMIT 1")[0][0]
     match = ladder.server.get(f"/api/matches/{match_id}").json()
     assert {seat["bot"] for seat in match["seats"]} == {"alice-rand", "bob-rand"}
-    replay = ladder.server.get(f"/matches/{match_id}")
-    assert replay.status_code == 200 and replay.text.count("<li>") >= 2  # its moves
+    page = ladder.server.get(f"/matches/{match_id}")  # the report's viewer, its data fetched from the API
+    assert page.status_code == 200 and f'data-replay="/api/matches/{match_id}/replay"' in page.text
+    assert "/static/report/replay.js" in page.text
+    replay = ladder.server.get(f"/api/matches/{match_id}/replay")
+    assert replay.headers["content-type"] == "application/gzip"
+    document = json.loads(gzip.decompress(replay.content))
+    (action_count,) = ladder.rows(f"SELECT action_count FROM match WHERE id = {match_id}")[0]
+    assert len(document["frames"]) == action_count + 1 and action_count >= 2 and document["problem"] == ""
     assert ladder.server.get("/matches/999999").status_code == 404
     docs = ladder.server.get("/openapi.json").json()
     assert {"/api/submissions", "/api/leaderboards", "/api/bots/{name}/stderr"} <= set(docs["paths"])
@@ -121,8 +132,50 @@ def test_each_author_sees_their_own_stderr_and_not_the_others(ladder: Ladder) ->
     assert ladder.server.get(f"/api/submissions/{bobs[0][0]}", bob).json()["state"] == "active"
 
 
-CHROMIUM = next((shutil.which(name) for name in ("chromium", "chromium-browser", "google-chrome") if shutil.which(name)), None)
-DRIVER = shutil.which("chromedriver")
+def test_a_served_replay_holds_only_the_stderr_its_requester_may_see(ladder: Ladder) -> None:
+    """Replays of the matches `ladder serve` played: each author gets their own bot's stderr in the data, never the
+    other's; the operator gets both; nobody logged in gets none."""
+    match_id = _match_of_both(ladder)
+
+    def stderr_of(token: str | None) -> dict[str, str]:
+        response = ladder.server.get(f"/api/matches/{match_id}/replay", token)
+        assert response.status_code == 200 and response.headers["content-type"] == "application/gzip"
+        return {seat["name"]: seat["stderr"] for seat in json.loads(gzip.decompress(response.content))["seats"]}
+
+    alice, bob = stderr_of(ladder.tokens["alice"]), stderr_of(ladder.tokens["bob"])
+    assert "alice-secret-stderr" in alice["alice-rand"] and alice["bob-rand"] == ""
+    assert "bob-secret-stderr" in bob["bob-rand"] and bob["alice-rand"] == ""
+    assert stderr_of(None) == {"alice-rand": "", "bob-rand": ""}
+    operator = stderr_of(ladder.tokens["op"])
+    assert "alice-secret-stderr" in operator["alice-rand"] and "bob-secret-stderr" in operator["bob-rand"]
+    raw = ladder.server.get(f"/api/matches/{match_id}/replay", ladder.tokens["alice"]).content
+    assert b"bob-secret-stderr" not in gzip.decompress(raw)
+
+
+def _match_of_both(ladder: Ladder) -> int:
+    """A played match of the served ladder where alice-rand and bob-rand both sat."""
+    rows = ladder.rows("SELECT m.id FROM match m JOIN seat_result s ON s.match_id = m.id JOIN bot_version v "
+                       "ON v.id = s.bot_version_id JOIN bot b ON b.id = v.bot_id JOIN tournament t ON t.id = m.tournament_id "
+                       "WHERE m.status = 'played' AND t.name = 'serve' AND b.name IN ('alice-rand', 'bob-rand') "
+                       "GROUP BY m.id HAVING COUNT(DISTINCT b.name) = 2 ORDER BY m.id LIMIT 1")
+    assert rows, "no match of alice-rand against bob-rand was recorded"
+    return int(rows[0][0])
+
+
+@pytest.mark.skipif(CHROMIUM is None or CHROMEDRIVER is None, reason="needs chromium and chromedriver")
+def test_the_viewer_replays_a_match_the_server_played_to_its_end(ladder: Ladder) -> None:
+    pytest.importorskip("selenium")
+    match_id = _match_of_both(ladder)
+    (action_count,) = ladder.rows(f"SELECT action_count FROM match WHERE id = {match_id}")[0]
+    with chromium() as driver:
+        browser_login(driver, ladder.server.url, ladder.tokens["bob"])
+        assert step_viewer_to_the_end(driver, f"{ladder.server.url}/matches/{match_id}") == action_count
+        assert "the match is over" in driver.find_element("id", "move").text
+        stderr = driver.find_element("id", "stderr").get_attribute("textContent")
+        assert "bob-secret-stderr" in stderr and "alice-secret-stderr" not in driver.page_source
+
+
+DRIVER = CHROMEDRIVER
 
 
 @pytest.mark.skipif(CHROMIUM is None or DRIVER is None, reason="needs chromium and chromedriver")
@@ -142,9 +195,7 @@ def test_the_live_pages_in_a_browser_show_both_bots_and_each_author_their_own_st
         rows = [row.text for row in driver.find_elements(By.CSS_SELECTOR, "section.pool tr.bot-row")]
         assert any("alice-rand" in row for row in rows) and any("bob-rand" in row for row in rows)
         assert driver.find_element(By.CSS_SELECTOR, "section.pool .verdict").text.split(":")[0] in ("settled", "not yet")
-        driver.get(ladder.server.url + "/login")
-        driver.find_element(By.NAME, "token").send_keys(ladder.tokens["alice"])
-        driver.find_element(By.CSS_SELECTOR, "form[action='/login'] button").click()
+        browser_login(driver, ladder.server.url, ladder.tokens["alice"])  # waits for /me: the click returns before it loads
         assert "My bots" in driver.find_element(By.TAG_NAME, "h1").text
         driver.get(ladder.server.url + "/bots/alice-rand")
         assert "alice-secret-stderr" in driver.find_element(By.ID, "stderr").find_element(By.XPATH, "..").text
