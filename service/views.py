@@ -19,7 +19,7 @@ from ladder.ratings import persistence as ratings_persistence
 from ladder.ratings import trueskill_model as ratings_trueskill_model
 from ladder.ratings.trueskill_model import RatingSet
 from ladder.report import data as report_data
-from ladder.store.tables import BotRow, BotVersionRow, MatchRow, SeatResultRow, unpack_actions
+from ladder.store.tables import BotRow, BotVersionRow, MatchRow, SeatResultRow
 from service.models import AuthorRow, ServedBotRow, ServedVersionRow, SubmissionRow
 
 
@@ -224,11 +224,6 @@ def _match_views(session: Session, match_ids: list[int], names: dict[int, tuple[
 def match_view(session: Session, match_id: int) -> MatchView | None:
     views = _match_views(session, [match_id], _names(session))
     return views[0] if views else None
-
-
-def match_actions(session: Session, match_id: int) -> list[dict[str, object]]:
-    blob = session.exec(select(MatchRow.actions_z).where(MatchRow.id == match_id)).first()
-    return unpack_actions(blob or b"")
 
 
 def bot_view(session: Session, name: str) -> tuple[BotView, int | None] | None:

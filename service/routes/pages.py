@@ -78,7 +78,7 @@ def head_to_head_page(game: str, players: int, request: Request, session: DB, wh
 
 @router.get("/matches/{match_id}", response_class=HTMLResponse)
 def replay(match_id: RowId, request: Request, session: DB, who: Viewer) -> HTMLResponse:
-    """The replay of a match: the one route to re-point when the report's replay viewer is served here."""
+    """The replay of a match: the report's viewer page, which fetches the match's data from the API."""
     match = views.match_view(session, match_id)
     if match is None:
         raise HTTPException(404, f"there is no match #{match_id}")

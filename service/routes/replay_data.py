@@ -3,16 +3,13 @@
 
 from __future__ import annotations
 
-from typing import Annotated
-
-from fastapi import APIRouter, HTTPException, Path, Response
+from fastapi import APIRouter, HTTPException, Response
 
 from service.replays import REPLAY_MEDIA_TYPE, served_replay
-from service.routes.deps import DB, Viewer
+from service.routes.deps import DB, RowId, Viewer
 
 router = APIRouter(prefix="/api", tags=["api"])
 
-MatchId = Annotated[int, Path(ge=0, le=2**63 - 1, description="the match's id (SQLite's integer range)")]
 
 
 @router.get("/matches/{match_id}/replay", response_class=Response,
@@ -20,7 +17,7 @@ MatchId = Annotated[int, Path(ge=0, le=2**63 - 1, description="the match's id (S
                              "description": "gzip'd JSON, the replay viewer's format (docs/architecture.md)"}},
             summary="A match's replay for the viewer: every frame, the moves offered and chosen, and the stderr of the "
                     "requester's own bots (every bot's for the operator)")
-def get_match_replay(match_id: MatchId, session: DB, who: Viewer) -> Response:
+def get_match_replay(match_id: RowId, session: DB, who: Viewer) -> Response:
     content = served_replay(session, match_id, who.author if who else None)
     if content is None:
         raise HTTPException(404, f"there is no match #{match_id}")
