@@ -15,7 +15,7 @@ from importlib.metadata import packages_distributions
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-PACKAGES = ("engine", "bots", "ladder", "tournaments", "cli")
+PACKAGES = ("engine", "bots", "ladder", "tournaments", "service", "cli")
 
 
 def _pyproject() -> dict:

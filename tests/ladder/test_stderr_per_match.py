@@ -15,6 +15,7 @@ from ladder.bot import Bot
 class Third(Bot):
     name = "third"
     games = ("elfer-raus",)
+    every_decision = True  # asked at every decision, forced ones too: its first is action #1
     started = 0
 
     def start(self, match):

@@ -11,6 +11,7 @@ import json
 import re
 import sqlite3
 from pathlib import Path
+from typing import Any
 
 import pytest
 from sqlmodel import Session, select
@@ -54,13 +55,13 @@ def assert_dealt_from(secret_hex: str, matches: list[tuple[MatchRow, list[SeatRe
 
 
 def stop_after_first_batch(monkeypatch: pytest.MonkeyPatch) -> None:
-    original = TournamentRun._record
+    original = TournamentRun._on_batch  # the first results to arrive (they are written in batches, after)
 
-    def record_then_stop(self: TournamentRun, batch: list) -> None:
-        original(self, batch)
+    def arrive_then_stop(self: TournamentRun, *arrived: Any) -> None:
+        original(self, *arrived)
         self.stop.requested = True  # as the first Ctrl-C does
 
-    monkeypatch.setattr(TournamentRun, "_record", record_then_stop)
+    monkeypatch.setattr(TournamentRun, "_on_batch", arrive_then_stop)
 
 
 def test_the_secret_stays_sealed_while_stopped_is_reused_on_resume_and_revealed_at_the_end(
