@@ -85,8 +85,11 @@ class BodyLimit:
             if message["type"] == "http.request":
                 seen += len(message.get("body", b""))
                 if seen > self.limit:
-                    raise HTTPException(413, f"the request is larger than this server takes "
-                                             f"({self.limit // (1024 * 1024)} MB); the rest was not read")
+                    raise HTTPException(
+                        413,
+                        f"the request is larger than this server takes "
+                        f"({self.limit // (1024 * 1024)} MB); the rest was not read",
+                    )
             return message
 
         await self.app(scope, limited, send)
@@ -103,7 +106,9 @@ def create_app(engine: Engine, settings: ServeSettings, runtime: Runtime | None 
     app.add_middleware(BodyLimit, limit=settings.uploads.max_bytes + FORM_OVERHEAD)
     # the report's replay viewer (one script and its style sheets), served as the static report ships it; mounted
     # before /static, which would otherwise take these paths
-    app.mount("/static/report", StaticFiles(directory=str(resources.files("ladder.report") / "static")), name="report-static")
+    app.mount(
+        "/static/report", StaticFiles(directory=str(resources.files("ladder.report") / "static")), name="report-static"
+    )
     app.mount("/static", StaticFiles(directory=str(Path(__file__).resolve().parent / "static")), name="static")
 
     @app.middleware("http")
@@ -112,19 +117,32 @@ def create_app(engine: Engine, settings: ServeSettings, runtime: Runtime | None 
         keys = {key.lower() for key in request.query_params}
         if _too_large(request, settings):
             response: Response = JSONResponse(
-                {"detail": f"the request is larger than this server takes ({settings.uploads.max_bytes // (1024 * 1024)} MB "
-                           "for an upload); nothing was read"}, status_code=413)
+                {
+                    "detail": f"the request is larger than this server takes ({settings.uploads.max_bytes // (1024 * 1024)} MB "
+                    "for an upload); nothing was read"
+                },
+                status_code=413,
+            )
         elif keys & TOKEN_QUERY_KEYS:
             response = JSONResponse(
-                {"detail": "tokens go in the Authorization header (or the login form), never in a URL: URLs end up in "
-                           "logs; this request was refused"}, status_code=400)
+                {
+                    "detail": "tokens go in the Authorization header (or the login form), never in a URL: URLs end up in "
+                    "logs; this request was refused"
+                },
+                status_code=400,
+            )
         else:
             response = await call_next(request)
         response.headers.setdefault("X-Frame-Options", "DENY")
         response.headers.setdefault("X-Content-Type-Options", "nosniff")
         response.headers.setdefault("Referrer-Policy", "same-origin")
-        access.info("%s %s %d %.0f ms", request.method, request.url.path, response.status_code,
-                    (time.perf_counter() - started) * 1000)
+        access.info(
+            "%s %s %d %.0f ms",
+            request.method,
+            request.url.path,
+            response.status_code,
+            (time.perf_counter() - started) * 1000,
+        )
         return response
 
     return app

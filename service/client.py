@@ -48,9 +48,11 @@ def normal_url(url: str) -> str:
     if scheme not in ("http", "https") or not parts.hostname:
         raise UserError(f"{url!r} is not a server address: give it as https://host[:port] (or http:// on this machine)")
     if scheme == "http" and not _loopback(parts.hostname):
-        raise UserError(f"{url!r} is plain http to another machine: the token would travel in clear; use https:// "
-                        "(http:// only to this machine)")
-    return f"{scheme}{url[len(scheme):]}"
+        raise UserError(
+            f"{url!r} is plain http to another machine: the token would travel in clear; use https:// "
+            "(http:// only to this machine)"
+        )
+    return f"{scheme}{url[len(scheme) :]}"
 
 
 def _saved() -> dict[str, str]:
@@ -123,7 +125,9 @@ class Client:
             upload = (source.name, files["bot.py"], "text/x-python")
         else:
             upload = (f"{source.resolve().name}.tar.gz", pack_folder(files), "application/gzip")
-        result: dict[str, Any] = self.call("POST", "/api/submissions", files={"file": upload}, data={"name": name or ""})
+        result: dict[str, Any] = self.call(
+            "POST", "/api/submissions", files={"file": upload}, data={"name": name or ""}
+        )
         return result
 
     def wait(self, submission: int, said: Callable[[str], None], timeout: float = WAIT_SECONDS) -> dict[str, Any]:

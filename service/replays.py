@@ -28,25 +28,35 @@ REPLAY_MEDIA_TYPE = "application/gzip"
 
 def seat_owners(session: Session, version_ids: list[int]) -> dict[int, int | None]:
     """version id -> the author id owning its bot on the served ladder (None: a house bot, no author's)."""
-    rows = session.exec(select(BotVersionRow.id, ServedBotRow.author_id)
-                        .join(ServedBotRow, col(ServedBotRow.bot_id) == col(BotVersionRow.bot_id), isouter=True)
-                        .where(col(BotVersionRow.id).in_(version_ids))).all()
+    rows = session.exec(
+        select(BotVersionRow.id, ServedBotRow.author_id)
+        .join(ServedBotRow, col(ServedBotRow.bot_id) == col(BotVersionRow.bot_id), isouter=True)
+        .where(col(BotVersionRow.id).in_(version_ids))
+    ).all()
     return {version_id: author_id for version_id, author_id in rows if version_id is not None}
 
 
-def visible_record(session: Session, match: report_data.MatchRecord, viewer: AuthorRow | None) -> report_data.MatchRecord:
+def visible_record(
+    session: Session, match: report_data.MatchRecord, viewer: AuthorRow | None
+) -> report_data.MatchRecord:
     """``match`` with the stderr of each seat ``viewer`` may not see emptied (the operator sees every seat's)."""
     owners = seat_owners(session, [s.version_id for s in match.seats])
-    seats = tuple(s if may_see_private(viewer, owners.get(s.version_id)) else dataclasses.replace(s, stderr_tail="")
-                  for s in match.seats)
+    seats = tuple(
+        s if may_see_private(viewer, owners.get(s.version_id)) else dataclasses.replace(s, stderr_tail="")
+        for s in match.seats
+    )
     return dataclasses.replace(match, seats=seats)
 
 
 def served_labels(session: Session, match: report_data.MatchRecord) -> list[SeatLabel]:
     """Each seat's bot name and its page on this server (relative to the site's root, ``/``)."""
-    names = dict(session.exec(select(BotVersionRow.id, BotRow.name)
-                              .join(BotRow, col(BotRow.id) == col(BotVersionRow.bot_id))
-                              .where(col(BotVersionRow.id).in_([s.version_id for s in match.seats]))).all())
+    names = dict(
+        session.exec(
+            select(BotVersionRow.id, BotRow.name)
+            .join(BotRow, col(BotRow.id) == col(BotVersionRow.bot_id))
+            .where(col(BotVersionRow.id).in_([s.version_id for s in match.seats]))
+        ).all()
+    )
     labels = []
     for seat in match.seats:
         name = names.get(seat.version_id)
@@ -93,5 +103,9 @@ def served_replay(session: Session, match_id: int, viewer: AuthorRow | None) -> 
     visible = visible_record(session, match, viewer)
     labels = served_labels(session, match)
     key = replay_input_hash(visible, actions_z or b"", labels, "", move_us_z or b"")
-    return REPLAYS.get(key, lambda: replay_bytes(visible, unpack_actions(actions_z or b""), labels, "",
-                                                 report_data.unpack_move_us(move_us_z or b"")))
+    return REPLAYS.get(
+        key,
+        lambda: replay_bytes(
+            visible, unpack_actions(actions_z or b""), labels, "", report_data.unpack_move_us(move_us_z or b"")
+        ),
+    )

@@ -25,7 +25,7 @@ from dataclasses import asdict, dataclass
 from enum import StrEnum
 from typing import Any
 
-from sqlmodel import Session, select
+from sqlmodel import Session, col, select
 
 from ladder.matches.statuses import MatchStatus
 from ladder.store.tables import MatchRow
@@ -71,9 +71,11 @@ def _table_key(game: str, options: Mapping[str, Any], seats: Iterable[str]) -> t
 
 def _history(session: Session, games: set[str]) -> dict[tuple[str, str, tuple[str, ...]], list[float]]:
     """The stored played matches' wall seconds by game, options and bots (as a set, with the table size)."""
-    rows = session.exec(select(MatchRow.game, MatchRow.options_json, MatchRow.seats_json, MatchRow.seconds)
-                        .where(MatchRow.status == MatchStatus.PLAYED, MatchRow.game.in_(sorted(games)))  # type: ignore[attr-defined]
-                        ).all()
+    rows = session.exec(
+        select(MatchRow.game, MatchRow.options_json, MatchRow.seats_json, MatchRow.seconds).where(
+            MatchRow.status == MatchStatus.PLAYED, col(MatchRow.game).in_(sorted(games))
+        )
+    ).all()
     times: dict[tuple[str, str, tuple[str, ...]], list[float]] = defaultdict(list)
     for game, options_json, seats_json, seconds in rows:
         times[_table_key(game, json.loads(options_json or "{}"), json.loads(seats_json or "[]"))].append(float(seconds))
@@ -106,10 +108,25 @@ def estimate(session: Session, missing: list[ScheduledMatch], workers: int) -> E
             total += estimated_ms(match) / 1000
             never[f"{match.game} {len(match.seats)}p"] = None
     by_costs = len(missing) - by_history
-    basis = (Basis.NOTHING if not missing else Basis.BOTH if by_history and by_costs
-             else Basis.HISTORY if by_history else Basis.BUILT_IN_COSTS)
+    basis = (
+        Basis.NOTHING
+        if not missing
+        else Basis.BOTH
+        if by_history and by_costs
+        else Basis.HISTORY
+        if by_history
+        else Basis.BUILT_IN_COSTS
+    )
     parallel = max(1, min(workers, _cores(), len(missing) or 1))
     seconds = STARTUP_SECONDS + total / parallel if missing else 0.0
-    return Estimate(seconds=seconds, match_seconds=total, startup_seconds=STARTUP_SECONDS if missing else 0.0,
-                    workers=parallel, basis=basis, from_matches=basis_matches, by_history=by_history,
-                    by_built_in_costs=by_costs, tables_from_costs=tuple(never))
+    return Estimate(
+        seconds=seconds,
+        match_seconds=total,
+        startup_seconds=STARTUP_SECONDS if missing else 0.0,
+        workers=parallel,
+        basis=basis,
+        from_matches=basis_matches,
+        by_history=by_history,
+        by_built_in_costs=by_costs,
+        tables_from_costs=tuple(never),
+    )

@@ -123,8 +123,9 @@ def pair_level(confidence: float, bots: int) -> float:
 Quantity = TypeVar("Quantity", int, float)
 
 
-def rank_intervals(table: Sequence[Standing], samples: int = SAMPLES, seed: int = SAMPLE_SEED,
-                   interval: float = INTERVAL) -> dict[int, tuple[int, int]]:
+def rank_intervals(
+    table: Sequence[Standing], samples: int = SAMPLES, seed: int = SAMPLE_SEED, interval: float = INTERVAL
+) -> dict[int, tuple[int, int]]:
     """Each bot's central ``interval`` of ranks (1 = top) when skills are drawn from the ratings."""
     rng = random.Random(seed)
     seen: dict[int, list[int]] = {s.bot_version_id: [] for s in table}
@@ -145,8 +146,14 @@ def _central(values: list[Quantity], interval: float) -> tuple[Quantity, Quantit
     return low, high
 
 
-def assess(table: Sequence[Standing], pool: str, confidence: float = CONFIDENCE, indifference: float = INDIFFERENCE,
-           names: dict[int, str] | None = None, evidence: PoolEvidence | None = None) -> PoolCertainty:
+def assess(
+    table: Sequence[Standing],
+    pool: str,
+    confidence: float = CONFIDENCE,
+    indifference: float = INDIFFERENCE,
+    names: dict[int, str] | None = None,
+    evidence: PoolEvidence | None = None,
+) -> PoolCertainty:
     """The certainty of a pool's leaderboard ``table`` (in leaderboard order): from the paired sequential tests
     of ``evidence`` where given, else from the ratings' posteriors."""
     if evidence is not None:
@@ -154,8 +161,13 @@ def assess(table: Sequence[Standing], pool: str, confidence: float = CONFIDENCE,
     return assess_posterior(table, pool, confidence, indifference, names)
 
 
-def assess_posterior(table: Sequence[Standing], pool: str, confidence: float = CONFIDENCE,
-                     indifference: float = INDIFFERENCE, names: dict[int, str] | None = None) -> PoolCertainty:
+def assess_posterior(
+    table: Sequence[Standing],
+    pool: str,
+    confidence: float = CONFIDENCE,
+    indifference: float = INDIFFERENCE,
+    names: dict[int, str] | None = None,
+) -> PoolCertainty:
     """The certainty of ``table`` by the ratings' posteriors alone (the rule until the paired verdict; it ignores
     which deals the matches shared, and reading it again and again is not covered by its probabilities)."""
     level = pair_level(confidence, len(table))
@@ -171,20 +183,37 @@ def assess_posterior(table: Sequence[Standing], pool: str, confidence: float = C
     elif not open_pairs:
         equal = sum(pair.state is PairState.EQUAL for pair in pairs)
         verdict = Verdict.SETTLED
-        reason = (f"every adjacent pair is ordered{' or equal within ' + format(indifference, 'g') if equal else ''} "
-                  f"at >= {level:.1%} each (the whole order at >= {confidence:.0%})")
+        reason = (
+            f"every adjacent pair is ordered{' or equal within ' + format(indifference, 'g') if equal else ''} "
+            f"at >= {level:.1%} each (the whole order at >= {confidence:.0%})"
+        )
     else:
         worst = min(open_pairs, key=AdjacentPair.certainty)
         who = f"{name(worst.upper) or f'#{worst.upper}'} over {name(worst.lower) or f'#{worst.lower}'}"
         verdict = Verdict.NOT_YET
-        reason = (f"{len(open_pairs)} of {len(pairs)} adjacent pairs open; least certain: {who} at "
-                  f"{worst.p_order:.1%} (needs {level:.1%}, or {level:.1%} that they are within {indifference:g})")
-    return PoolCertainty(pool, tuple(s.bot_version_id for s in table), tuple(pairs), rank_intervals(table),
-                         verdict, reason, confidence, indifference, level)
+        reason = (
+            f"{len(open_pairs)} of {len(pairs)} adjacent pairs open; least certain: {who} at "
+            f"{worst.p_order:.1%} (needs {level:.1%}, or {level:.1%} that they are within {indifference:g})"
+        )
+    return PoolCertainty(
+        pool,
+        tuple(s.bot_version_id for s in table),
+        tuple(pairs),
+        rank_intervals(table),
+        verdict,
+        reason,
+        confidence,
+        indifference,
+        level,
+    )
 
 
-def assess_all(rated: RatingSet, confidence: float = CONFIDENCE, indifference: float = INDIFFERENCE,
-               names: dict[int, str] | None = None) -> dict[str, PoolCertainty]:
+def assess_all(
+    rated: RatingSet,
+    confidence: float = CONFIDENCE,
+    indifference: float = INDIFFERENCE,
+    names: dict[int, str] | None = None,
+) -> dict[str, PoolCertainty]:
     return {pool: assess(rated.table(pool), pool, confidence, indifference, names) for pool in rated.pools()}
 
 
@@ -195,8 +224,9 @@ class OverallInterval:
     high: float
 
 
-def overall_intervals(rated: RatingSet, samples: int = SAMPLES // 4, seed: int = SAMPLE_SEED,
-                      interval: float = INTERVAL) -> dict[int, OverallInterval]:
+def overall_intervals(
+    rated: RatingSet, samples: int = SAMPLES // 4, seed: int = SAMPLE_SEED, interval: float = INTERVAL
+) -> dict[int, OverallInterval]:
     """The central ``interval`` of each bot's overall score (mean share of a pool's others it is above, over
     the pools it played, as :func:`ladder.ratings.across_pools.overall` counts it) when every pool's skills are drawn from
     its ratings."""
@@ -212,7 +242,9 @@ def overall_intervals(rated: RatingSet, samples: int = SAMPLES // 4, seed: int =
     return {version: OverallInterval(version, *_central(values, interval)) for version, values in scores.items()}
 
 
-def _drawn_share_totals(rng: random.Random, rated: RatingSet, pools: list[str], versions: list[int]) -> dict[int, float]:
+def _drawn_share_totals(
+    rng: random.Random, rated: RatingSet, pools: list[str], versions: list[int]
+) -> dict[int, float]:
     """One sample: every pool's skills drawn from its ratings (in version order, so a seed gives the same
     draws), and each bot's sum over the pools of the share of that pool's others it is above, ties counting
     half (alone in a pool: 1)."""
@@ -229,8 +261,14 @@ def _drawn_share_totals(rng: random.Random, rated: RatingSet, pools: list[str], 
     return total
 
 
-def assess_paired(order: Sequence[int], pool: str, evidence: PoolEvidence, confidence: float = CONFIDENCE,
-                  indifference: float = INDIFFERENCE, names: dict[int, str] | None = None) -> PoolCertainty:
+def assess_paired(
+    order: Sequence[int],
+    pool: str,
+    evidence: PoolEvidence,
+    confidence: float = CONFIDENCE,
+    indifference: float = INDIFFERENCE,
+    names: dict[int, str] | None = None,
+) -> PoolCertainty:
     """The certainty of ``order`` (bot version ids, best first) by the paired sequential tests (docs/verdict.md):
     an adjacent pair is ordered once the test of "the upper is not better" is rejected at the test level, equal
     once both "they differ by the margin or more" tests are; ``P>next`` is the first test's confidence."""
@@ -248,8 +286,10 @@ def assess_paired(order: Sequence[int], pool: str, evidence: PoolEvidence, confi
     elif not open_pairs:
         equal = sum(pair.state is PairState.EQUAL for pair in pairs)
         verdict = Verdict.SETTLED
-        reason = (f"every adjacent pair is ordered{' or equal within ' + margin + ' mu' if equal else ''} by the paired "
-                  f"sequential tests at >= {level:.2%} each (the whole order at >= {confidence:.0%}, however often read)")
+        reason = (
+            f"every adjacent pair is ordered{' or equal within ' + margin + ' mu' if equal else ''} by the paired "
+            f"sequential tests at >= {level:.2%} each (the whole order at >= {confidence:.0%}, however often read)"
+        )
     else:
         worst = min(open_pairs, key=AdjacentPair.certainty)
         seen = evidence.pair(worst.upper, worst.lower)
@@ -258,8 +298,19 @@ def assess_paired(order: Sequence[int], pool: str, evidence: PoolEvidence, confi
         if seen.below >= level:
             detail = f"the paired deals put {below} above {above} ({seen.below:.2%} after {seen.deals} deals)"
         else:
-            detail = (f"least certain: {above} over {below} at {seen.above:.1%} after {seen.deals} shared deals "
-                      f"(needs {level:.2%}, or {level:.2%} that they are within {margin} mu)")
+            detail = (
+                f"least certain: {above} over {below} at {seen.above:.1%} after {seen.deals} shared deals "
+                f"(needs {level:.2%}, or {level:.2%} that they are within {margin} mu)"
+            )
         reason = f"{len(open_pairs)} of {len(pairs)} adjacent pairs open; {detail}"
-    return PoolCertainty(pool, tuple(order), tuple(pairs), evidence.rank_intervals(order, level), verdict, reason,
-                         confidence, indifference, level)
+    return PoolCertainty(
+        pool,
+        tuple(order),
+        tuple(pairs),
+        evidence.rank_intervals(order, level),
+        verdict,
+        reason,
+        confidence,
+        indifference,
+        level,
+    )

@@ -120,7 +120,9 @@ def deals_of(matches: Iterable[MatchFact], games: Mapping[str, GameFacts]) -> li
         seats: dict[int, SeatFact] = {}
         for fact in sorted(facts_, key=lambda f: f.match_id):
             seats.setdefault(fact.seats[0].bot_version_id, fact.seats[0])
-        found.append(Deal(deal_order(tournament, deal, first), pool, (tuple(seats.values()),), False, tuple(sorted(seats))))
+        found.append(
+            Deal(deal_order(tournament, deal, first), pool, (tuple(seats.values()),), False, tuple(sorted(seats)))
+        )
     found.sort(key=lambda d: (d.order, d.bots))
     return found
 
@@ -210,8 +212,15 @@ class PairTests:
         above, below = (self.worse, self.better) if flipped else (self.better, self.worse)
         equal = min(self.not_above.confidence(), self.not_below.confidence())
         upper, lower = (self.second, self.first) if flipped else (self.first, self.second)
-        return PairEvidence(upper, lower, self.deals, -self.mean if flipped else self.mean,
-                            above.confidence(), below.confidence(), equal)
+        return PairEvidence(
+            upper,
+            lower,
+            self.deals,
+            -self.mean if flipped else self.mean,
+            above.confidence(),
+            below.confidence(),
+            equal,
+        )
 
 
 @dataclass(frozen=True)
@@ -264,6 +273,7 @@ class PoolEvidence:
 
     def order(self, bots: Sequence[int]) -> list[int]:
         """``bots`` best first by their mean deal value against the others they met (ties: version id)."""
+
         def strength(bot: int) -> float:
             means = [self.pair(bot, other).mean for other in bots if other != bot and self.pair(bot, other).deals]
             return sum(means) / len(means) if means else 0.0
@@ -304,8 +314,9 @@ class Ledger:
             evidence = self.pools.get(deal.pool)
             if evidence is None:
                 game = deal.pool.partition("/")[0]
-                evidence = self.pools[deal.pool] = PoolEvidence(deal.pool, self.games.get(game, UNKNOWN_GAME_FACTS),
-                                                                self.delta)
+                evidence = self.pools[deal.pool] = PoolEvidence(
+                    deal.pool, self.games.get(game, UNKNOWN_GAME_FACTS), self.delta
+                )
             evidence.add(deal)
 
     def pool(self, pool: str) -> PoolEvidence:

@@ -186,8 +186,10 @@ class ReportData:
         for match in self.matches:
             if match.tournament_id != tournament_id:
                 continue
-            older = any(s.version_id in self.versions and latest[self.versions[s.version_id].bot] != s.version_id
-                        for s in match.seats)
+            older = any(
+                s.version_id in self.versions and latest[self.versions[s.version_id].bot] != s.version_id
+                for s in match.seats
+            )
             counts["older versions" if older else match.status] += 1
         return counts
 
@@ -204,25 +206,56 @@ def load_versions(session: Session) -> dict[int, VersionInfo]:
     """Every bot version, by id, as the report names it."""
     return {
         v.id: VersionInfo(v.id, b.name, b.author, v.version, v.content_hash, v.source, tuple(v.games), v.created_at)
-        for v, b in session.exec(select(BotVersionRow, BotRow).join(BotRow, col(BotRow.id) == col(BotVersionRow.bot_id))).all()
+        for v, b in session.exec(
+            select(BotVersionRow, BotRow).join(BotRow, col(BotRow.id) == col(BotVersionRow.bot_id))
+        ).all()
         if v.id is not None
     }
 
 
-_MATCH_COLUMNS = (MatchRow.id, MatchRow.tournament_id, MatchRow.key, MatchRow.deal, MatchRow.game, MatchRow.options_json,
-                  MatchRow.num_players, MatchRow.seed, MatchRow.status, MatchRow.error, MatchRow.seconds,
-                  MatchRow.think_json, MatchRow.action_count, MatchRow.finished_at)
+_MATCH_COLUMNS = (
+    MatchRow.id,
+    MatchRow.tournament_id,
+    MatchRow.key,
+    MatchRow.deal,
+    MatchRow.game,
+    MatchRow.options_json,
+    MatchRow.num_players,
+    MatchRow.seed,
+    MatchRow.status,
+    MatchRow.error,
+    MatchRow.seconds,
+    MatchRow.think_json,
+    MatchRow.action_count,
+    MatchRow.finished_at,
+)
 
 
 def _match_record(values: Any, seats: Iterable[SeatRecord]) -> MatchRecord:
     mid, tid, key, deal, game, options, players, seed, status, error, seconds, think, count, finished = values
-    return MatchRecord(mid, tid, key, deal, game, json.loads(options or "{}"), players, seed, status, error, seconds,
-                       tuple(json.loads(think or "[]")), count, finished, tuple(seats))
+    return MatchRecord(
+        mid,
+        tid,
+        key,
+        deal,
+        game,
+        json.loads(options or "{}"),
+        players,
+        seed,
+        status,
+        error,
+        seconds,
+        tuple(json.loads(think or "[]")),
+        count,
+        finished,
+        tuple(seats),
+    )
 
 
 def _seat_record(s: SeatResultRow) -> SeatRecord:
-    return SeatRecord(s.seat, s.bot_version_id, s.score, s.rank, s.failure_reason, s.failure_detail, s.stderr_tail,
-                      s.at_action)
+    return SeatRecord(
+        s.seat, s.bot_version_id, s.score, s.rank, s.failure_reason, s.failure_detail, s.stderr_tail, s.at_action
+    )
 
 
 def load_match(session: Session, match_id: int) -> MatchRecord | None:
@@ -231,8 +264,9 @@ def load_match(session: Session, match_id: int) -> MatchRecord | None:
     values = session.exec(select(*_MATCH_COLUMNS).where(MatchRow.id == match_id)).first()  # type: ignore[call-overload]
     if values is None:
         return None
-    seats = session.exec(select(SeatResultRow).where(SeatResultRow.match_id == match_id)
-                         .order_by(SeatResultRow.seat)).all()  # type: ignore[arg-type]
+    seats = session.exec(
+        select(SeatResultRow).where(SeatResultRow.match_id == match_id).order_by(col(SeatResultRow.seat))
+    ).all()
     return _match_record(values, (_seat_record(s) for s in seats))
 
 
@@ -243,8 +277,21 @@ def load(session: Session) -> ReportData:
     for bench in session.exec(select(BenchRow).order_by(BenchRow.id)).all():  # type: ignore[arg-type]
         benched[bench.tournament_id].append((bench.bot_version_id, bench.reason))
     tournaments = {
-        t.id: TournamentRecord(t.id, t.name, t.file, t.seed, t.fingerprint, live_state(t), t.scheduled, t.cycles,
-                               t.created_at, t.updated_at, t.finished_at, t.config, tuple(benched[t.id]))
+        t.id: TournamentRecord(
+            t.id,
+            t.name,
+            t.file,
+            t.seed,
+            t.fingerprint,
+            live_state(t),
+            t.scheduled,
+            t.cycles,
+            t.created_at,
+            t.updated_at,
+            t.finished_at,
+            t.config,
+            tuple(benched[t.id]),
+        )
         for t in session.exec(select(TournamentRow).order_by(TournamentRow.id)).all()  # type: ignore[arg-type]
         if t.id is not None
     }
@@ -256,10 +303,14 @@ def load(session: Session) -> ReportData:
         for values in session.exec(select(*_MATCH_COLUMNS).order_by(MatchRow.id)).all()  # type: ignore[call-overload]
     ]
     rated, fresh = ratings_persistence.current(session)
-    history = rated.history if not fresh else [
-        HistoryPoint(h.pool, h.event, h.match_id, h.bot_version_id, h.mu, h.sigma)
-        for h in session.exec(select(RatingHistoryRow).order_by(RatingHistoryRow.id)).all()  # type: ignore[arg-type]
-    ]
+    history = (
+        rated.history
+        if not fresh
+        else [
+            HistoryPoint(h.pool, h.event, h.match_id, h.bot_version_id, h.mu, h.sigma)
+            for h in session.exec(select(RatingHistoryRow).order_by(RatingHistoryRow.id)).all()  # type: ignore[arg-type]
+        ]
+    )
     return ReportData(versions, tournaments, matches, rated, fresh, history)
 
 
@@ -298,8 +349,10 @@ def leaderboard(data: ReportData, pool: str, sure: PoolCertainty | None = None) 
     table = data.rated.table(pool)
     sure = sure or pool_certainty(data, pool)
     following = {pair.upper: pair.p_order for pair in sure.pairs}
-    return [LeaderboardRow(i, s, following.get(s.bot_version_id), sure.rank_intervals.get(s.bot_version_id))
-            for i, s in enumerate(table, start=1)]
+    return [
+        LeaderboardRow(i, s, following.get(s.bot_version_id), sure.rank_intervals.get(s.bot_version_id))
+        for i, s in enumerate(table, start=1)
+    ]
 
 
 @dataclass
@@ -324,7 +377,9 @@ def head_to_head(data: ReportData, pool: str) -> dict[tuple[int, int], PairCount
     in a solitaire, who scored more on the same deal."""
     counts: dict[tuple[int, int], PairCount] = defaultdict(PairCount)
     groups: dict[Any, list[tuple[int, float]]] = defaultdict(list)  # group -> (version, key: lower is better)
-    sign = -ratings_trueskill_model.facts_of(pool.partition("/")[0]).score_sign  # the game's score order: lower key is better
+    sign = -ratings_trueskill_model.facts_of(
+        pool.partition("/")[0]
+    ).score_sign  # the game's score order: lower key is better
     for match in data.matches:
         if match.status != MatchStatus.PLAYED or match.pool != pool:
             continue
@@ -401,7 +456,9 @@ def _widest_wins_and_losses(tables: list[NotableMatch], count: int) -> tuple[lis
     wins = [n for n in tables if n.seat.rank == 1 and not n.seat.failure_reason]
     losses = [n for n in tables if (n.seat.rank or 0) > 1 or n.seat.failure_reason]
     best = sorted(wins, key=lambda n: (-n.margin, n.match.match_id))[:count]
-    worst = sorted(losses, key=lambda n: (not n.seat.failure_reason, -(n.seat.rank or 0), n.margin, n.match.match_id))[:count]
+    worst = sorted(losses, key=lambda n: (not n.seat.failure_reason, -(n.seat.rank or 0), n.margin, n.match.match_id))[
+        :count
+    ]
     return best, worst
 
 
@@ -447,8 +504,10 @@ def failure_groups(found: list[FailureRecord], keep: int = 5) -> list[FailureGro
     for failure in found:
         detail = (failure.seat.failure_detail.strip().splitlines() or [""])[0][:300]
         groups[(failure.seat.failure_reason or "", detail, exception_line(failure.seat.stderr_tail))].append(failure)
-    made = [FailureGroup(reason, detail, line, len(items), tuple(items[:keep]))
-            for (reason, detail, line), items in groups.items()]
+    made = [
+        FailureGroup(reason, detail, line, len(items), tuple(items[:keep]))
+        for (reason, detail, line), items in groups.items()
+    ]
     return sorted(made, key=lambda g: (-g.count, -g.latest[0].match.match_id))
 
 
@@ -484,7 +543,12 @@ def solitaire_scores(data: ReportData, version_id: int) -> dict[str, list[float]
     scores: dict[str, list[float]] = defaultdict(list)
     for match in data.matches_of(version_id):
         seat = match.seat_of(version_id)
-        if match.num_players == 1 and match.status == MatchStatus.PLAYED and seat is not None and seat.score is not None:
+        if (
+            match.num_players == 1
+            and match.status == MatchStatus.PLAYED
+            and seat is not None
+            and seat.score is not None
+        ):
             scores[match.pool].append(seat.score)
     return dict(scores)
 

@@ -11,16 +11,25 @@ from service.routes.deps import DB, RowId, Viewer
 router = APIRouter(prefix="/api", tags=["api"])
 
 
-
-@router.get("/matches/{match_id}/replay", response_class=Response,
-            responses={200: {"content": {REPLAY_MEDIA_TYPE: {}},
-                             "description": "gzip'd JSON, the replay viewer's format (docs/architecture.md)"}},
-            summary="A match's replay for the viewer: every frame, the moves offered and chosen, and the stderr of the "
-                    "requester's own bots (every bot's for the operator)")
+@router.get(
+    "/matches/{match_id}/replay",
+    response_class=Response,
+    responses={
+        200: {
+            "content": {REPLAY_MEDIA_TYPE: {}},
+            "description": "gzip'd JSON, the replay viewer's format (docs/architecture.md)",
+        }
+    },
+    summary="A match's replay for the viewer: every frame, the moves offered and chosen, and the stderr of the "
+    "requester's own bots (every bot's for the operator)",
+)
 def get_match_replay(match_id: RowId, session: DB, who: Viewer) -> Response:
     content = served_replay(session, match_id, who.author if who else None)
     if content is None:
         raise HTTPException(404, f"there is no match #{match_id}")
     # the bytes depend on who asks (whose stderr is in them): never kept by a shared cache
-    return Response(content, media_type=REPLAY_MEDIA_TYPE,
-                    headers={"Cache-Control": "private, no-cache", "Vary": "Authorization, Cookie"})
+    return Response(
+        content,
+        media_type=REPLAY_MEDIA_TYPE,
+        headers={"Cache-Control": "private, no-cache", "Vary": "Authorization, Cookie"},
+    )

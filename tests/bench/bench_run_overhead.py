@@ -37,8 +37,19 @@ def run_once(tournament: str, workers: int, profile: str | None = None) -> dict[
     with tempfile.TemporaryDirectory(prefix="ladder-overhead-") as folder:
         env = dict(os.environ, LADDER_RESULTS=folder)
         python = [sys.executable, "-m", "cProfile", "-o", profile] if profile else [sys.executable]
-        command = [*python, "-m", "cli", "run", tournament, "--workers", str(workers), "--db",
-                   f"sqlite:///{folder}/ladder.db", "--json", "--no-progress"]
+        command = [
+            *python,
+            "-m",
+            "cli",
+            "run",
+            tournament,
+            "--workers",
+            str(workers),
+            "--db",
+            f"sqlite:///{folder}/ladder.db",
+            "--json",
+            "--no-progress",
+        ]
         load = os.getloadavg()[0]
         tick = time.perf_counter()
         done = subprocess.run(command, cwd=ROOT, env=env, capture_output=True, text=True)
@@ -49,18 +60,30 @@ def run_once(tournament: str, workers: int, profile: str | None = None) -> dict[
     phases: dict[str, float] = report["phases"]
     outside = wall - sum(phases.values())
     matches = phases.get("playing", 0.0) + phases.get("tail", 0.0)
-    return {"workers": workers, "wall_seconds": wall, "played": report["played_now"], "load_before": load,
-            "phases": {"outside run": outside, **phases}, "fixed_overhead_seconds": wall - matches,
-            "run_seconds": report["seconds"]}
+    return {
+        "workers": workers,
+        "wall_seconds": wall,
+        "played": report["played_now"],
+        "load_before": load,
+        "phases": {"outside run": outside, **phases},
+        "fixed_overhead_seconds": wall - matches,
+        "run_seconds": report["seconds"],
+    }
 
 
 def lines(rows: list[dict[str, Any]]) -> list[str]:
     names = list(rows[0]["phases"])
-    out = [f"{'workers':>7} {'matches':>7} {'wall s':>7} {'fixed s':>7} " + " ".join(f"{n:>10}" for n in names)
-           + f" {'load':>5}"]
+    out = [
+        f"{'workers':>7} {'matches':>7} {'wall s':>7} {'fixed s':>7} "
+        + " ".join(f"{n:>10}" for n in names)
+        + f" {'load':>5}"
+    ]
     for row in rows:
-        out.append(f"{row['workers']:>7} {row['played']:>7} {row['wall_seconds']:>7.2f} {row['fixed_overhead_seconds']:>7.2f} "
-                   + " ".join(f"{row['phases'].get(n, 0.0):>10.2f}" for n in names) + f" {row['load_before']:>5.2f}")
+        out.append(
+            f"{row['workers']:>7} {row['played']:>7} {row['wall_seconds']:>7.2f} {row['fixed_overhead_seconds']:>7.2f} "
+            + " ".join(f"{row['phases'].get(n, 0.0):>10.2f}" for n in names)
+            + f" {row['load_before']:>5.2f}"
+        )
     return out
 
 

@@ -100,7 +100,9 @@ def test_the_held_events_come_in_front_of_the_next_observations_and_only_then() 
 
 @pytest.mark.needs_bot_sandbox
 @pytest.mark.parametrize("every", [False, True])
-def test_a_sandboxed_bot_is_asked_only_when_it_has_a_choice_and_still_sees_every_event(tmp_path: Path, every: bool) -> None:
+def test_a_sandboxed_bot_is_asked_only_when_it_has_a_choice_and_still_sees_every_event(
+    tmp_path: Path, every: bool
+) -> None:
     path = witness(tmp_path, every)
     spec = MatchSpec(GAME, (path, "random"), seed=5)
     with PlayerPool(limits=LIMITS) as pool:
@@ -118,7 +120,7 @@ def test_a_sandboxed_bot_is_asked_only_when_it_has_a_choice_and_still_sees_every
     assert report["fewest"] == (1 if every else min(count for count, _ in asked))
     # every event the seat witnessed up to its last call, in order, each once
     last = max(i for i, decision in enumerate(decisions) if decision in asked)
-    expected = [event for _, events in decisions[:last + 1] for event in events]
+    expected = [event for _, events in decisions[: last + 1] for event in events]
     assert report["count"] == len(expected) > 0
     assert report["events"] == hashlib.sha256(json.dumps(expected, sort_keys=True).encode()).hexdigest()
 
@@ -140,7 +142,7 @@ class Watched(SandboxedPlayer):
             time.sleep(0.03)  # a turn the bot is not asked: its spinning thread would use all of it
             with open(f"/proc/{process.bot_pid}/stat", "rb") as stat:
                 text = stat.read()
-            self.seen.append((text[text.rfind(b")") + 2:].split()[0], (process.cpu_seconds_used() or 0.0) - before))
+            self.seen.append((text[text.rfind(b")") + 2 :].split()[0], (process.cpu_seconds_used() or 0.0) - before))
         return super().act(observation, legal_actions)
 
 

@@ -19,7 +19,7 @@ import httpx
 
 from tests.ladder.front_door import ROOT, LadderHome
 
-RANDOM_BOT = '''import random
+RANDOM_BOT = """import random
 import sys
 
 from ladder.bot import Bot
@@ -34,7 +34,7 @@ class RandomPlayer(Bot):
     def act(self, observation, legal_actions):
         print("{secret}", file=sys.stderr)
         return random.choice(legal_actions)
-'''
+"""
 
 
 def free_port() -> int:
@@ -92,9 +92,15 @@ def start_server(home: LadderHome, *args: str, timeout: float = 120) -> Server:
     port = free_port()
     log = home.root / f"serve-{port}.log"
     with log.open("wb") as out:
-        process = subprocess.Popen([sys.executable, "-m", "cli", "serve", "--port", str(port), *args], env=home.env,
-                                   cwd=ROOT, stdout=out, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
-                                   start_new_session=True)
+        process = subprocess.Popen(
+            [sys.executable, "-m", "cli", "serve", "--port", str(port), *args],
+            env=home.env,
+            cwd=ROOT,
+            stdout=out,
+            stderr=subprocess.STDOUT,
+            stdin=subprocess.DEVNULL,
+            start_new_session=True,
+        )
     server = Server(home, port, process, log)
     wait_for(lambda: _ready(server), timeout, lambda: f"the server did not start:\n{server.output()}")
     return server
@@ -137,8 +143,9 @@ def author_env(home: LadderHome, user_home: Path, token: str | None) -> dict[str
 
 
 def ladder_as(env: dict[str, str], *args: str, timeout: float = 900) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "cli", *args], capture_output=True, text=True, env=env, cwd=ROOT,
-                          timeout=timeout)
+    return subprocess.run(
+        [sys.executable, "-m", "cli", *args], capture_output=True, text=True, env=env, cwd=ROOT, timeout=timeout
+    )
 
 
 def played(server: Server) -> dict[str, int]:
@@ -152,7 +159,9 @@ def played(server: Server) -> dict[str, int]:
 
 # ---- the replay viewer in headless Chromium (tests/service/test_served_replays.py and the front door) ----------
 
-CHROMIUM = next((shutil.which(name) for name in ("chromium", "chromium-browser", "google-chrome") if shutil.which(name)), None)
+CHROMIUM = next(
+    (shutil.which(name) for name in ("chromium", "chromium-browser", "google-chrome") if shutil.which(name)), None
+)
 CHROMEDRIVER = shutil.which("chromedriver")
 
 
@@ -165,7 +174,13 @@ def chromium() -> Iterator[Any]:
 
     options = Options()
     options.binary_location = CHROMIUM or ""
-    for flag in ("--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--window-size=1280,1000"):
+    for flag in (
+        "--headless=new",
+        "--no-sandbox",
+        "--disable-gpu",
+        "--disable-dev-shm-usage",
+        "--window-size=1280,1000",
+    ):
         options.add_argument(flag)
     options.set_capability("goog:loggingPrefs", {"browser": "ALL"})
     driver = webdriver.Chrome(service=Service(CHROMEDRIVER), options=options)
@@ -199,7 +214,9 @@ def step_viewer_to_the_end(driver: Any, page_url: str) -> int:
     total = int(driver.find_element("id", "total").text)
     frames = driver.execute_script(
         "var seen = []; for (var i = 0; i < arguments[0]; i++) { document.getElementById('next').click();"
-        " seen.push(document.body.getAttribute('data-frame')); } return seen;", total)
+        " seen.push(document.body.getAttribute('data-frame')); } return seen;",
+        total,
+    )
     assert frames == [str(k) for k in range(1, total + 1)]
     assert driver.find_element("id", "next").get_attribute("disabled")
     errors = [entry for entry in driver.get_log("browser") if entry["level"] == "SEVERE"]

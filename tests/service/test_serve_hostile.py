@@ -40,7 +40,7 @@ def test_a_restart_after_the_secret_was_revealed_deals_from_a_new_sealed_secret(
         server.end()
 
 
-NAMED_BOT = '''import random
+NAMED_BOT = """import random
 
 from ladder.bot import Bot
 
@@ -52,7 +52,7 @@ class Named(Bot):
 
     def act(self, observation, legal_actions):
         return random.choice(legal_actions)
-'''
+"""
 
 
 def _submit(server: Server, token: str, name: str) -> int:

@@ -81,16 +81,33 @@ def _record_match(session: Session, tournament_id: int, versions: list[int], nam
         state.apply(action)
         actions.append(action)
     result = state.result()
-    match = MatchRow(tournament_id=tournament_id, key=f"test-{seed}", deal=f"d{seed}", game="elevenses",
-                     num_players=len(versions), seed=seed, status="played", action_count=len(actions),
-                     think_json=json.dumps([0.01] * len(versions)), actions_z=pack_actions(actions),
-                     move_us_z=pack_actions([1000 + i for i in range(len(actions))]))
+    match = MatchRow(
+        tournament_id=tournament_id,
+        key=f"test-{seed}",
+        deal=f"d{seed}",
+        game="elevenses",
+        num_players=len(versions),
+        seed=seed,
+        status="played",
+        action_count=len(actions),
+        think_json=json.dumps([0.01] * len(versions)),
+        actions_z=pack_actions(actions),
+        move_us_z=pack_actions([1000 + i for i in range(len(actions))]),
+    )
     session.add(match)
     session.flush()
     assert match.id is not None
     for seat, version in enumerate(versions):
-        session.add(SeatResultRow(match_id=match.id, seat=seat, bot_version_id=version, score=result.scores[seat],
-                                  rank=result.ranks[seat], stderr_tail=f"{SECRETS[names[seat]]} seat {seat}\n"))
+        session.add(
+            SeatResultRow(
+                match_id=match.id,
+                seat=seat,
+                bot_version_id=version,
+                score=result.scores[seat],
+                rank=result.ranks[seat],
+                stderr_tail=f"{SECRETS[names[seat]]} seat {seat}\n",
+            )
+        )
     return match.id
 
 
@@ -103,20 +120,30 @@ def served(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Served]:
     monkey.setenv("LADDER_RESULTS", str(folder / "results"))
     engine = open_service_database(f"sqlite:///{folder / 'ladder.db'}")
     with Session(engine) as session:
-        tokens = {"alice": add_author(session, "alice"), "bob": add_author(session, "bob"),
-                  "op": add_author(session, "op", Role.OPERATOR)}
+        tokens = {
+            "alice": add_author(session, "alice"),
+            "bob": add_author(session, "bob"),
+            "op": add_author(session, "op", Role.OPERATOR),
+        }
         ids = {name: author_for_token(session, token).id for name, token in tokens.items()}  # type: ignore[union-attr]
         tournament = TournamentRow(name="serve", fingerprint="serve")
         session.add(tournament)
         session.flush()
         assert tournament.id is not None
-        alice, bob, house = _bot(session, "alice-bot", ids["alice"]), _bot(session, "bob-bot", ids["bob"]), _bot(session, "house", None)
+        alice, bob, house = (
+            _bot(session, "alice-bot", ids["alice"]),
+            _bot(session, "bob-bot", ids["bob"]),
+            _bot(session, "house", None),
+        )
         matches = [_record_match(session, tournament.id, [alice, bob, house], ["alice-bot", "bob-bot", "house"], 1)]
-        matches += [_record_match(session, tournament.id, [bob, alice], ["bob-bot", "alice-bot"], seed) for seed in range(2, 8)]
+        matches += [
+            _record_match(session, tournament.id, [bob, alice], ["bob-bot", "alice-bot"], seed) for seed in range(2, 8)
+        ]
         session.commit()
     port = free_port()
-    server = uvicorn.Server(uvicorn.Config(create_app(engine, ServeSettings(port=port)), host="127.0.0.1", port=port,
-                                           log_level="warning"))
+    server = uvicorn.Server(
+        uvicorn.Config(create_app(engine, ServeSettings(port=port)), host="127.0.0.1", port=port, log_level="warning")
+    )
     thread = threading.Thread(target=server.run, daemon=True)
     thread.start()
     deadline = time.monotonic() + 20
@@ -151,7 +178,9 @@ def test_the_replay_data_is_the_reports_own_bytes_for_the_operator(served: Serve
         row = session.get(MatchRow, match_id)
         assert record is not None and row is not None
         labels = [SeatLabel(n, f"bots/{n}") for n in ("alice-bot", "bob-bot", "house")]
-        expected = replay_bytes(record, unpack_actions(row.actions_z), labels, "", report_data.unpack_move_us(row.move_us_z))
+        expected = replay_bytes(
+            record, unpack_actions(row.actions_z), labels, "", report_data.unpack_move_us(row.move_us_z)
+        )
     assert served_bytes == expected
     document = json.loads(gzip.decompress(served_bytes))
     assert len(document["frames"]) == row.action_count + 1 and document["problem"] == ""
@@ -189,8 +218,11 @@ def test_refusals_and_a_missing_match(served: Served) -> None:
     assert served.get("/matches/999999").status_code == 404
     assert served.get("/api/matches/x/replay").status_code == 422
     assert served.get(f"/api/matches/{2**63}/replay").status_code == 422  # past SQLite's integers: refused, not a 500
-    revoked_like = httpx.get(served.url + f"/api/matches/{served.match_ids[0]}/replay",
-                             headers={"Authorization": "Bearer " + "x" * 43}, timeout=30)
+    revoked_like = httpx.get(
+        served.url + f"/api/matches/{served.match_ids[0]}/replay",
+        headers={"Authorization": "Bearer " + "x" * 43},
+        timeout=30,
+    )
     assert revoked_like.status_code == 401  # a wrong token is refused, not served as anonymous
 
 
@@ -199,8 +231,13 @@ def test_the_page_is_the_reports_viewer_fetching_its_data(served: Served) -> Non
     page = served.get(f"/matches/{match_id}")
     assert page.status_code == 200
     assert f'data-replay="/api/matches/{match_id}/replay"' in page.text and 'data-root="/"' in page.text
-    for asset in ("/static/report/replay.js", "/static/report/replay.css", "/static/report/report.css",
-                  "/static/replay-page.js", "/static/replay-page.css"):
+    for asset in (
+        "/static/report/replay.js",
+        "/static/report/replay.css",
+        "/static/report/report.css",
+        "/static/replay-page.js",
+        "/static/replay-page.css",
+    ):
         assert asset in page.text
         fetched = served.get(asset)
         assert fetched.status_code == 200, asset
@@ -221,7 +258,8 @@ def test_the_leaderboards_carry_the_reports_verdicts_and_rank_intervals(served: 
         assert (board["verdict"], board["reason"]) == (sure.verdict.value, sure.reason)
         expected = report_data.leaderboard(data, board["pool"], sure)
         assert [(r["version_id"], r["rank_low"], r["rank_high"]) for r in board["rows"]] == [
-            (line.standing.bot_version_id, *(line.rank_interval or (None, None))) for line in expected]
+            (line.standing.bot_version_id, *(line.rank_interval or (None, None))) for line in expected
+        ]
         assert [r["above_next"] for r in board["rows"]][-1] is None
         assert all(r["rank_low"] is not None and r["rank_low"] <= r["rank_high"] for r in board["rows"])
     page = served.get("/").text
@@ -245,7 +283,10 @@ def test_the_viewer_draws_every_step_and_shows_an_author_only_their_own_stderr(s
         assert step_viewer_to_the_end(driver, f"{served.url}/matches/{match_id}") == moves
         assert "the match is over" in driver.find_element("id", "move").text
         assert all(secret not in driver.page_source for secret in SECRETS.values())  # anonymous: nobody's stderr
-        assert driver.find_element("css selector", "#match-header a.bot").get_attribute("href") == f"{served.url}/bots/alice-bot"
+        assert (
+            driver.find_element("css selector", "#match-header a.bot").get_attribute("href")
+            == f"{served.url}/bots/alice-bot"
+        )
         browser_login(driver, served.url, served.tokens["alice"])
         step_viewer_to_the_end(driver, f"{served.url}/matches/{match_id}#step=0")
         stderr = driver.find_element("id", "stderr").get_attribute("textContent")  # closed <details> included

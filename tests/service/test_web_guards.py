@@ -42,11 +42,16 @@ def app(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[App]:
     monkeypatch.setenv("LADDER_RESULTS", str(tmp_path / "results"))
     engine = open_service_database(f"sqlite:///{tmp_path / 'ladder.db'}")
     with Session(engine) as session:
-        tokens = {"alice": add_author(session, "alice"), "bob": add_author(session, "bob"),
-                  "op": add_author(session, "op", Role.OPERATOR)}
+        tokens = {
+            "alice": add_author(session, "alice"),
+            "bob": add_author(session, "bob"),
+            "op": add_author(session, "op", Role.OPERATOR),
+        }
     port = free_port()
     settings = ServeSettings(port=port, submissions_per_hour=3)
-    server = uvicorn.Server(uvicorn.Config(create_app(engine, settings), host="127.0.0.1", port=port, log_level="warning"))
+    server = uvicorn.Server(
+        uvicorn.Config(create_app(engine, settings), host="127.0.0.1", port=port, log_level="warning")
+    )
     thread = threading.Thread(target=server.run, daemon=True)
     thread.start()
     deadline = time.monotonic() + 20
@@ -85,8 +90,10 @@ def test_changes_need_a_valid_token_and_a_revoked_one_stops_working(app: App) ->
 
 def test_the_rate_limit_refuses_an_authors_extra_submissions_with_one_sentence(app: App) -> None:
     upload = {"file": ("bot.py", BOT, "text/x-python")}
-    codes = [httpx.post(app.url + "/api/submissions", files=upload, headers=bearer(app.tokens["alice"])).status_code
-             for _ in range(4)]
+    codes = [
+        httpx.post(app.url + "/api/submissions", files=upload, headers=bearer(app.tokens["alice"])).status_code
+        for _ in range(4)
+    ]
     assert codes == [202, 202, 202, 429]
     refused = httpx.post(app.url + "/api/submissions", files=upload, headers=bearer(app.tokens["alice"]))
     assert "in the last hour" in refused.json()["detail"]
@@ -128,13 +135,18 @@ def test_a_logged_in_browser_cannot_log_out_or_submit_without_its_csrf_token(app
         assert browser.get("/me").status_code == 303  # logged out: sent to the login form
     with httpx.Client(base_url=app.url) as browser:
         login = browser.get("/login")
-        assert "SameSite=strict" in login.headers["set-cookie"] or "samesite=strict" in login.headers["set-cookie"].lower()
+        assert (
+            "SameSite=strict" in login.headers["set-cookie"] or "samesite=strict" in login.headers["set-cookie"].lower()
+        )
 
 
 def test_an_oversized_upload_is_refused_with_or_without_a_length(app: App) -> None:
     big = b"#" * (6 * 1024 * 1024)
-    declared = httpx.post(app.url + "/api/submissions", files={"file": ("bot.py", big, "text/x-python")},
-                          headers=bearer(app.tokens["alice"]))
+    declared = httpx.post(
+        app.url + "/api/submissions",
+        files={"file": ("bot.py", big, "text/x-python")},
+        headers=bearer(app.tokens["alice"]),
+    )
     assert declared.status_code == 413 and "larger than this server takes" in declared.json()["detail"]
 
     def chunks() -> Iterator[bytes]:
@@ -144,8 +156,11 @@ def test_an_oversized_upload_is_refused_with_or_without_a_length(app: App) -> No
             yield b"#" * (1024 * 1024)
         yield b"\r\n--xyz--\r\n"
 
-    streamed = httpx.post(app.url + "/api/submissions", content=chunks(),
-                          headers={**bearer(app.tokens["alice"]), "Content-Type": "multipart/form-data; boundary=xyz"})
+    streamed = httpx.post(
+        app.url + "/api/submissions",
+        content=chunks(),
+        headers={**bearer(app.tokens["alice"]), "Content-Type": "multipart/form-data; boundary=xyz"},
+    )
     assert streamed.status_code == 413 and "larger than this server takes" in streamed.json()["detail"]
     assert app.submissions() == 0
 
@@ -163,16 +178,24 @@ def _tar(entries: list[tuple[str, bytes]]) -> bytes:
     return buffer.getvalue()
 
 
-@pytest.mark.parametrize("entries", [
-    [("bot.py", BOT), ("a", b"1"), ("a/b", b"2")],  # a file, then a folder of the same name
-    [("bot.py", BOT), ("a/b", b"2"), ("a", b"1")],  # a folder, then a file of the same name
-    [("bot.py", BOT), ("a" * 300, b"1")],  # a name longer than a file system takes
-    [("bot.py", BOT), ("/".join(["d" * 200] * 25) + "/f", b"1")],  # a path longer than a file system takes
-], ids=["file-then-folder", "folder-then-file", "long-name", "long-path"])
+@pytest.mark.parametrize(
+    "entries",
+    [
+        [("bot.py", BOT), ("a", b"1"), ("a/b", b"2")],  # a file, then a folder of the same name
+        [("bot.py", BOT), ("a/b", b"2"), ("a", b"1")],  # a folder, then a file of the same name
+        [("bot.py", BOT), ("a" * 300, b"1")],  # a name longer than a file system takes
+        [("bot.py", BOT), ("/".join(["d" * 200] * 25) + "/f", b"1")],  # a path longer than a file system takes
+    ],
+    ids=["file-then-folder", "folder-then-file", "long-name", "long-path"],
+)
 def test_an_archive_that_cannot_be_laid_out_as_a_folder_is_refused_with_one_sentence(
-        app: App, tmp_path: Path, entries: list[tuple[str, bytes]]) -> None:
-    response = httpx.post(app.url + "/api/submissions", files={"file": ("bot.tar.gz", _tar(entries), "application/gzip")},
-                          headers=bearer(app.tokens["alice"]))
+    app: App, tmp_path: Path, entries: list[tuple[str, bytes]]
+) -> None:
+    response = httpx.post(
+        app.url + "/api/submissions",
+        files={"file": ("bot.tar.gz", _tar(entries), "application/gzip")},
+        headers=bearer(app.tokens["alice"]),
+    )
     assert response.status_code == 400, response.text
     assert "Internal" not in response.text and response.json()["detail"].endswith(("refused", "shorter"))
     assert app.submissions() == 0
@@ -193,8 +216,12 @@ def test_an_authors_stream_of_archive_bombs_does_not_stall_everyone_elses_pages(
     with tarfile.open(fileobj=buffer, mode="w:gz") as archive:
         # random padding makes the archive large enough (the 200x ratio) to unpack all 20 MB before its refusal,
         # in two files whose headers each claim less than the limit (the sum is only known by unpacking)
-        for path, data in (("bot.py", BOT), ("pad", random.randbytes(110_000)), ("big1", bytes(10_900_000)),
-                           ("big2", bytes(10_900_000))):
+        for path, data in (
+            ("bot.py", BOT),
+            ("pad", random.randbytes(110_000)),
+            ("big1", bytes(10_900_000)),
+            ("big2", bytes(10_900_000)),
+        ):
             info = tarfile.TarInfo(path)
             info.size = len(data)
             archive.addfile(info, io.BytesIO(data))
@@ -233,7 +260,9 @@ def test_an_authors_stream_of_archive_bombs_does_not_stall_everyone_elses_pages(
     assert under_attack < max(10 * calm, 0.1), (calm, under_attack)  # held on the event loop: 0.5-0.7 s
 
 
-def test_a_crowd_asking_for_head_to_head_pages_reads_the_database_once(app: App, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_crowd_asking_for_head_to_head_pages_reads_the_database_once(
+    app: App, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """Head to head reads the whole database (0.7 s at 2,000 matches, and growing); anyone may ask, without a
     token, so each request must not read it again: eight clients asking in a loop held a trivial page at 0.9 s."""
     from concurrent.futures import ThreadPoolExecutor
@@ -259,7 +288,8 @@ def test_a_crowd_asking_for_head_to_head_pages_reads_the_database_once(app: App,
 
 
 def test_a_crowd_asking_for_leaderboards_while_matches_arrive_rates_the_database_once(
-        app: App, monkeypatch: pytest.MonkeyPatch) -> None:
+    app: App, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """Between the scheduler's stored ratings, the pages rated every match themselves (1.4 s at 2,000 matches),
     every request at once: eight anonymous clients asking for the leaderboards in a loop stopped the scheduler
     (8 matches in 6 s, then none) and held a trivial page at 0.8 s. One rating at a time, shared."""
@@ -292,8 +322,11 @@ def test_a_bot_toml_whose_build_makes_its_program_is_accepted_for_checking(app: 
     that missing file executable, and every such submission ended in a 500 and a half-written folder."""
     manifest = b'name = "built"\ngames = ["elevenses"]\ncommand = ["./bot"]\nbuild = ["cc", "-o", "bot", "bot.c"]\n'
     upload = _tar([("built/bot.toml", manifest), ("built/bot.c", b"int main(void) { return 0; }\n")])
-    response = httpx.post(app.url + "/api/submissions", files={"file": ("built.tar.gz", upload, "application/gzip")},
-                          headers=bearer(app.tokens["alice"]))
+    response = httpx.post(
+        app.url + "/api/submissions",
+        files={"file": ("built.tar.gz", upload, "application/gzip")},
+        headers=bearer(app.tokens["alice"]),
+    )
     assert response.status_code == 202, response.text
     assert app.submissions() == 1
     uploads = tmp_path / "results" / "serve" / "uploads"
@@ -324,12 +357,38 @@ def test_a_submission_waiting_when_its_author_is_revoked_never_goes_on_the_ladde
 
     upload = {"file": ("bot.py", BOT.replace(b"'b'", b"'waiting'"), "text/x-python")}
     submission = httpx.post(app.url + "/api/submissions", files=upload, headers=bearer(app.tokens["bob"])).json()["id"]
-    env = {**os.environ, "LADDER_DB": f"sqlite:///{tmp_path / 'ladder.db'}", "LADDER_RESULTS": str(tmp_path / "results")}
-    revoked = subprocess.run([sys.executable, "-m", "cli", "author", "revoke", "bob"], env=env, cwd=ROOT,
-                             capture_output=True, text=True, timeout=120)
+    env = {
+        **os.environ,
+        "LADDER_DB": f"sqlite:///{tmp_path / 'ladder.db'}",
+        "LADDER_RESULTS": str(tmp_path / "results"),
+    }
+    revoked = subprocess.run(
+        [sys.executable, "-m", "cli", "author", "revoke", "bob"],
+        env=env,
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     assert revoked.returncode == 0, revoked.stderr
-    check = subprocess.run([sys.executable, "-m", "service.check_job", "--db", env["LADDER_DB"], "--submission",
-                            str(submission), "--matches", "1"], env=env, cwd=ROOT, capture_output=True, text=True, timeout=600)
+    check = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "service.check_job",
+            "--db",
+            env["LADDER_DB"],
+            "--submission",
+            str(submission),
+            "--matches",
+            "1",
+        ],
+        env=env,
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
     assert check.returncode == 0, check.stderr
     verdict = httpx.get(f"{app.url}/api/submissions/{submission}", headers=bearer(app.tokens["op"])).json()
     assert verdict["state"] == "failed" and "revoked" in verdict["problem"], verdict

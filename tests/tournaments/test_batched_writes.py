@@ -98,8 +98,9 @@ def stored(db_url: str) -> tuple[list[str], int, int]:
 
 @pytest.mark.slow
 @pytest.mark.parametrize("kill_at", ["waiting", "writing"])
-def test_a_kill_minus_9_mid_batch_loses_nothing_for_good_and_duplicates_nothing(toy, db_url: str, tmp_path: Path,
-                                                                               kill_at: str) -> None:
+def test_a_kill_minus_9_mid_batch_loses_nothing_for_good_and_duplicates_nothing(
+    toy, db_url: str, tmp_path: Path, kill_at: str
+) -> None:
     killed = run_coordinator(db_url, tmp_path, kill_at)
     assert killed.returncode == -9, killed.stderr
     assert f"KILLED {kill_at.upper()}" in killed.stdout

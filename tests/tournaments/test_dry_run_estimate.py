@@ -34,8 +34,9 @@ FLOOR = 15.0  # seconds: below this a run is mostly the start of Python and its 
 
 def ladder(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
     env = {**os.environ, "COLUMNS": "200", "LADDER_RESULTS": str(cwd / "results")}
-    return subprocess.run([sys.executable, "-m", "cli", *args], capture_output=True, text=True, timeout=600, cwd=cwd,
-                          env=env)
+    return subprocess.run(
+        [sys.executable, "-m", "cli", *args], capture_output=True, text=True, timeout=600, cwd=cwd, env=env
+    )
 
 
 def dry_run(where: Path, seed: int) -> dict:

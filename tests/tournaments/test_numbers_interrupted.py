@@ -67,8 +67,9 @@ def env(where: Path) -> dict[str, str]:
 
 
 def ladder(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "cli", *args], capture_output=True, text=True, timeout=600, cwd=cwd,
-                          env=env(cwd))
+    return subprocess.run(
+        [sys.executable, "-m", "cli", *args], capture_output=True, text=True, timeout=600, cwd=cwd, env=env(cwd)
+    )
 
 
 class Terminal:
@@ -77,9 +78,15 @@ class Terminal:
     def __init__(self, where: Path) -> None:
         master, slave = pty.openpty()
         fcntl.ioctl(slave, termios.TIOCSWINSZ, struct.pack("HHHH", 24, 120, 0, 0))  # a terminal 120 columns wide
-        self.process = subprocess.Popen([sys.executable, "-m", "cli", "run", "numbers.toml", "--db", "ladder.db"],
-                                        cwd=where, env=env(where), stdin=slave, stdout=slave, stderr=slave,
-                                        start_new_session=True)
+        self.process = subprocess.Popen(
+            [sys.executable, "-m", "cli", "run", "numbers.toml", "--db", "ladder.db"],
+            cwd=where,
+            env=env(where),
+            stdin=slave,
+            stdout=slave,
+            stderr=slave,
+            start_new_session=True,
+        )
         os.close(slave)
         self.chunks: list[bytes] = []
         self.reader = threading.Thread(target=self._read, args=(master,), daemon=True)
