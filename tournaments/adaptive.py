@@ -16,7 +16,8 @@ each pool by those tests' deal values and judges that order
 - a pool that has played its ``max_matches`` stops with its **budget spent**;
 - any other pool plays, for each open adjacent pair (the least sure first),
   one new deal of a table holding that pair (at k seats: the pair and the k - 2 bots nearest to them
-  on the leaderboard), in all the table's balanced seatings; in a solitaire,
+  on the leaderboard; a deal number no table of the pool has played), in all the table's balanced
+  seatings; in a solitaire,
   one new deal played by every bot of an open pair.
 
 The next round starts when every match of this one is recorded, and the tests
@@ -173,15 +174,18 @@ class AdaptivePlanner:
         """For each open pair, one new deal of a table holding it (each table once a round)."""
         chosen: list[ScheduledMatch] = []
         tables_now: set[frozenset[str]] = set()
+        # a deal number no table of the pool has played: different cards at every table, so that every table's
+        # deal is a fresh value for its pairs (one played at two tables would count once, docs/verdict.md)
+        number = max((next_number for (key, _), next_number in deals.items() if key == pool.key), default=0)
         for upper, lower in pairs:
             bots = _table_around(order, upper, lower, pool.count)
             labels = frozenset(e.label for e in bots)
             if labels in tables_now:
                 continue
             tables_now.add(labels)
-            number = deals[(pool.key, labels)]
             deals[(pool.key, labels)] = number + 1
             chosen.extend(self._group(pool, number % len(pool.plan.option_sets), number, sorted(bots, key=lambda e: e.label)))
+            number += 1
         return chosen
 
     def _stop(self, pool: _Pool, played: int, stop: StopReason, reason: str) -> None:
