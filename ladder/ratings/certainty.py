@@ -35,7 +35,7 @@ from statistics import NormalDist
 from typing import TypeVar
 
 from ladder.ratings.trueskill_model import RatingSet, Standing
-from ladder.ratings.verdict import PairEvidence, PoolEvidence, test_level
+from ladder.ratings.verdict import PairEvidence, PoolEvidence, margin_level, test_level
 
 CONFIDENCE = 0.95
 INDIFFERENCE = 1.0  # in mu points: beta is 25/6, so a gap of 1 is about a 57% chance of winning a duel
@@ -231,25 +231,27 @@ def _drawn_share_totals(rng: random.Random, rated: RatingSet, pools: list[str], 
     return total
 
 
-def _paired_state(seen: PairEvidence, level: float) -> PairState:
-    """Ordered, equal or within the margin (the strongest claim the tests make at ``level``), else open."""
-    if seen.above >= level:
+def _paired_state(seen: PairEvidence, strict: float, margin: float) -> PairState:
+    """Ordered (at the ``strict`` level), equal or within the margin (at the ``margin`` level), else open."""
+    if seen.above >= strict:
         return PairState.ORDERED
-    if seen.equal >= level:
+    if seen.equal >= margin:
         return PairState.EQUAL
-    return PairState.WITHIN if seen.within >= level else PairState.OPEN
+    return PairState.WITHIN if seen.within >= margin else PairState.OPEN
 
 
 def assess_paired(order: Sequence[int], pool: str, evidence: PoolEvidence, confidence: float = CONFIDENCE,
                   indifference: float = INDIFFERENCE, names: dict[int, str] | None = None) -> PoolCertainty:
     """The certainty of ``order`` (bot version ids, best first) by the paired sequential tests (docs/verdict.md):
-    an adjacent pair is ordered once the test of "the upper is not better" is rejected at the test level, equal
-    once both "they differ by the margin or more" tests are; ``P>next`` is the first test's confidence."""
-    level = test_level(confidence, len(order))
+    an adjacent pair is ordered once the test of "the upper is not better" is rejected at the strict level, equal
+    once both "they differ by the margin or more" tests are at the margin level, within the margin once "the
+    upper is worse by the margin or more" is; the pool is settled when none is open. ``P>next`` is the first
+    test's confidence; ``pair_level`` is the margin level (what a pair needs to settle)."""
+    strict, level = test_level(confidence, len(order)), margin_level(confidence, len(order))
     pairs = []
     for upper, lower in zip(order, order[1:]):
         seen = evidence.pair(upper, lower)
-        pairs.append(AdjacentPair(upper, lower, seen.above, seen.equal, _paired_state(seen, level), seen.within))
+        pairs.append(AdjacentPair(upper, lower, seen.above, seen.equal, _paired_state(seen, strict, level), seen.within))
     name = (names or {}).get
     open_pairs = [pair for pair in pairs if pair.state is PairState.OPEN]
     margin = format(indifference, "g")
@@ -267,11 +269,11 @@ def assess_paired(order: Sequence[int], pool: str, evidence: PoolEvidence, confi
         seen = evidence.pair(worst.upper, worst.lower)
         above, below = name(worst.upper) or f"#{worst.upper}", name(worst.lower) or f"#{worst.lower}"
         verdict = Verdict.NOT_YET
-        if seen.below >= level:
+        if seen.below >= strict:
             detail = f"the paired deals put {below} above {above} ({seen.below:.2%} after {seen.deals} deals)"
         else:
-            detail = (f"least certain: {above} over {below} at {seen.above:.1%} after {seen.deals} shared deals "
-                      f"(needs {level:.2%}, or {level:.2%} that it is not worse by {margin} mu or more)")
+            detail = (f"least certain: {above} not worse than {below} by {margin} mu at {seen.within:.1%} after "
+                      f"{seen.deals} shared deals (needs {level:.2%})")
         reason = f"{len(open_pairs)} of {len(pairs)} adjacent pairs open; {detail}"
-    return PoolCertainty(pool, tuple(order), tuple(pairs), evidence.rank_intervals(order, level), verdict, reason,
+    return PoolCertainty(pool, tuple(order), tuple(pairs), evidence.rank_intervals(order, strict), verdict, reason,
                          confidence, indifference, level)

@@ -37,6 +37,7 @@ from ladder.ratings.trueskill_model import BETA, UNKNOWN_GAME_FACTS, MatchFact, 
 
 CAP = float(os.environ.get("LADDER_VERDICT_CAP", "0.9"))  # the largest stake, as a share of what the worst deal could lose
 PRIOR_VARIANCE = 0.25  # the spread assumed before the first deal (one pseudo-deal, at the test's prior mean)
+STRICT_SHARE = 0.2  # of each pair's error, the share of each strict test; each margin test has the rest
 STRENGTH_SWEEPS = 60  # Gauss-Seidel sweeps of the least-squares strengths that order a pool
 _normal = NormalDist()
 
@@ -48,11 +49,19 @@ def indifference_in_outcomes(mu_points: float) -> float:
 
 
 def test_level(confidence: float, bots: int) -> float:
-    """The level each sequential test must reach so that every claim about a pool of ``bots`` holds together
-    at ``confidence``: ``1 - (1 - confidence) / (2 * pairs)`` (Bonferroni over all pairs, two true hypotheses
-    at most per pair)."""
+    """The level each *strict* test ("the mean is at most 0", "at least 0") must reach so that every claim about a
+    pool of ``bots`` holds together at ``confidence``: ``1 - STRICT_SHARE * (1 - confidence) / pairs``."""
     pairs = max(1, bots * (bots - 1) // 2)
-    return 1 - (1 - confidence) / (2 * pairs)
+    return 1 - STRICT_SHARE * (1 - confidence) / pairs
+
+
+def margin_level(confidence: float, bots: int) -> float:
+    """The level each *margin* test ("at least delta", "at most -delta") must reach:
+    ``1 - (1 - STRICT_SHARE) * (1 - confidence) / pairs``. Of a pair's four hypotheses at most two hold at once,
+    and never both margin ones nor a margin one with the wrong strict one, so a pair's true hypotheses carry at most
+    ``(1 - confidence) / pairs`` of error between them, the pool's at most ``1 - confidence`` (docs/verdict.md)."""
+    pairs = max(1, bots * (bots - 1) // 2)
+    return 1 - (1 - STRICT_SHARE) * (1 - confidence) / pairs
 
 
 # ---- one number per deal and pair ---------------------------------------------------------------------------
