@@ -6,13 +6,14 @@ round-robin cycle plays). Then it goes in rounds. Each round reads the
 matches of the round before it (this tournament's only), adds their deals to
 the paired sequential tests of every pool (:mod:`ladder.ratings.verdict`: each pair of
 bots compared deal by deal on the deals both played, docs/verdict.md), orders
-each pool by those tests' deal values and judges that order
+each pool by strengths fitted to those tests' deal values and judges that order
 (:func:`ladder.ratings.certainty.assess_paired`):
 
-- a pool whose every adjacent pair is ordered, or equal within the
-  indifference margin, at the configured confidence (the whole order: a
-  Bonferroni share of it per test, valid however often the tests are read)
-  is **settled** and plays no more;
+- a pool whose every adjacent pair is ordered, equal within the
+  indifference margin, or shown not worse than the next by that margin, at
+  the configured confidence (the whole order: a Bonferroni share of it per
+  test, valid however often the tests are read) is **settled** and plays no
+  more;
 - a pool that has played its ``max_matches`` stops with its **budget spent**;
 - any other pool plays, for each open adjacent pair (the least sure first),
   one new deal of a table holding that pair (at k seats: the pair and the k - 2 bots nearest to them

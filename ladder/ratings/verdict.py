@@ -9,16 +9,18 @@ The method, and why it is this one, is in docs/verdict.md. In short:
   level, behind; a failed seat is behind), the margin part the score margin relative to the two scores,
   ``(a - b) / (|a| + |b|)`` in the game's score order (a solitaire's rank part is its score comparison).
   A deal's value is the mean over the seatings where both sat. A deal id played by several tables that hold
-  the pair counts once (the first table by its bots), so the values of different deals are independent.
+  the pair in one batch gives one value (the mean over those tables); one already counted in an earlier batch is
+  skipped, so the values of different deals are independent.
 - **Sequential tests that may be read at any time.** For each pair, four one-sided tests by betting
   (Waudby-Smith and Ramdas, "Estimating means of bounded random variables by betting", 2023): the mean
   deal value ``m`` is <= 0, >= 0, >= delta, <= -delta. Each is a wealth process: a stake on the next deal,
   sized from the deals before it only, that can only be expected to shrink while its hypothesis holds.
   By Ville's inequality its running maximum reaches ``1/alpha`` with probability at most ``alpha`` however
   often it is read and whenever play stops, so the tests may be looked at after every deal.
-- **The whole order.** Each test runs at ``alpha = (1 - confidence) / (2 * pairs)`` over all the pool's
-  pairs (at most two of a pair's four hypotheses are true at once), so every claim made from them together
-  (an adjacent pair ordered, a pair equal within delta, a rank interval) holds at ``confidence``.
+- **The whole order.** Each pair of the pool gets ``(1 - confidence) / pairs`` of error: each margin test
+  80% of it, each strict test 20% (the true hypotheses of a pair never carry more), so every claim made from
+  them together (an adjacent pair ordered, equal within delta, or not worse by delta: the claim a pool settles
+  on; a rank interval) holds at ``confidence``.
 """
 
 from __future__ import annotations
