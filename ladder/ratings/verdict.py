@@ -292,14 +292,18 @@ class PoolEvidence:
     def order(self, bots: Sequence[int]) -> list[int]:
         """``bots`` best first by strengths fitted to every pair's mean deal value, each pair weighted by its deals
         (least squares: a pair met on 1,000 deals outweighs one met once in the first round; ties: version id)."""
-        met = {(a, b): self.pair(a, b) for a in bots for b in bots if a != b and self.pair(a, b).deals}
+        met: dict[int, list[tuple[int, int, float]]] = {bot: [] for bot in bots}  # bot -> (other, deals, mean)
+        for bot in bots:
+            for other in bots:
+                seen = self.pair(bot, other) if other != bot else None
+                if seen is not None and seen.deals:
+                    met[bot].append((other, seen.deals, seen.mean))
         strength = dict.fromkeys(bots, 0.0)
         for _ in range(STRENGTH_SWEEPS):
-            for bot in bots:
-                weight = sum(seen.deals for (a, _), seen in met.items() if a == bot)
-                if weight:
-                    strength[bot] = sum(seen.deals * (seen.mean + strength[b]) for (a, b), seen in met.items()
-                                        if a == bot) / weight
+            for bot, others in met.items():
+                if others:
+                    strength[bot] = (sum(deals * (mean + strength[other]) for other, deals, mean in others)
+                                     / sum(deals for _, deals, _ in others))
         return sorted(bots, key=lambda bot: (-round(strength[bot], 12), bot))
 
     def rank_intervals(self, bots: Sequence[int], level: float) -> dict[int, tuple[int, int]]:
