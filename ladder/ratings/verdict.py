@@ -27,7 +27,6 @@ from __future__ import annotations
 
 import itertools
 import math
-import os
 import re
 from collections import defaultdict
 from collections.abc import Iterable, Mapping, Sequence
@@ -37,7 +36,7 @@ from statistics import NormalDist
 from engine import GameFacts
 from ladder.ratings.trueskill_model import BETA, UNKNOWN_GAME_FACTS, MatchFact, SeatFact, pool_key
 
-CAP = float(os.environ.get("LADDER_VERDICT_CAP", "0.9"))  # the largest stake, as a share of what the worst deal could lose
+CAP = 0.9  # the largest stake, as a share of what the worst deal could lose (any cap below 1 keeps the test valid)
 PRIOR_VARIANCE = 0.25  # the spread assumed before the first deal (one pseudo-deal, at the test's prior mean)
 STRICT_SHARE = 0.2  # of each pair's error, the share of each strict test; each margin test has the rest
 STRENGTH_SWEEPS = 60  # Gauss-Seidel sweeps of the least-squares strengths that order a pool
