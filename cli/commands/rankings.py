@@ -61,12 +61,24 @@ def pool_table(pool: str, rated: RatingSet, names: dict[int, VersionName], sure:
 
     solitaire = facts_of(pool.partition("/")[0]).solitaire
     draw = rated.draw_probability.get(pool, 0.0)
-    table = compact_table(_pool_title(pool, rated),
-                          f"TrueSkill, all matches at once (draw probability {draw:.3f}); by mu - 3σ; "
-                          f"ranks and P>next: paired sequential tests on shared deals, {sure.confidence:.0%} "
-                          f"for the whole table (P>next: confidence of being better than the next bot; = equal within "
-                          f"the margin, ≈ not worse than the next by the margin)")
-    for column in ("rank", "bot", "version", "mu", "σ", "mu-3σ", "ranks", "P>next", "deals" if solitaire else "matches"):
+    table = compact_table(
+        _pool_title(pool, rated),
+        f"TrueSkill, all matches at once (draw probability {draw:.3f}); by mu - 3σ; "
+        f"ranks and P>next: paired sequential tests on shared deals, {sure.confidence:.0%} "
+        f"for the whole table (P>next: confidence of being better than the next bot; = equal within "
+        f"the margin, ≈ not worse than the next by the margin)",
+    )
+    for column in (
+        "rank",
+        "bot",
+        "version",
+        "mu",
+        "σ",
+        "mu-3σ",
+        "ranks",
+        "P>next",
+        "deals" if solitaire else "matches",
+    ):
         _column(table, column)
     _column(table, "mean" if solitaire else "win%")
     _column(table, "fail")
@@ -104,8 +116,11 @@ def _pair_cell(pair: Any) -> str:
 
 
 def overall_table(rated: RatingSet, names: dict[int, VersionName], spread: dict[int, OverallInterval]) -> Table:
-    table = compact_table("Overall, across games", ratings_trueskill_model.OVERALL_METHOD +
-                          "; 95% interval: the score when each pool's skills are drawn from their ratings")
+    table = compact_table(
+        "Overall, across games",
+        ratings_trueskill_model.OVERALL_METHOD
+        + "; 95% interval: the score when each pool's skills are drawn from their ratings",
+    )
     for column in ("rank", "bot", "version", "overall score", "95% interval", "pools played", "mean mu-3σ"):
         _column(table, column)
     for position, row in enumerate(ratings_across_pools.overall(rated), start=1):
@@ -123,32 +138,52 @@ def overall_table(rated: RatingSet, names: dict[int, VersionName], spread: dict[
     return table
 
 
-def paired_certainty(rated: RatingSet, pools: Iterable[str], facts: Sequence[MatchFact], labels: dict[int, str],
-                     confidence: float = certainty.CONFIDENCE, indifference: float = certainty.INDIFFERENCE
-                     ) -> dict[str, PoolCertainty]:
+def paired_certainty(
+    rated: RatingSet,
+    pools: Iterable[str],
+    facts: Sequence[MatchFact],
+    labels: dict[int, str],
+    confidence: float = certainty.CONFIDENCE,
+    indifference: float = certainty.INDIFFERENCE,
+) -> dict[str, PoolCertainty]:
     """Each pool's verdict, ``P>next`` and rank intervals for its TrueSkill leaderboard, by the paired sequential
     tests on ``facts`` (the matches the ratings were computed from)."""
-    evidence = verdict.ledger(facts, ratings_trueskill_model.game_facts(), verdict.indifference_in_outcomes(indifference))
-    return {pool: certainty.assess(rated.table(pool), pool, confidence, indifference, labels, evidence.pool(pool))
-            for pool in pools}
+    evidence = verdict.ledger(
+        facts, ratings_trueskill_model.game_facts(), verdict.indifference_in_outcomes(indifference)
+    )
+    return {
+        pool: certainty.assess(rated.table(pool), pool, confidence, indifference, labels, evidence.pool(pool))
+        for pool in pools
+    }
 
 
-def rankings_json(rated: RatingSet, names: dict[int, VersionName], pools: Iterable[str],
-                  sure: dict[str, PoolCertainty] | None = None, spread: dict[int, OverallInterval] | None = None,
-                  facts: Sequence[MatchFact] | None = None) -> dict[str, Any]:
+def rankings_json(
+    rated: RatingSet,
+    names: dict[int, VersionName],
+    pools: Iterable[str],
+    sure: dict[str, PoolCertainty] | None = None,
+    spread: dict[int, OverallInterval] | None = None,
+    facts: Sequence[MatchFact] | None = None,
+) -> dict[str, Any]:
     """The tables as JSON; ``sure`` and ``spread`` (the certainty, at the defaults when not given: by the paired
     tests on ``facts`` when given, else by the ratings' posteriors)."""
     pools = list(pools)
     labels = distinct_labels(names)
     if sure is None:
-        sure = (paired_certainty(rated, pools, facts, labels) if facts is not None
-                else {pool: certainty.assess(rated.table(pool), pool, names=labels) for pool in pools})
+        sure = (
+            paired_certainty(rated, pools, facts, labels)
+            if facts is not None
+            else {pool: certainty.assess(rated.table(pool), pool, names=labels) for pool in pools}
+        )
     spread = spread or certainty.overall_intervals(rated)
 
     def who(version: int) -> dict[str, Any]:
         name = names.get(version)
-        return {"bot": name.bot if name else None, "version": name.version if name else None,
-                "hash": name.content_hash if name else None}
+        return {
+            "bot": name.bot if name else None,
+            "version": name.version if name else None,
+            "hash": name.content_hash if name else None,
+        }
 
     def pool_json(pool: str) -> dict[str, Any]:
         certainty = sure[pool]
@@ -162,17 +197,30 @@ def rankings_json(rated: RatingSet, names: dict[int, VersionName], pools: Iterab
             "indifference": certainty.indifference,
             "pair_level": certainty.pair_level,
             "table": [
-                who(s.bot_version_id) | {
-                    "rank": i, "mu": s.mu, "sigma": s.sigma, "conservative": s.conservative, "matches": s.matches,
-                    "wins": s.wins, "win_rate": s.win_rate, "mean_score": s.mean_score, "failures": s.failures,
+                who(s.bot_version_id)
+                | {
+                    "rank": i,
+                    "mu": s.mu,
+                    "sigma": s.sigma,
+                    "conservative": s.conservative,
+                    "matches": s.matches,
+                    "wins": s.wins,
+                    "win_rate": s.win_rate,
+                    "mean_score": s.mean_score,
+                    "failures": s.failures,
                     "rank_interval": list(certainty.rank_intervals[s.bot_version_id]),
                     "p_above_next": following[s.bot_version_id].p_order if s.bot_version_id in following else None,
                 }
                 for i, s in enumerate(rated.table(pool), start=1)
             ],
             "adjacent_pairs": [
-                {"upper": who(pair.upper), "lower": who(pair.lower), "p_order": pair.p_order, "p_equal": pair.p_equal,
-                 "state": pair.state.value}
+                {
+                    "upper": who(pair.upper),
+                    "lower": who(pair.lower),
+                    "p_order": pair.p_order,
+                    "p_equal": pair.p_equal,
+                    "state": pair.state.value,
+                }
                 for pair in certainty.pairs
             ],
         }
@@ -183,9 +231,14 @@ def rankings_json(rated: RatingSet, names: dict[int, VersionName], pools: Iterab
         "matches": rated.match_count,
         "pools": {pool: pool_json(pool) for pool in pools},
         "overall": [
-            who(r.bot_version_id) | {"rank": i, "score": r.score, "score_interval": [spread[r.bot_version_id].low,
-                                                                                   spread[r.bot_version_id].high],
-                                     "pools": r.pools, "mean_conservative": r.mean_conservative}
+            who(r.bot_version_id)
+            | {
+                "rank": i,
+                "score": r.score,
+                "score_interval": [spread[r.bot_version_id].low, spread[r.bot_version_id].high],
+                "pools": r.pools,
+                "mean_conservative": r.mean_conservative,
+            }
             for i, r in enumerate(ratings_across_pools.overall(rated), start=1)
         ],
     }
@@ -194,7 +247,6 @@ def rankings_json(rated: RatingSet, names: dict[int, VersionName], pools: Iterab
 def tournament_id(session: Session, ref: str) -> int:
     """A tournament by id (``3``) or by name (the latest of that name)."""
     from sqlmodel import col
-
 
     rows = session.exec(select(TournamentRow).order_by(col(TournamentRow.id))).all()
     found = [row.id for row in rows if str(row.id) == ref or row.name == ref]
@@ -222,10 +274,18 @@ def filtered_facts(session: Session, tournament: str | None, latest_versions: bo
     return facts
 
 
-def print_rankings(session: Session, games: list[str] | None = None, console: Console | None = None,
-                   as_json: bool = False, overall: bool | None = None, confidence: float = 0.95,
-                   indifference: float | None = None, rated: RatingSet | None = None, scope: str = "",
-                   facts: Sequence[MatchFact] | None = None) -> None:
+def print_rankings(
+    session: Session,
+    games: list[str] | None = None,
+    console: Console | None = None,
+    as_json: bool = False,
+    overall: bool | None = None,
+    confidence: float = 0.95,
+    indifference: float | None = None,
+    rated: RatingSet | None = None,
+    scope: str = "",
+    facts: Sequence[MatchFact] | None = None,
+) -> None:
     """Print the leaderboard of each pool of ``games`` (all when None), then the overall table
     (by default only when every game is shown). ``rated``: ratings computed from a chosen set of matches
     (``scope`` says which, ``facts`` are those matches), instead of every match's."""
@@ -238,8 +298,14 @@ def print_rankings(session: Session, games: list[str] | None = None, console: Co
 
     names = version_names(session)
     labels = distinct_labels(names)
-    sure = paired_certainty(rated, pools, ratings_persistence.load_match_facts(session) if facts is None else facts, labels,
-                            confidence, certainty.INDIFFERENCE if indifference is None else indifference)
+    sure = paired_certainty(
+        rated,
+        pools,
+        ratings_persistence.load_match_facts(session) if facts is None else facts,
+        labels,
+        confidence,
+        certainty.INDIFFERENCE if indifference is None else indifference,
+    )
     show_overall = (games is None) if overall is None else (overall and len(rated.pools()) > 1)
     spread = certainty.overall_intervals(rated) if as_json or show_overall else {}
     if as_json:
@@ -271,22 +337,46 @@ def _rated_note(rated: RatingSet, fresh: bool, scope: str) -> str:
     were stale, and how many events TrueSkill could not rate."""
     note = f"{rated.match_count} matches rated" + (f" ({scope})" if scope else "")
     if not fresh and not scope:
-        note += " (computed now: the stored ratings are older; a run stores them when it ends, `ladder rerate` any time)"
+        note += (
+            " (computed now: the stored ratings are older; a run stores them when it ends, `ladder rerate` any time)"
+        )
     if rated.unrated_events:
         note += f"; {rated.unrated_events} events could not be rated (numerical limits of TrueSkill)"
     return note
 
 
 def rankings(
-    game: Annotated[str | None, typer.Argument(metavar="[GAME]", help="Only this game's tables (default: every game).")] = None,
+    game: Annotated[
+        str | None, typer.Argument(metavar="[GAME]", help="Only this game's tables (default: every game).")
+    ] = None,
     db: DbOption = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print the tables as JSON.")] = False,
-    confidence: Annotated[float, typer.Option(min=0.5, max=0.9999, help="How sure the whole order of a pool must be "
-                                              "to call it settled.")] = 0.95,
-    indifference: Annotated[float, typer.Option(min=0.0, help="Bots closer than this count as equal: in mu points, read "
-                                                "on the paired deals as the duel result of bots that far apart.")] = 1.0,
-    tournament: Annotated[str | None, typer.Option("--tournament", metavar="T", help="Only the matches of this tournament (id, or name: its latest run; see `ladder tournaments`).")] = None,
-    latest_versions: Annotated[bool, typer.Option("--latest-versions", help="Only the latest version of each bot (matches with an older version are left out).")] = False,
+    confidence: Annotated[
+        float, typer.Option(min=0.5, max=0.9999, help="How sure the whole order of a pool must be to call it settled.")
+    ] = 0.95,
+    indifference: Annotated[
+        float,
+        typer.Option(
+            min=0.0,
+            help="Bots closer than this count as equal: in mu points, read "
+            "on the paired deals as the duel result of bots that far apart.",
+        ),
+    ] = 1.0,
+    tournament: Annotated[
+        str | None,
+        typer.Option(
+            "--tournament",
+            metavar="T",
+            help="Only the matches of this tournament (id, or name: its latest run; see `ladder tournaments`).",
+        ),
+    ] = None,
+    latest_versions: Annotated[
+        bool,
+        typer.Option(
+            "--latest-versions",
+            help="Only the latest version of each bot (matches with an older version are left out).",
+        ),
+    ] = False,
 ) -> None:
     """The leaderboard of each game (rank, bot, version, mu, sigma, mu - 3 sigma, 95% rank interval, the
     probability of being above the next bot, matches, win rate), its verdict (settled / not yet, and why),
@@ -302,5 +392,13 @@ def rankings(
                 scopes.append(f"in tournament {tournament}")
             if latest_versions:
                 scopes.append("among the latest version of each bot")
-        print_rankings(session, [game] if game else None, as_json=as_json, confidence=confidence,
-                       indifference=indifference, rated=rated, scope=" and ".join(scopes), facts=facts)
+        print_rankings(
+            session,
+            [game] if game else None,
+            as_json=as_json,
+            confidence=confidence,
+            indifference=indifference,
+            rated=rated,
+            scope=" and ".join(scopes),
+            facts=facts,
+        )

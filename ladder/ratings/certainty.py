@@ -125,8 +125,9 @@ def pair_level(confidence: float, bots: int) -> float:
 Quantity = TypeVar("Quantity", int, float)
 
 
-def rank_intervals(table: Sequence[Standing], samples: int = SAMPLES, seed: int = SAMPLE_SEED,
-                   interval: float = INTERVAL) -> dict[int, tuple[int, int]]:
+def rank_intervals(
+    table: Sequence[Standing], samples: int = SAMPLES, seed: int = SAMPLE_SEED, interval: float = INTERVAL
+) -> dict[int, tuple[int, int]]:
     """Each bot's central ``interval`` of ranks (1 = top) when skills are drawn from the ratings."""
     rng = random.Random(seed)
     seen: dict[int, list[int]] = {s.bot_version_id: [] for s in table}
@@ -147,8 +148,14 @@ def _central(values: list[Quantity], interval: float) -> tuple[Quantity, Quantit
     return low, high
 
 
-def assess(table: Sequence[Standing], pool: str, confidence: float = CONFIDENCE, indifference: float = INDIFFERENCE,
-           names: dict[int, str] | None = None, evidence: PoolEvidence | None = None) -> PoolCertainty:
+def assess(
+    table: Sequence[Standing],
+    pool: str,
+    confidence: float = CONFIDENCE,
+    indifference: float = INDIFFERENCE,
+    names: dict[int, str] | None = None,
+    evidence: PoolEvidence | None = None,
+) -> PoolCertainty:
     """The certainty of a pool's leaderboard ``table`` (in leaderboard order): from the paired sequential tests
     of ``evidence`` where given, else from the ratings' posteriors."""
     if evidence is not None:
@@ -156,8 +163,13 @@ def assess(table: Sequence[Standing], pool: str, confidence: float = CONFIDENCE,
     return assess_posterior(table, pool, confidence, indifference, names)
 
 
-def assess_posterior(table: Sequence[Standing], pool: str, confidence: float = CONFIDENCE,
-                     indifference: float = INDIFFERENCE, names: dict[int, str] | None = None) -> PoolCertainty:
+def assess_posterior(
+    table: Sequence[Standing],
+    pool: str,
+    confidence: float = CONFIDENCE,
+    indifference: float = INDIFFERENCE,
+    names: dict[int, str] | None = None,
+) -> PoolCertainty:
     """The certainty of ``table`` by the ratings' posteriors alone (the rule until the paired verdict; it ignores
     which deals the matches shared, and reading it again and again is not covered by its probabilities)."""
     level = pair_level(confidence, len(table))
@@ -173,20 +185,37 @@ def assess_posterior(table: Sequence[Standing], pool: str, confidence: float = C
     elif not open_pairs:
         equal = sum(pair.state is PairState.EQUAL for pair in pairs)
         verdict = Verdict.SETTLED
-        reason = (f"every adjacent pair is ordered{' or equal within ' + format(indifference, 'g') if equal else ''} "
-                  f"at >= {level:.1%} each (the whole order at >= {confidence:.0%})")
+        reason = (
+            f"every adjacent pair is ordered{' or equal within ' + format(indifference, 'g') if equal else ''} "
+            f"at >= {level:.1%} each (the whole order at >= {confidence:.0%})"
+        )
     else:
         worst = min(open_pairs, key=AdjacentPair.certainty)
         who = f"{name(worst.upper) or f'#{worst.upper}'} over {name(worst.lower) or f'#{worst.lower}'}"
         verdict = Verdict.NOT_YET
-        reason = (f"{len(open_pairs)} of {len(pairs)} adjacent pairs open; least certain: {who} at "
-                  f"{worst.p_order:.1%} (needs {level:.1%}, or {level:.1%} that they are within {indifference:g})")
-    return PoolCertainty(pool, tuple(s.bot_version_id for s in table), tuple(pairs), rank_intervals(table),
-                         verdict, reason, confidence, indifference, level)
+        reason = (
+            f"{len(open_pairs)} of {len(pairs)} adjacent pairs open; least certain: {who} at "
+            f"{worst.p_order:.1%} (needs {level:.1%}, or {level:.1%} that they are within {indifference:g})"
+        )
+    return PoolCertainty(
+        pool,
+        tuple(s.bot_version_id for s in table),
+        tuple(pairs),
+        rank_intervals(table),
+        verdict,
+        reason,
+        confidence,
+        indifference,
+        level,
+    )
 
 
-def assess_all(rated: RatingSet, confidence: float = CONFIDENCE, indifference: float = INDIFFERENCE,
-               names: dict[int, str] | None = None) -> dict[str, PoolCertainty]:
+def assess_all(
+    rated: RatingSet,
+    confidence: float = CONFIDENCE,
+    indifference: float = INDIFFERENCE,
+    names: dict[int, str] | None = None,
+) -> dict[str, PoolCertainty]:
     return {pool: assess(rated.table(pool), pool, confidence, indifference, names) for pool in rated.pools()}
 
 
@@ -197,8 +226,9 @@ class OverallInterval:
     high: float
 
 
-def overall_intervals(rated: RatingSet, samples: int = SAMPLES // 4, seed: int = SAMPLE_SEED,
-                      interval: float = INTERVAL) -> dict[int, OverallInterval]:
+def overall_intervals(
+    rated: RatingSet, samples: int = SAMPLES // 4, seed: int = SAMPLE_SEED, interval: float = INTERVAL
+) -> dict[int, OverallInterval]:
     """The central ``interval`` of each bot's overall score (mean share of a pool's others it is above, over
     the pools it played, as :func:`ladder.ratings.across_pools.overall` counts it) when every pool's skills are drawn from
     its ratings."""
@@ -214,7 +244,9 @@ def overall_intervals(rated: RatingSet, samples: int = SAMPLES // 4, seed: int =
     return {version: OverallInterval(version, *_central(values, interval)) for version, values in scores.items()}
 
 
-def _drawn_share_totals(rng: random.Random, rated: RatingSet, pools: list[str], versions: list[int]) -> dict[int, float]:
+def _drawn_share_totals(
+    rng: random.Random, rated: RatingSet, pools: list[str], versions: list[int]
+) -> dict[int, float]:
     """One sample: every pool's skills drawn from its ratings (in version order, so a seed gives the same
     draws), and each bot's sum over the pools of the share of that pool's others it is above, ties counting
     half (alone in a pool: 1)."""
@@ -240,8 +272,14 @@ def _paired_state(seen: PairEvidence, strict: float, margin: float) -> PairState
     return PairState.WITHIN if seen.within >= margin else PairState.OPEN
 
 
-def assess_paired(order: Sequence[int], pool: str, evidence: PoolEvidence, confidence: float = CONFIDENCE,
-                  indifference: float = INDIFFERENCE, names: dict[int, str] | None = None) -> PoolCertainty:
+def assess_paired(
+    order: Sequence[int],
+    pool: str,
+    evidence: PoolEvidence,
+    confidence: float = CONFIDENCE,
+    indifference: float = INDIFFERENCE,
+    names: dict[int, str] | None = None,
+) -> PoolCertainty:
     """The certainty of ``order`` (bot version ids, best first) by the paired sequential tests (docs/verdict.md):
     an adjacent pair is ordered once the test of "the upper is not better" is rejected at the strict level, equal
     once both "they differ by the margin or more" tests are at the margin level, within the margin once "the
@@ -251,7 +289,9 @@ def assess_paired(order: Sequence[int], pool: str, evidence: PoolEvidence, confi
     pairs = []
     for upper, lower in zip(order, order[1:]):
         seen = evidence.pair(upper, lower)
-        pairs.append(AdjacentPair(upper, lower, seen.above, seen.equal, _paired_state(seen, strict, level), seen.within))
+        pairs.append(
+            AdjacentPair(upper, lower, seen.above, seen.equal, _paired_state(seen, strict, level), seen.within)
+        )
     name = (names or {}).get
     open_pairs = [pair for pair in pairs if pair.state is PairState.OPEN]
     margin = format(indifference, "g")
@@ -260,10 +300,15 @@ def assess_paired(order: Sequence[int], pool: str, evidence: PoolEvidence, confi
     elif not open_pairs:
         loose = {pair.state for pair in pairs} - {PairState.ORDERED}
         verdict = Verdict.SETTLED
-        claim = ("ordered" + (", equal within " + margin + " mu" if PairState.EQUAL in loose else "")
-                 + (", or not worse by " + margin + " mu or more" if PairState.WITHIN in loose else ""))
-        reason = (f"every adjacent pair is {claim} by the paired sequential tests at >= {level:.2%} each "
-                  f"(the whole order at >= {confidence:.0%}, however often read)")
+        claim = (
+            "ordered"
+            + (", equal within " + margin + " mu" if PairState.EQUAL in loose else "")
+            + (", or not worse by " + margin + " mu or more" if PairState.WITHIN in loose else "")
+        )
+        reason = (
+            f"every adjacent pair is {claim} by the paired sequential tests at >= {level:.2%} each "
+            f"(the whole order at >= {confidence:.0%}, however often read)"
+        )
     else:
         worst = min(open_pairs, key=AdjacentPair.certainty)
         seen = evidence.pair(worst.upper, worst.lower)
@@ -272,8 +317,19 @@ def assess_paired(order: Sequence[int], pool: str, evidence: PoolEvidence, confi
         if seen.below >= strict:
             detail = f"the paired deals put {below} above {above} ({seen.below:.2%} after {seen.deals} deals)"
         else:
-            detail = (f"least certain: {above} not worse than {below} by {margin} mu at {seen.within:.1%} after "
-                      f"{seen.deals} shared deals (needs {level:.2%})")
+            detail = (
+                f"least certain: {above} not worse than {below} by {margin} mu at {seen.within:.1%} after "
+                f"{seen.deals} shared deals (needs {level:.2%})"
+            )
         reason = f"{len(open_pairs)} of {len(pairs)} adjacent pairs open; {detail}"
-    return PoolCertainty(pool, tuple(order), tuple(pairs), evidence.rank_intervals(order, strict), verdict, reason,
-                         confidence, indifference, level)
+    return PoolCertainty(
+        pool,
+        tuple(order),
+        tuple(pairs),
+        evidence.rank_intervals(order, strict),
+        verdict,
+        reason,
+        confidence,
+        indifference,
+        level,
+    )

@@ -61,8 +61,12 @@ class BotTally:
         """How the scores spread (none when there are no scores)."""
         if not self.scores:
             return {}
-        return {"score_stdev": statistics.pstdev(self.scores), "score_min": min(self.scores),
-                "score_median": statistics.median(self.scores), "score_max": max(self.scores)}
+        return {
+            "score_stdev": statistics.pstdev(self.scores),
+            "score_min": min(self.scores),
+            "score_median": statistics.median(self.scores),
+            "score_max": max(self.scores),
+        }
 
     def _detail_figures(self) -> dict[str, Any]:
         """One figure per detail the game reports, by the kind of its values: the rate of a yes/no detail, the
@@ -122,8 +126,16 @@ class Difference:
         return self.deals >= 2 and not self.low <= 0.0 <= self.high
 
     def to_json(self) -> dict[str, Any]:
-        return {"bot": self.bot, "baseline": self.baseline, "measure": self.measure, "deals": self.deals,
-                "mean": self.mean, "low": self.low, "high": self.high, "significant": self.significant}
+        return {
+            "bot": self.bot,
+            "baseline": self.baseline,
+            "measure": self.measure,
+            "deals": self.deals,
+            "mean": self.mean,
+            "low": self.low,
+            "high": self.high,
+            "significant": self.significant,
+        }
 
 
 CONFIDENCE = 0.95
@@ -140,7 +152,9 @@ class DealMeans(NamedTuple):
 MEASURES = (("score", 0), ("win rate", 1), ("rank", 2))  # (name, index in DealMeans)
 
 
-def paired_differences(deals: Iterable[Sequence[tuple[MatchOutcome, list[str]]]], labels: list[str]) -> list[Difference]:
+def paired_differences(
+    deals: Iterable[Sequence[tuple[MatchOutcome, list[str]]]], labels: list[str]
+) -> list[Difference]:
     """Each bot after the first against the first (``labels[0]``): first by the ladder's own verdict statistic
     (``paired``: the mean deal value of :mod:`ladder.ratings.verdict`, with its interval that holds however many deals
     are played), then in mean score, win rate and rank.
@@ -174,13 +188,17 @@ def _deal_value(matches: Sequence[tuple[MatchOutcome, list[str]]], bot: str, bas
     for outcome, seat_labels in matches:
         if bot in seat_labels and baseline in seat_labels:
             mine, theirs = seat_labels.index(bot), seat_labels.index(baseline)
-            outcomes.append(verdict.seat_outcome(_seat(outcome, mine), _seat(outcome, theirs),
-                                                 get_game(outcome.spec.game).facts, table=True))
+            outcomes.append(
+                verdict.seat_outcome(
+                    _seat(outcome, mine), _seat(outcome, theirs), get_game(outcome.spec.game).facts, table=True
+                )
+            )
     if not outcomes and matches and all(len(labels) == 1 for _, labels in matches):
         seats = {labels[0]: _seat(outcome, 0) for outcome, labels in matches}  # a solitaire: one match per bot
         if bot in seats and baseline in seats:
-            outcomes.append(verdict.seat_outcome(seats[bot], seats[baseline], get_game(matches[0][0].spec.game).facts,
-                                                 table=False))
+            outcomes.append(
+                verdict.seat_outcome(seats[bot], seats[baseline], get_game(matches[0][0].spec.game).facts, table=False)
+            )
     return sum(outcomes) / len(outcomes) if outcomes else None
 
 
@@ -194,8 +212,11 @@ def _deal_means(matches: Sequence[tuple[MatchOutcome, list[str]]]) -> dict[str, 
     tallies = {t.label: t for t in tally(matches)}
     at_table = any(len(seat_labels) > 1 for _, seat_labels in matches)
     return {
-        label: DealMeans(statistics.fmean(t.scores), (t.wins / t.games) if t.can_win else None,
-                         statistics.fmean(t.ranks) if at_table else None)
+        label: DealMeans(
+            statistics.fmean(t.scores),
+            (t.wins / t.games) if t.can_win else None,
+            statistics.fmean(t.ranks) if at_table else None,
+        )
         for label, t in tallies.items()
     }
 

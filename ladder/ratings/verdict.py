@@ -132,7 +132,9 @@ def deals_of(matches: Iterable[MatchFact], games: Mapping[str, GameFacts]) -> li
         seats: dict[int, SeatFact] = {}
         for fact in sorted(facts_, key=lambda f: f.match_id):
             seats.setdefault(fact.seats[0].bot_version_id, fact.seats[0])
-        found.append(Deal(deal_order(tournament, deal, first), pool, (tuple(seats.values()),), False, tuple(sorted(seats))))
+        found.append(
+            Deal(deal_order(tournament, deal, first), pool, (tuple(seats.values()),), False, tuple(sorted(seats)))
+        )
     found.sort(key=lambda d: (d.order, d.bots))
     return found
 
@@ -169,8 +171,9 @@ class Bettor:
 
     def stake(self) -> float:
         mean = (self.total + self.prior) / (self.count + 1)
-        spread = (self.squares - 2 * mean * self.total + self.count * mean * mean + PRIOR_VARIANCE
-                  + (self.prior - mean) ** 2) / (self.count + 1)
+        spread = (
+            self.squares - 2 * mean * self.total + self.count * mean * mean + PRIOR_VARIANCE + (self.prior - mean) ** 2
+        ) / (self.count + 1)
         if mean <= 0:
             return 0.0
         return min(mean / (spread + mean * mean), CAP / -self.low)
@@ -226,8 +229,16 @@ class PairTests:
         not_worse = self.not_above if flipped else self.not_below
         equal = min(self.not_above.confidence(), self.not_below.confidence())
         upper, lower = (self.second, self.first) if flipped else (self.first, self.second)
-        return PairEvidence(upper, lower, self.deals, -self.mean if flipped else self.mean,
-                            above.confidence(), below.confidence(), equal, not_worse.confidence())
+        return PairEvidence(
+            upper,
+            lower,
+            self.deals,
+            -self.mean if flipped else self.mean,
+            above.confidence(),
+            below.confidence(),
+            equal,
+            not_worse.confidence(),
+        )
 
 
 @dataclass(frozen=True)
@@ -301,8 +312,9 @@ class PoolEvidence:
         for _ in range(STRENGTH_SWEEPS):
             for bot, others in met.items():
                 if others:
-                    strength[bot] = (sum(deals * (mean + strength[other]) for other, deals, mean in others)
-                                     / sum(deals for _, deals, _ in others))
+                    strength[bot] = sum(deals * (mean + strength[other]) for other, deals, mean in others) / sum(
+                        deals for _, deals, _ in others
+                    )
         return sorted(bots, key=lambda bot: (-round(strength[bot], 12), bot))
 
     def rank_intervals(self, bots: Sequence[int], level: float) -> dict[int, tuple[int, int]]:

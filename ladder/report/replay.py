@@ -74,8 +74,10 @@ def _events(state: State, since: int) -> tuple[list[list[Any]], int]:
 def _elfer_raus_hidden(state: Any) -> dict[str, Any]:
     from engine.elfer_raus import card_json
 
-    return {"pack": [card_json(card) for card in sorted(state.pack)],
-            "drawn": card_json(state.pending_draw) if state.pending_draw >= 0 else None}
+    return {
+        "pack": [card_json(card) for card in sorted(state.pack)],
+        "drawn": card_json(state.pending_draw) if state.pending_draw >= 0 else None,
+    }
 
 
 def _elevenses_hidden(state: Any) -> dict[str, Any]:
@@ -84,10 +86,14 @@ def _elevenses_hidden(state: Any) -> dict[str, Any]:
     def card(c: int) -> list[int]:
         return [c % CARDS_PER_SET + 1, c // CARDS_PER_SET]
 
-    return {"face_down": [[None if (state.up[s][p] or state.card_at[s][p] < 0) else card(state.card_at[s][p])
-                           for p in range(1, 11)] for s in range(state.num_players)],
-            "kitchens": [[card(c) for c in state.kitchen[s]] for s in range(state.num_players)],
-            "transit": card(state.transit) if state.transit >= 0 else None}
+    return {
+        "face_down": [
+            [None if (state.up[s][p] or state.card_at[s][p] < 0) else card(state.card_at[s][p]) for p in range(1, 11)]
+            for s in range(state.num_players)
+        ],
+        "kitchens": [[card(c) for c in state.kitchen[s]] for s in range(state.num_players)],
+        "transit": card(state.transit) if state.transit >= 0 else None,
+    }
 
 
 def _bowling_hidden(state: Any) -> dict[str, Any]:
@@ -202,21 +208,44 @@ def build_replay(match: MatchRecord, actions: list[dict[str, Any]], move_us: Seq
 # ---- the bytes the viewer loads ---------------------------------------------------------------------------
 
 
-def replay_document(match: MatchRecord, actions: list[dict[str, Any]], seats: Sequence[SeatLabel],
-                    tournament: str = "", move_us: Sequence[int] = ()) -> dict[str, Any]:
+def replay_document(
+    match: MatchRecord,
+    actions: list[dict[str, Any]],
+    seats: Sequence[SeatLabel],
+    tournament: str = "",
+    move_us: Sequence[int] = (),
+) -> dict[str, Any]:
     """Everything the viewer shows of ``match`` (``seats``: the label of each seat, in seat order)."""
     replay = build_replay(match, actions, move_us)
     return {
         "format": REPLAY_FORMAT,
-        "match": {"id": match.match_id, "game": match.game, "title": pool_title(match.pool), "players": match.num_players,
-                  "seed": match.seed, "key": match.key, "status": str(match.status), "error": match.error,
-                  "options": match.options, "seconds": match.seconds, "tournament": tournament,
-                  "tournament_id": match.tournament_id},
+        "match": {
+            "id": match.match_id,
+            "game": match.game,
+            "title": pool_title(match.pool),
+            "players": match.num_players,
+            "seed": match.seed,
+            "key": match.key,
+            "status": str(match.status),
+            "error": match.error,
+            "options": match.options,
+            "seconds": match.seconds,
+            "tournament": tournament,
+            "tournament_id": match.tournament_id,
+        },
         "seats": [
-            {"seat": s.seat, "name": seats[s.seat].name if s.seat < len(seats) else f"seat {s.seat}",
-             "page": seats[s.seat].page if s.seat < len(seats) else "", "score": s.score, "rank": s.rank,
-             "failure": s.failure_reason, "detail": s.failure_detail, "at_action": s.at_action,
-             "stderr": s.stderr_tail, "think": match.think[s.seat] if s.seat < len(match.think) else None}
+            {
+                "seat": s.seat,
+                "name": seats[s.seat].name if s.seat < len(seats) else f"seat {s.seat}",
+                "page": seats[s.seat].page if s.seat < len(seats) else "",
+                "score": s.score,
+                "rank": s.rank,
+                "failure": s.failure_reason,
+                "detail": s.failure_detail,
+                "at_action": s.at_action,
+                "stderr": s.stderr_tail,
+                "think": match.think[s.seat] if s.seat < len(match.think) else None,
+            }
             for s in match.seats
         ],
         "problem": replay.problem,
@@ -224,15 +253,21 @@ def replay_document(match: MatchRecord, actions: list[dict[str, Any]], seats: Se
     }
 
 
-def replay_bytes(match: MatchRecord, actions: list[dict[str, Any]], seats: Sequence[SeatLabel],
-                 tournament: str = "", move_us: Sequence[int] = ()) -> bytes:
+def replay_bytes(
+    match: MatchRecord,
+    actions: list[dict[str, Any]],
+    seats: Sequence[SeatLabel],
+    tournament: str = "",
+    move_us: Sequence[int] = (),
+) -> bytes:
     """The viewer's data for ``match``: gzip'd compact JSON (the browser inflates it with DecompressionStream).
 
     The gzip header's time stamp is zero, so the same match gives the same bytes (the incremental build
     compares them).
     """
-    text = json.dumps(replay_document(match, actions, seats, tournament, move_us), separators=(",", ":"),
-                      ensure_ascii=False)
+    text = json.dumps(
+        replay_document(match, actions, seats, tournament, move_us), separators=(",", ":"), ensure_ascii=False
+    )
     return gzip.compress(text.encode("utf-8"), compresslevel=9, mtime=0)
 
 
@@ -248,13 +283,18 @@ def engine_fingerprint() -> str:
     return digest.hexdigest()
 
 
-def replay_input_hash(match: MatchRecord, actions_z: bytes, seats: Sequence[SeatLabel], tournament: str = "",
-                      move_us_z: bytes = b"") -> str:
+def replay_input_hash(
+    match: MatchRecord, actions_z: bytes, seats: Sequence[SeatLabel], tournament: str = "", move_us_z: bytes = b""
+) -> str:
     """A hash of everything :func:`replay_bytes` reads (the engine's source included), so an incremental build
     skips replaying an unchanged match."""
     digest = hashlib.sha256()
-    digest.update(json.dumps([REPLAY_FORMAT, engine_fingerprint(), repr(match), [(s.name, s.page) for s in seats],
-                              tournament], default=str).encode())
+    digest.update(
+        json.dumps(
+            [REPLAY_FORMAT, engine_fingerprint(), repr(match), [(s.name, s.page) for s in seats], tournament],
+            default=str,
+        ).encode()
+    )
     digest.update(actions_z)
     digest.update(b"\0" + move_us_z)
     return digest.hexdigest()

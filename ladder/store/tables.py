@@ -186,7 +186,9 @@ class MatchRow(SQLModel, table=True):
     details_json: str = "{}"
     action_count: int = 0
     actions_z: bytes = Field(default=b"", sa_column=Column(LargeBinary, nullable=False, default=b""))
-    move_us_z: bytes = Field(default=b"", sa_column=Column(LargeBinary, nullable=False, default=b""))  # pack_actions of ints
+    move_us_z: bytes = Field(
+        default=b"", sa_column=Column(LargeBinary, nullable=False, default=b"")
+    )  # pack_actions of ints
     worker: str = ""
     host_json: str = "{}"
 

@@ -70,8 +70,15 @@ FIELD = ("thumb", "thumb-25", "thumb-50", "thumb-75", "random")  # the true orde
 RR_DEALS = (1, 2, 3, 4, 6, 8, 12, 16, 24, 32, 48, 64, 96, 128)
 SOLITAIRES = {game.id for game in all_games() if game.facts.solitaire}
 GAME_FACTS = ratings.game_facts()
-ROWS = ("elevenses/2p", "elevenses/3p", "elfer-raus/2p", "elfer-raus/3p", "elfer-raus/4p", "elevenses-for-one/1p",
-        "bowling-solitaire/1p")
+ROWS = (
+    "elevenses/2p",
+    "elevenses/3p",
+    "elfer-raus/2p",
+    "elfer-raus/3p",
+    "elfer-raus/4p",
+    "elevenses-for-one/1p",
+    "bowling-solitaire/1p",
+)
 
 
 # ---- the outcome banks -----------------------------------------------------------------------------------
@@ -80,21 +87,28 @@ ROWS = ("elevenses/2p", "elevenses/3p", "elfer-raus/2p", "elfer-raus/3p", "elfer
 def build_bank(path: Path, deals: int, games: list[str], players: int) -> None:
     from tournaments.runner import RunOptions, run_tournament
 
-    config = parse_tournament({"seed": 777 + players, "games": games, "bots": list(FIELD), "players": [players],
-                               "games_per_pairing": deals}, "ranking-bank.toml", "ranking-bank")
+    config = parse_tournament(
+        {"seed": 777 + players, "games": games, "bots": list(FIELD), "players": [players], "games_per_pairing": deals},
+        "ranking-bank.toml",
+        "ranking-bank",
+    )
     report = run_tournament(config, RunOptions(db_url=f"sqlite:///{path}", progress=True, rate_at_end=False))
     print(f"bank: {report.played_now} matches played in {report.seconds:.0f} s", file=sys.stderr)
 
 
 Seating = tuple[str, ...]
-BankDeal = dict[Seating, list[tuple[float, int, bool]]]  # a seating (names by seat) -> each seat's (score, rank, failed)
+BankDeal = dict[
+    Seating, list[tuple[float, int, bool]]
+]  # a seating (names by seat) -> each seat's (score, rank, failed)
 
 
 @dataclass
 class Bank:
     """Real results by pool (``game/Kp``) and table (set of bot names; a solitaire: the empty set): whole deals."""
 
-    tables: dict[str, dict[frozenset[str], list[BankDeal]]] = field(default_factory=lambda: defaultdict(lambda: defaultdict(list)))
+    tables: dict[str, dict[frozenset[str], list[BankDeal]]] = field(
+        default_factory=lambda: defaultdict(lambda: defaultdict(list))
+    )
 
 
 def load_bank(paths: list[Path]) -> Bank:
@@ -106,7 +120,8 @@ def load_bank(paths: list[Path]) -> Bank:
             rows = connection.execute(
                 "select m.id, m.game, m.deal, m.num_players, s.seat, b.name, s.score, s.rank, s.failure_reason from match m "
                 "join seat_result s on s.match_id = m.id join bot_version v on v.id = s.bot_version_id "
-                "join bot b on b.id = v.bot_id where m.status = 'played' order by m.id, s.seat").fetchall()
+                "join bot b on b.id = v.bot_id where m.status = 'played' order by m.id, s.seat"
+            ).fetchall()
         matches: dict[int, list[Any]] = defaultdict(list)
         for row in rows:
             matches[row[0]].append(row)
@@ -115,8 +130,12 @@ def load_bank(paths: list[Path]) -> Bank:
             game, deal, players = seats[0][1], seats[0][2], seats[0][3]
             names = tuple(seat[5] for seat in seats)
             table = frozenset() if game in SOLITAIRES else frozenset(names)
-            deals[(f"{game}/{players}p", deal, table)][names] = [(seat[6] or 0.0, seat[7] or 0, seat[8] is not None) for seat in seats]
-        for (pool, _, table), seatings in sorted(deals.items(), key=lambda item: (item[0][0], item[0][1], sorted(item[0][2]))):
+            deals[(f"{game}/{players}p", deal, table)][names] = [
+                (seat[6] or 0.0, seat[7] or 0, seat[8] is not None) for seat in seats
+            ]
+        for (pool, _, table), seatings in sorted(
+            deals.items(), key=lambda item: (item[0][0], item[0][1], sorted(item[0][2]))
+        ):
             whole = len(FIELD) if not table else math.factorial(len(table))  # a bank stopped mid-deal: whole deals only
             if len(seatings) == whole:
                 bank.tables[pool][table].append(seatings)
@@ -159,8 +178,10 @@ class Replay:
             for match in group:
                 seating = tuple(e.name for e in match.seats)
                 result = drawn[seating]
-                seats = tuple(SeatFact(e.version_id, score, rank, failed, None)
-                              for e, (score, rank, failed) in zip(match.seats, result))
+                seats = tuple(
+                    SeatFact(e.version_id, score, rank, failed, None)
+                    for e, (score, rank, failed) in zip(match.seats, result)
+                )
                 self.facts.append(MatchFact(len(self.facts) + 1, 1, self.game, len(seats), deal, seats))
         return self.facts[start:]
 
@@ -168,11 +189,15 @@ class Replay:
         """Every deal of the bank once (its own deal id per table and deal)."""
         entrants = {e.name: e for e in field_entrants()}
         facts: list[MatchFact] = []
-        for number, (_table, deals) in enumerate(sorted(self.bank.tables[self.pool].items(), key=lambda item: sorted(item[0]))):
+        for number, (_table, deals) in enumerate(
+            sorted(self.bank.tables[self.pool].items(), key=lambda item: sorted(item[0]))
+        ):
             for index, seatings in enumerate(deals):
                 for seating, result in seatings.items():
-                    seats = tuple(SeatFact(entrants[name].version_id, score, rank, failed, None)
-                                  for name, (score, rank, failed) in zip(seating, result))
+                    seats = tuple(
+                        SeatFact(entrants[name].version_id, score, rank, failed, None)
+                        for name, (score, rank, failed) in zip(seating, result)
+                    )
                     facts.append(MatchFact(len(facts) + 1, 1, self.game, len(seats), f"bank/{number}/{index}", seats))
         return facts
 
@@ -195,7 +220,9 @@ def truth_of(bank: Bank, pool: str, delta: float) -> Truth:
     evidence = verdict.ledger(facts, GAME_FACTS, delta).pool(pool)
     ids = [e.version_id for e in field_entrants()]
     means = {(a, b): evidence.pair(a, b).mean for a in ids for b in ids if a != b}
-    return Truth([s.bot_version_id for s in table], means, evidence.order(ids), f"{whole.verdict.value}: {whole.reason}")
+    return Truth(
+        [s.bot_version_id for s in table], means, evidence.order(ids), f"{whole.verdict.value}: {whole.reason}"
+    )
 
 
 # ---- the adaptive format, before and after ----------------------------------------------------------------
@@ -227,15 +254,18 @@ class NextDeals:
         return self.deals
 
 
-def before_choose(planner: AdaptivePlanner, facts: list[MatchFact], deals: dict[tuple[str, frozenset[str]], int]
-                  ) -> tuple[list[ScheduledMatch], certainty.PoolCertainty]:
+def before_choose(
+    planner: AdaptivePlanner, facts: list[MatchFact], deals: dict[tuple[str, frozenset[str]], int]
+) -> tuple[list[ScheduledMatch], certainty.PoolCertainty]:
     """The choice of the adaptive format until issue 27: TrueSkill's posteriors, ordered by mu - 3 sigma."""
     pool = planner.pools[0]
     rated = ratings.compute(facts, GAME_FACTS, history=False)
     known = rated.standings.get(pool.key, {})
     by_version = {e.version_id: e for e in pool.plan.entrants}
-    table = sorted((known.get(v) or Standing(pool.key, pool.plan.game, pool.count, v) for v in by_version),
-                   key=lambda s: (-s.conservative, -s.mu, s.bot_version_id))
+    table = sorted(
+        (known.get(v) or Standing(pool.key, pool.plan.game, pool.count, v) for v in by_version),
+        key=lambda s: (-s.conservative, -s.mu, s.bot_version_id),
+    )
     sure = certainty.assess(table, pool.key, planner.settings.confidence, planner.settings.indifference)
     if sure.settled or len(facts) >= planner.settings.max_matches:
         return [], sure
@@ -245,7 +275,9 @@ def before_choose(planner: AdaptivePlanner, facts: list[MatchFact], deals: dict[
     return planner._table_deals(pool, [by_version[s.bot_version_id] for s in table], pairs, deals), sure
 
 
-def adaptive(bank: Bank, pool_name: str, seed: int, settings: AdaptiveSettings, truth: Truth, after: bool) -> AdaptiveRun:
+def adaptive(
+    bank: Bank, pool_name: str, seed: int, settings: AdaptiveSettings, truth: Truth, after: bool
+) -> AdaptiveRun:
     game, count = split(pool_name)
     plan = GamePlan(game, (count,), ({},), 1, field_entrants())
     planner = AdaptivePlanner([plan], seed, settings)
@@ -263,24 +295,34 @@ def adaptive(bank: Bank, pool_name: str, seed: int, settings: AdaptiveSettings, 
             matches, sure = before_choose(planner, replay.facts, deals)
     if after:
         evidence = planner.ledger.pool(pool.key)
-        sure = certainty.assess_paired(evidence.order([e.version_id for e in field_entrants()]), pool.key, evidence,
-                                       settings.confidence, settings.indifference)
+        sure = certainty.assess_paired(
+            evidence.order([e.version_id for e in field_entrants()]),
+            pool.key,
+            evidence,
+            settings.confidence,
+            settings.indifference,
+        )
         delta = verdict.indifference_in_outcomes(settings.indifference)
         wrong = sure.settled and any(
             (p.state is certainty.PairState.ORDERED and truth.means[(p.upper, p.lower)] <= 0)
             or (p.state is certainty.PairState.EQUAL and abs(truth.means[(p.upper, p.lower)]) >= delta)
-            or (p.state is certainty.PairState.WITHIN and truth.means[(p.upper, p.lower)] <= -delta) for p in sure.pairs)
+            or (p.state is certainty.PairState.WITHIN and truth.means[(p.upper, p.lower)] <= -delta)
+            for p in sure.pairs
+        )
         reversed_ = sure.settled and any(truth.means[(p.upper, p.lower)] < 0 for p in sure.pairs)
         stop = StopReason.SETTLED.value if sure.settled else StopReason.BUDGET.value
         right = list(sure.order) == truth.paired_order
     else:
-        wrong = sure.settled and any(p.state is certainty.PairState.ORDERED and truth.order.index(p.upper) > truth.order.index(p.lower)
-                                     for p in sure.pairs)
+        wrong = sure.settled and any(
+            p.state is certainty.PairState.ORDERED and truth.order.index(p.upper) > truth.order.index(p.lower)
+            for p in sure.pairs
+        )
         reversed_ = sure.settled and any(truth.order.index(p.upper) > truth.order.index(p.lower) for p in sure.pairs)
         stop = StopReason.SETTLED.value if sure.settled else StopReason.BUDGET.value
         right = list(sure.order) == truth.order
-    return AdaptiveRun(len(replay.facts), stop, right, wrong, sum(p.state is certainty.PairState.EQUAL for p in sure.pairs),
-                       reversed_)
+    return AdaptiveRun(
+        len(replay.facts), stop, right, wrong, sum(p.state is certainty.PairState.EQUAL for p in sure.pairs), reversed_
+    )
 
 
 def percentile(values: list[int], share: float) -> int:
@@ -302,8 +344,9 @@ def _run(job: tuple[str, int, AdaptiveSettings, Truth, bool]) -> AdaptiveRun:
     return adaptive(_BANK, pool, seed, settings, truth, after)
 
 
-def bench_row(paths: list[Path], bank: Bank, pool: str, tournaments: int, settings: AdaptiveSettings, after: bool,
-              jobs: int) -> dict[str, Any]:
+def bench_row(
+    paths: list[Path], bank: Bank, pool: str, tournaments: int, settings: AdaptiveSettings, after: bool, jobs: int
+) -> dict[str, Any]:
     tick = time.process_time()
     wall = time.perf_counter()
     truth = truth_of(bank, pool, verdict.indifference_in_outcomes(settings.indifference))
@@ -316,23 +359,35 @@ def bench_row(paths: list[Path], bank: Bank, pool: str, tournaments: int, settin
         runs = [_run(job) for job in work]
     counts = [run.matches for run in runs]
     row = {
-        "pool": pool, "rule": "after" if after else "before", "tournaments": tournaments,
+        "pool": pool,
+        "rule": "after" if after else "before",
+        "tournaments": tournaments,
         "bank_matches": sum(len(d) for deals in bank.tables[pool].values() for d in deals),
-        "bank_order": [FIELD[v - 1] for v in (truth.paired_order if after else truth.order)], "bank_verdict": truth.whole_bank,
-        "bank_pair_means": {f"{FIELD[a - 1]}>{FIELD[b - 1]}": round(m, 4) for (a, b), m in truth.means.items() if a < b},
-        "mean_matches": statistics.mean(counts), "median_matches": statistics.median(counts),
-        "p95_matches": percentile(counts, 0.95), "max_matches": max(counts),
+        "bank_order": [FIELD[v - 1] for v in (truth.paired_order if after else truth.order)],
+        "bank_verdict": truth.whole_bank,
+        "bank_pair_means": {
+            f"{FIELD[a - 1]}>{FIELD[b - 1]}": round(m, 4) for (a, b), m in truth.means.items() if a < b
+        },
+        "mean_matches": statistics.mean(counts),
+        "median_matches": statistics.median(counts),
+        "p95_matches": percentile(counts, 0.95),
+        "max_matches": max(counts),
         "true_order": sum(r.right for r in runs) / len(runs),
         "settled": sum(r.stop == "settled" for r in runs) / len(runs),
         "settled_with_equal_pairs": sum(r.stop == "settled" and r.equal_pairs > 0 for r in runs) / len(runs),
         "wrong_settled": sum(r.wrong_settled for r in runs) / len(runs),
         "settled_reversed": sum(r.settled_reversed for r in runs) / len(runs),
         "budget_spent": sum(r.stop == "budget spent" for r in runs) / len(runs),
-        "cpu_seconds_main": time.process_time() - tick, "wall_seconds": time.perf_counter() - wall,
+        "cpu_seconds_main": time.process_time() - tick,
+        "wall_seconds": time.perf_counter() - wall,
     }
-    print(f"  {pool} {row['rule']}: mean {row['mean_matches']:.0f} matches (p95 {row['p95_matches']}), settled "
-          f"{row['settled']:.0%}, true order {row['true_order']:.0%}, wrong settled {row['wrong_settled']:.1%}, reversed {row['settled_reversed']:.1%} "
-          f"({tournaments} tournaments, {row['wall_seconds']:.0f} s)", file=sys.stderr, flush=True)
+    print(
+        f"  {pool} {row['rule']}: mean {row['mean_matches']:.0f} matches (p95 {row['p95_matches']}), settled "
+        f"{row['settled']:.0%}, true order {row['true_order']:.0%}, wrong settled {row['wrong_settled']:.1%}, reversed {row['settled_reversed']:.1%} "
+        f"({tournaments} tournaments, {row['wall_seconds']:.0f} s)",
+        file=sys.stderr,
+        flush=True,
+    )
     return row
 
 
@@ -358,8 +413,12 @@ def round_robin_ladder(bank: Bank, pool: str, tournaments: int) -> list[dict[str
         share = sum(r[1] for r in results) / tournaments
         settled = sum(r[2] for r in results) / tournaments
         found.append({"pool": pool, "deals": deals, "matches": results[0][0], "true_order": share, "settled": settled})
-        print(f"  {pool} round-robin {deals:>3} deals/table, {results[0][0]:>5} matches: true order {share:.0%}, "
-              f"verdict settled {settled:.0%}", file=sys.stderr, flush=True)
+        print(
+            f"  {pool} round-robin {deals:>3} deals/table, {results[0][0]:>5} matches: true order {share:.0%}, "
+            f"verdict settled {settled:.0%}",
+            file=sys.stderr,
+            flush=True,
+        )
         if share >= 0.95 and settled >= 0.95:
             break
     return found
@@ -371,10 +430,14 @@ def main() -> None:
     parser.add_argument("--build-bank", type=Path, help="play a bank into this file and stop")
     parser.add_argument("--players", type=int, default=2, help="the bank's table size (--build-bank)")
     parser.add_argument("--bank-deals", type=int, default=60, help="deals per table (--build-bank)")
-    parser.add_argument("--games", nargs="*", default=["elevenses", "elfer-raus"], help="the bank's games (--build-bank)")
+    parser.add_argument(
+        "--games", nargs="*", default=["elevenses", "elfer-raus"], help="the bank's games (--build-bank)"
+    )
     parser.add_argument("--rows", nargs="*", default=list(ROWS), help="pools to benchmark (those in the banks)")
     parser.add_argument("--tournaments", type=int, default=200, help="replayed tournaments per after row (0: none)")
-    parser.add_argument("--before-tournaments", type=int, default=200, help="replayed tournaments per before row (0: none)")
+    parser.add_argument(
+        "--before-tournaments", type=int, default=200, help="replayed tournaments per before row (0: none)"
+    )
     parser.add_argument("--max-matches", type=int, default=5000)
     parser.add_argument("--jobs", type=int, default=1, help="processes replaying tournaments")
     parser.add_argument("--round-robin", action="store_true", help="the round-robin ladder instead (issue 12)")
@@ -395,9 +458,14 @@ def main() -> None:
             results.append(bench_row(args.bank, bank, row, args.before_tournaments, settings, False, args.jobs))
         if args.tournaments:
             results.append(bench_row(args.bank, bank, row, args.tournaments, settings, True, args.jobs))
-    report = {"machine": f"{platform.machine()}, {os.cpu_count()} cores, {platform.python_implementation()} "
-                         f"{platform.python_version()}", "load": os.getloadavg(), "banks": [str(p) for p in args.bank],
-              "field": list(FIELD), "rows": results}
+    report = {
+        "machine": f"{platform.machine()}, {os.cpu_count()} cores, {platform.python_implementation()} "
+        f"{platform.python_version()}",
+        "load": os.getloadavg(),
+        "banks": [str(p) for p in args.bank],
+        "field": list(FIELD),
+        "rows": results,
+    }
     if args.json:
         print(json.dumps(report, indent=2))
         return
@@ -405,10 +473,14 @@ def main() -> None:
 
 
 def print_table(results: list[dict[str, Any]]) -> None:
-    print(f"{'pool':<22} {'rule':<7} {'runs':>5} {'mean':>7} {'p95':>6} {'settled':>8} {'true order':>10} {'wrong settled':>13}")
+    print(
+        f"{'pool':<22} {'rule':<7} {'runs':>5} {'mean':>7} {'p95':>6} {'settled':>8} {'true order':>10} {'wrong settled':>13}"
+    )
     for r in results:
-        print(f"{r['pool']:<22} {r['rule']:<7} {r['tournaments']:>5} {r['mean_matches']:>7.0f} {r['p95_matches']:>6} "
-              f"{r['settled']:>8.0%} {r['true_order']:>10.0%} {r['wrong_settled']:>13.1%}")
+        print(
+            f"{r['pool']:<22} {r['rule']:<7} {r['tournaments']:>5} {r['mean_matches']:>7.0f} {r['p95_matches']:>6} "
+            f"{r['settled']:>8.0%} {r['true_order']:>10.0%} {r['wrong_settled']:>13.1%}"
+        )
 
 
 if __name__ == "__main__":

@@ -49,16 +49,24 @@ from ladder.store.database import session_for  # noqa: E402
 
 
 def cli(where: Path, db: Path, *args: str) -> None:
-    run = subprocess.run([sys.executable, "-m", "cli", *args, "--db", f"sqlite:///{db}"], capture_output=True, text=True,
-                         cwd=where, env={**os.environ, "LADDER_RESULTS": str(where / "results")}, timeout=3600)
+    run = subprocess.run(
+        [sys.executable, "-m", "cli", *args, "--db", f"sqlite:///{db}"],
+        capture_output=True,
+        text=True,
+        cwd=where,
+        env={**os.environ, "LADDER_RESULTS": str(where / "results")},
+        timeout=3600,
+    )
     if run.returncode:
         raise SystemExit(f"ladder {' '.join(args)} failed:\n{run.stderr}")
 
 
 def seed_database(where: Path, db: Path, pairings: int) -> None:
     """A real tournament: every game, random, thumb and thumb-50, 2 and 3 players (the quick tournament's tables)."""
-    (where / "seed.toml").write_text(f'name = "seed"\nseed = 20240611\ngames = "all"\nbots = ["random", "thumb", "thumb-50"]\n'
-                                     f'players = [2, 3]\ngames_per_pairing = {pairings}\nworkers = 1\n')
+    (where / "seed.toml").write_text(
+        f'name = "seed"\nseed = 20240611\ngames = "all"\nbots = ["random", "thumb", "thumb-50"]\n'
+        f"players = [2, 3]\ngames_per_pairing = {pairings}\nworkers = 1\n"
+    )
     cli(where, db, "run", "seed.toml", "--no-progress")
 
 
@@ -68,8 +76,13 @@ def replicate(db: Path, total: int, tag: str) -> int:
     con = sqlite3.connect(db)
     try:
         columns = [row[1] for row in con.execute("PRAGMA table_info(match)") if row[1] != "id"]
-        seat_columns = [row[1] for row in con.execute("PRAGMA table_info(seat_result)") if row[1] not in ("id", "match_id")]
-        originals = [row[0] for row in con.execute("SELECT id FROM match WHERE status = 'played' AND key NOT LIKE '%#%' ORDER BY id")]
+        seat_columns = [
+            row[1] for row in con.execute("PRAGMA table_info(seat_result)") if row[1] not in ("id", "match_id")
+        ]
+        originals = [
+            row[0]
+            for row in con.execute("SELECT id FROM match WHERE status = 'played' AND key NOT LIKE '%#%' ORDER BY id")
+        ]
         have = con.execute("SELECT count(*) FROM match").fetchone()[0]
         added = 0
         copy = 0
@@ -77,10 +90,15 @@ def replicate(db: Path, total: int, tag: str) -> int:
             source = originals[copy % len(originals)]
             copy += 1
             picked = ", ".join("key || ?" if c == "key" else c for c in columns)
-            cursor = con.execute(f"INSERT INTO match ({', '.join(columns)}) SELECT {picked} FROM match WHERE id = ?",
-                                 (f"#{tag}{copy}", source))
-            con.execute(f"INSERT INTO seat_result (match_id, {', '.join(seat_columns)}) "
-                        f"SELECT ?, {', '.join(seat_columns)} FROM seat_result WHERE match_id = ?", (cursor.lastrowid, source))
+            cursor = con.execute(
+                f"INSERT INTO match ({', '.join(columns)}) SELECT {picked} FROM match WHERE id = ?",
+                (f"#{tag}{copy}", source),
+            )
+            con.execute(
+                f"INSERT INTO seat_result (match_id, {', '.join(seat_columns)}) "
+                f"SELECT ?, {', '.join(seat_columns)} FROM seat_result WHERE match_id = ?",
+                (cursor.lastrowid, source),
+            )
             added += 1
         con.commit()
         return added
@@ -118,23 +136,39 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
     cli(where, db, "rerate")
     made = time.perf_counter() - tick
     site = where / "site"
-    results: dict[str, Any] = {"machine": f"{platform.node()} ({os.cpu_count()} CPUs, {platform.python_implementation()} "
-                                          f"{platform.python_version()})", "real_matches": real, "matches": args.matches,
-                               "database_seconds": made, "builds": {}}
+    results: dict[str, Any] = {
+        "machine": f"{platform.node()} ({os.cpu_count()} CPUs, {platform.python_implementation()} "
+        f"{platform.python_version()})",
+        "real_matches": real,
+        "matches": args.matches,
+        "database_seconds": made,
+        "builds": {},
+    }
     for name in ("full", "unchanged", "incremental"):
         if name == "incremental":
             replicate(db, args.matches + args.added, "b")
             cli(where, db, "rerate")
         summary, wall, cpu, load = build(db, site)
-        results["builds"][name] = {"wall_s": wall, "cpu_s": cpu, "load": load, "written": summary.written,
-                                   "unchanged": summary.unchanged, "replayed": summary.replayed, "bytes": summary.bytes,
-                                   "replay_bytes": summary.replay_bytes, "replays": summary.replays}
-        print(f"{name:>11}: {wall:7.1f} s wall, {cpu:7.1f} s CPU (load {load}); {summary.written} files written, "
-              f"{summary.unchanged} unchanged, {summary.replayed} matches replayed; site {summary.bytes / 1e6:.1f} MB",
-              file=sys.stderr)
+        results["builds"][name] = {
+            "wall_s": wall,
+            "cpu_s": cpu,
+            "load": load,
+            "written": summary.written,
+            "unchanged": summary.unchanged,
+            "replayed": summary.replayed,
+            "bytes": summary.bytes,
+            "replay_bytes": summary.replay_bytes,
+            "replays": summary.replays,
+        }
+        print(
+            f"{name:>11}: {wall:7.1f} s wall, {cpu:7.1f} s CPU (load {load}); {summary.written} files written, "
+            f"{summary.unchanged} unchanged, {summary.replayed} matches replayed; site {summary.bytes / 1e6:.1f} MB",
+            file=sys.stderr,
+        )
     by_game = sizes_by_game(db, site)
-    results["per_match_bytes"] = {game: {"mean": statistics.fmean(v), "max": max(v), "matches": len(v)}
-                                  for game, v in sorted(by_game.items())}
+    results["per_match_bytes"] = {
+        game: {"mean": statistics.fmean(v), "max": max(v), "matches": len(v)} for game, v in sorted(by_game.items())
+    }
     full = results["builds"]["incremental"]
     results["mean_bytes_per_match"] = full["replay_bytes"] / full["replays"]
     return results
@@ -153,11 +187,15 @@ def main() -> None:
         print(json.dumps(results, indent=1))
         return
     print(f"machine: {results['machine']}")
-    print(f"database: {results['real_matches']} real matches replicated to {results['matches']} "
-          f"({results['database_seconds']:.0f} s to make)")
+    print(
+        f"database: {results['real_matches']} real matches replicated to {results['matches']} "
+        f"({results['database_seconds']:.0f} s to make)"
+    )
     for name, b in results["builds"].items():
-        print(f"| {name} | {b['wall_s']:.1f} s | {b['cpu_s']:.1f} s | {b['load']} | {b['written']} | {b['replayed']} | "
-              f"{b['bytes'] / 1e6:.1f} MB |")
+        print(
+            f"| {name} | {b['wall_s']:.1f} s | {b['cpu_s']:.1f} s | {b['load']} | {b['written']} | {b['replayed']} | "
+            f"{b['bytes'] / 1e6:.1f} MB |"
+        )
     print(f"mean size on disk per match: {results['mean_bytes_per_match'] / 1000:.1f} KB")
     for game, figures in results["per_match_bytes"].items():
         print(f"| {game} | {figures['matches']} | {figures['mean'] / 1000:.1f} KB | {figures['max'] / 1000:.1f} KB |")

@@ -29,8 +29,14 @@ SEAT_VIEWS = ("elfer-raus", "elevenses")  # a seat's own view too: the others' h
 
 
 def cli(where: Path, *args: str) -> None:
-    run = subprocess.run([sys.executable, "-m", "cli", *args, "--db", f"sqlite:///{where / 'shots.db'}"], capture_output=True,
-                         text=True, cwd=where, env={**os.environ, "LADDER_RESULTS": str(where / "results")}, timeout=1800)
+    run = subprocess.run(
+        [sys.executable, "-m", "cli", *args, "--db", f"sqlite:///{where / 'shots.db'}"],
+        capture_output=True,
+        text=True,
+        cwd=where,
+        env={**os.environ, "LADDER_RESULTS": str(where / "results")},
+        timeout=1800,
+    )
     if run.returncode:
         raise SystemExit(f"ladder {' '.join(args)} failed:\n{run.stderr}")
 
@@ -40,14 +46,22 @@ def browser(width: int, height: int) -> Any:
     from selenium.webdriver.chrome.options import Options
     from selenium.webdriver.chrome.service import Service
 
-    chromium = next((shutil.which(n) for n in ("chromium", "chromium-browser", "google-chrome") if shutil.which(n)), None)
+    chromium = next(
+        (shutil.which(n) for n in ("chromium", "chromium-browser", "google-chrome") if shutil.which(n)), None
+    )
     driver = shutil.which("chromedriver")
     if chromium is None or driver is None:
         raise SystemExit("needs chromium and chromedriver (apt-get install chromium chromium-driver)")
     options = Options()
     options.binary_location = chromium
-    for flag in ("--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", f"--window-size={width},{height}",
-                 "--hide-scrollbars"):
+    for flag in (
+        "--headless=new",
+        "--no-sandbox",
+        "--disable-gpu",
+        "--disable-dev-shm-usage",
+        f"--window-size={width},{height}",
+        "--hide-scrollbars",
+    ):
         options.add_argument(flag)
     options.set_capability("goog:loggingPrefs", {"browser": "ALL"})
     return webdriver.Chrome(service=Service(driver), options=options)
@@ -77,9 +91,11 @@ def main() -> None:
     where = args.keep or Path(tempfile.mkdtemp(prefix="report-shots-"))
     where.mkdir(parents=True, exist_ok=True)
     if not (where / "shots.db").exists():
-        (where / "shots.toml").write_text('name = "screenshots"\nseed = 20240611\ngames = "all"\n'
-                                          'bots = ["random", "thumb", "thumb-50"]\nplayers = [3]\ngames_per_pairing = 1\n'
-                                          'workers = 1\n')
+        (where / "shots.toml").write_text(
+            'name = "screenshots"\nseed = 20240611\ngames = "all"\n'
+            'bots = ["random", "thumb", "thumb-50"]\nplayers = [3]\ngames_per_pairing = 1\n'
+            "workers = 1\n"
+        )
         cli(where, "run", "shots.toml", "--no-progress")
     site = where / "site"
     cli(where, "report", "--out", str(site))
@@ -88,8 +104,11 @@ def main() -> None:
     chrome = browser(1400, 1150)
     try:
         for game in GAMES:
-            found = con.execute("SELECT id, action_count FROM match WHERE game = ? AND status = 'played' "
-                                "ORDER BY action_count DESC LIMIT 1", (game,)).fetchone()
+            found = con.execute(
+                "SELECT id, action_count FROM match WHERE game = ? AND status = 'played' "
+                "ORDER BY action_count DESC LIMIT 1",
+                (game,),
+            ).fetchone()
             if found is None:
                 raise SystemExit(f"no played match of {game}")
             match_id, actions = found

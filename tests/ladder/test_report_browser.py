@@ -19,24 +19,34 @@ import pytest
 
 from engine import get_game
 
-CHROMIUM = next((shutil.which(name) for name in ("chromium", "chromium-browser", "google-chrome") if shutil.which(name)), None)
+CHROMIUM = next(
+    (shutil.which(name) for name in ("chromium", "chromium-browser", "google-chrome") if shutil.which(name)), None
+)
 DRIVER = shutil.which("chromedriver")
-pytestmark = pytest.mark.skipif(CHROMIUM is None or DRIVER is None,
-                                reason="needs chromium and chromedriver (apt-get install chromium chromium-driver)")
+pytestmark = pytest.mark.skipif(
+    CHROMIUM is None or DRIVER is None,
+    reason="needs chromium and chromedriver (apt-get install chromium chromium-driver)",
+)
 webdriver = pytest.importorskip("selenium.webdriver", reason="needs selenium (pip install selenium)")
 
 
 def ladder(where: Path, *args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "cli", *args, "--db", f"sqlite:///{where / 'l.db'}"],
-                          capture_output=True, text=True, timeout=600, cwd=where,
-                          env={**os.environ, "COLUMNS": "120", "LADDER_RESULTS": str(where / "results")})
+    return subprocess.run(
+        [sys.executable, "-m", "cli", *args, "--db", f"sqlite:///{where / 'l.db'}"],
+        capture_output=True,
+        text=True,
+        timeout=600,
+        cwd=where,
+        env={**os.environ, "COLUMNS": "120", "LADDER_RESULTS": str(where / "results")},
+    )
 
 
 @pytest.fixture(scope="module")
 def site(tmp_path_factory: pytest.TempPathFactory) -> Path:
     where = tmp_path_factory.mktemp("report")
-    (where / "tiny.toml").write_text('name = "tiny"\nseed = 7\ngames = "all"\nbots = "all"\nplayers = [2]\n'
-                                     'games_per_pairing = 1\nworkers = 2\n')
+    (where / "tiny.toml").write_text(
+        'name = "tiny"\nseed = 7\ngames = "all"\nbots = "all"\nplayers = [2]\ngames_per_pairing = 1\nworkers = 2\n'
+    )
     run = ladder(where, "run", "tiny.toml", "--no-progress")
     assert run.returncode == 0, run.stderr
     written = ladder(where, "report", "--out", str(where / "site"))
@@ -52,7 +62,13 @@ def browser() -> Iterator[Any]:
 
     options = Options()
     options.binary_location = CHROMIUM or ""
-    for flag in ("--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--window-size=1280,1000"):
+    for flag in (
+        "--headless=new",
+        "--no-sandbox",
+        "--disable-gpu",
+        "--disable-dev-shm-usage",
+        "--window-size=1280,1000",
+    ):
         options.add_argument(flag)
     options.set_capability("goog:loggingPrefs", {"browser": "ALL"})
     driver = webdriver.Chrome(service=Service(DRIVER), options=options)
@@ -84,7 +100,10 @@ def test_the_leaderboard_lists_every_bot_of_every_pool(site: Path, browser: Any)
 
     open_page(browser, site / "index.html")
     tables = browser.find_elements(By.CSS_SELECTOR, "table.leaderboard")
-    shown = {table.get_attribute("data-pool"): {a.text for a in table.find_elements(By.CSS_SELECTOR, "a.bot")} for table in tables}
+    shown = {
+        table.get_attribute("data-pool"): {a.text for a in table.find_elements(By.CSS_SELECTOR, "a.bot")}
+        for table in tables
+    }
     rankings = json.loads(ladder(site.parent, "rankings", "--json").stdout)
     for pool, board in rankings["pools"].items():
         assert shown[pool] == {row["bot"] for row in board["table"]}, pool
@@ -95,7 +114,10 @@ def test_the_leaderboard_lists_every_bot_of_every_pool(site: Path, browser: Any)
         verdict = section.find_element(By.CSS_SELECTOR, ".verdict")
         assert verdict.get_attribute("data-verdict") == board["verdict"] and board["reason"] in verdict.text
         intervals = [cell.text for cell in section.find_elements(By.CSS_SELECTOR, "td.rank-interval")]
-        assert intervals == [f"{low}" if low == high else f"{low}–{high}" for low, high in (row["rank_interval"] for row in board["table"])]
+        assert intervals == [
+            f"{low}" if low == high else f"{low}–{high}"
+            for low, high in (row["rank_interval"] for row in board["table"])
+        ]
     assert "truly ranks above the next one" in browser.find_element(By.CSS_SELECTOR, ".above-next-note").text
     assert shown["overall"] == database_bots(site)
     assert_no_javascript_error(browser)
@@ -207,7 +229,10 @@ def check_elevenses(browser: Any, state: Any) -> None:
 def check_elevenses_for_one(browser: Any, state: Any) -> None:
     seen = state.observation(0)
     assert cards_in(browser, '[data-zone="pantry"] .card') == [str(p["card"]) for p in seen["pantry"]]
-    down = [e.get_attribute("data-card") for e in browser.find_elements("css selector", '[data-zone="pantry"] .card.seen-down')]
+    down = [
+        e.get_attribute("data-card")
+        for e in browser.find_elements("css selector", '[data-zone="pantry"] .card.seen-down')
+    ]
     assert down == [str(p["card"]) for p in seen["pantry"] if not p["face_up"]]
     assert cards_in(browser, '[data-zone="trolley"] .card') == [str(c) for c in seen["trolley"]]
     assert browser.find_element("css selector", "svg.clock").get_attribute("data-minutes") == str(seen["minutes"])
@@ -216,8 +241,10 @@ def check_elevenses_for_one(browser: Any, state: Any) -> None:
 
 def check_bowling(browser: Any, state: Any) -> None:
     seen = state.observation(0)
-    standing = {e.get_attribute("data-pin"): e.get_attribute("data-card")
-                for e in browser.find_elements("css selector", '[data-zone="pins"] .pin.up')}
+    standing = {
+        e.get_attribute("data-pin"): e.get_attribute("data-card")
+        for e in browser.find_elements("css selector", '[data-zone="pins"] .pin.up')
+    }
     assert standing == {name: str(number) for name, number in seen["pins"].items()}
     for pile in range(3):
         shown = cards_in(browser, f'[data-zone="pile-{pile}"] .card[data-card]')
@@ -226,8 +253,12 @@ def check_bowling(browser: Any, state: Any) -> None:
     assert totals == ["" if t is None else str(t) for t in seen["score_sheet"]]
 
 
-CHECKS = {"elfer-raus": check_elfer_raus, "elevenses": check_elevenses, "elevenses-for-one": check_elevenses_for_one,
-          "bowling-solitaire": check_bowling}
+CHECKS = {
+    "elfer-raus": check_elfer_raus,
+    "elevenses": check_elevenses,
+    "elevenses-for-one": check_elevenses_for_one,
+    "bowling-solitaire": check_bowling,
+}
 
 
 @pytest.mark.slow
@@ -245,7 +276,9 @@ def test_the_replay_draws_what_the_engine_holds_at_every_checked_step(site: Path
     # every step drawn in turn, as the next button does it (a JavaScript error at any step fails below)
     frames = browser.execute_script(
         "var seen = []; for (var i = 0; i < arguments[0]; i++) { document.getElementById('next').click();"
-        " seen.push(document.body.getAttribute('data-frame')); } return seen;", total)
+        " seen.push(document.body.getAttribute('data-frame')); } return seen;",
+        total,
+    )
     assert frames == [str(k) for k in range(1, total + 1)]
     assert "the match is over" in browser.find_element("id", "move").text
     assert browser.find_element("id", "next").get_attribute("disabled")
@@ -272,8 +305,13 @@ def test_the_replay_draws_what_the_engine_holds_at_every_checked_step(site: Path
 
 @pytest.mark.slow
 def test_no_page_logs_a_javascript_error(site: Path, browser: Any) -> None:
-    pages = [site / "index.html", *sorted((site / "pools").glob("*.html")), *sorted((site / "tournaments").glob("*.html")),
-             *sorted((site / "bots").glob("*.html")), *sorted((site / "matches").glob("*.html"))[:6]]
+    pages = [
+        site / "index.html",
+        *sorted((site / "pools").glob("*.html")),
+        *sorted((site / "tournaments").glob("*.html")),
+        *sorted((site / "bots").glob("*.html")),
+        *sorted((site / "matches").glob("*.html"))[:6],
+    ]
     for page in pages:
         open_page(browser, page)
         assert_no_javascript_error(browser)
@@ -298,10 +336,27 @@ def test_a_failure_is_one_key_away_and_the_bots_words_stay_text(tmp_path: Path, 
         actions.append(state.legal_actions()[-1])
         state.apply(actions[-1])
     hostile = "<script>window.pwned = 1</script><img src=x onerror=window.pwned=2>"
-    seats = (SeatRecord(0, 1, 10.0, 1, None, "", "", None),
-             SeatRecord(1, 2, 90.0, 2, "crash", f"raised {hostile}", f"Traceback (most recent call last):\n{hostile}\n", 5))
-    match = MatchRecord(7, 1, "k", "d", "elfer-raus", {}, 2, 3, "played", "", 1.0, (0.5, 0.25), len(actions),
-                        datetime(2026, 1, 1), seats)
+    seats = (
+        SeatRecord(0, 1, 10.0, 1, None, "", "", None),
+        SeatRecord(1, 2, 90.0, 2, "crash", f"raised {hostile}", f"Traceback (most recent call last):\n{hostile}\n", 5),
+    )
+    match = MatchRecord(
+        7,
+        1,
+        "k",
+        "d",
+        "elfer-raus",
+        {},
+        2,
+        3,
+        "played",
+        "",
+        1.0,
+        (0.5, 0.25),
+        len(actions),
+        datetime(2026, 1, 1),
+        seats,
+    )
     site = tmp_path / "site"
     (site / "matches").mkdir(parents=True)
     (site / "static").mkdir()
@@ -309,7 +364,9 @@ def test_a_failure_is_one_key_away_and_the_bots_words_stay_text(tmp_path: Path, 
         (site / "static" / name).write_text((resources.files("ladder.report") / "static" / name).read_text())
     labels = [SeatLabel("steady"), SeatLabel(hostile)]
     (site / "matches" / "7.js").write_text(replay_script(replay_bytes(match, actions, labels)))
-    (site / "matches" / "7.html").write_text(_environment().get_template("match.html").render(match=match, tournament=None))
+    (site / "matches" / "7.html").write_text(
+        _environment().get_template("match.html").render(match=match, tournament=None)
+    )
     open_page(browser, site / "matches" / "7.html")
     wait_ready(browser)
     assert browser.find_element(By.TAG_NAME, "body").get_attribute("data-frame") == "0"
@@ -317,7 +374,10 @@ def test_a_failure_is_one_key_away_and_the_bots_words_stay_text(tmp_path: Path, 
     assert browser.find_element(By.TAG_NAME, "body").get_attribute("data-frame") == "5"
     stand_in = next(number for number, seat in enumerate(movers, start=1) if seat == 1 and number > 5)
     show_step(browser, stand_in)
-    assert "seat 1" in browser.find_element(By.ID, "move").text and "random stand-in" in browser.find_element(By.ID, "move").text
+    assert (
+        "seat 1" in browser.find_element(By.ID, "move").text
+        and "random stand-in" in browser.find_element(By.ID, "move").text
+    )
     show_step(browser, next(number for number, seat in enumerate(movers, start=1) if seat == 0 and number > 5))
     assert "stand-in" not in browser.find_element(By.ID, "move").text
     stderr = browser.find_element(By.ID, "stderr").text

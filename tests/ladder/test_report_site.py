@@ -19,18 +19,27 @@ from engine import get_game
 from ladder.report.data import FailureRecord, MatchRecord, SeatRecord, failure_groups
 from ladder.report.replay import SeatLabel, replay_bytes
 
-MAX_REPLAY_BYTES = 50_000  # the budget per match on disk (its page and its data script) for the quick tournament's games
+MAX_REPLAY_BYTES = (
+    50_000  # the budget per match on disk (its page and its data script) for the quick tournament's games
+)
 
 
 def ladder(where: Path, *args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "cli", *args, "--db", f"sqlite:///{where / 'l.db'}"],
-                          capture_output=True, text=True, timeout=600, cwd=where,
-                          env={**os.environ, "COLUMNS": "200", "LADDER_RESULTS": str(where / "results")})
+    return subprocess.run(
+        [sys.executable, "-m", "cli", *args, "--db", f"sqlite:///{where / 'l.db'}"],
+        capture_output=True,
+        text=True,
+        timeout=600,
+        cwd=where,
+        env={**os.environ, "COLUMNS": "200", "LADDER_RESULTS": str(where / "results")},
+    )
 
 
 def tiny(where: Path, name: str, seed: int) -> None:
-    (where / f"{name}.toml").write_text(f'name = "{name}"\nseed = {seed}\ngames = "all"\nbots = ["random", "thumb"]\n'
-                                        'players = [2, 3]\ngames_per_pairing = 1\nworkers = 1\n')
+    (where / f"{name}.toml").write_text(
+        f'name = "{name}"\nseed = {seed}\ngames = "all"\nbots = ["random", "thumb"]\n'
+        "players = [2, 3]\ngames_per_pairing = 1\nworkers = 1\n"
+    )
     run = ladder(where, "run", f"{name}.toml", "--no-progress")
     assert run.returncode == 0, run.stderr
 
@@ -58,8 +67,9 @@ def test_a_second_report_writes_only_what_changed(tmp_path: Path) -> None:
     before = site_files(site)
     again = written(ladder(tmp_path, "report", "--out", str(site)))
     assert again == {"files written": 0, "unchanged": first["files written"], "removed": 0, "matches replayed": 0}
-    assert {k: v for k, v in site_files(site).items() if k != ".ladder-report.json"} == \
-        {k: v for k, v in before.items() if k != ".ladder-report.json"}  # not a byte touched
+    assert {k: v for k, v in site_files(site).items() if k != ".ladder-report.json"} == {
+        k: v for k, v in before.items() if k != ".ladder-report.json"
+    }  # not a byte touched
     # more matches: only those are replayed; the old replays stay as they were
     old_replays = {k: v for k, v in before.items() if k.startswith("matches/")}
     tiny(tmp_path, "second", 8)
@@ -86,15 +96,19 @@ def test_every_replay_of_a_quick_tournament_game_fits_the_budget(tmp_path: Path)
         assert size <= MAX_REPLAY_BYTES, (script, size)
         document = decode(script.read_text())
         decisions = [f for f in document["frames"] if "chose" in f]
-        assert decisions and all(isinstance(f["think_us"], int) and f["think_us"] >= 0 for f in decisions)  # recorded per move
-    assert len(list((site / "matches").glob("*.js"))) == len(json.loads(ladder(tmp_path, "matches", "--json", "-n", "1000").stdout))
+        assert decisions and all(
+            isinstance(f["think_us"], int) and f["think_us"] >= 0 for f in decisions
+        )  # recorded per move
+    assert len(list((site / "matches").glob("*.js"))) == len(
+        json.loads(ladder(tmp_path, "matches", "--json", "-n", "1000").stdout)
+    )
 
 
 def decode(script: str) -> dict[str, Any]:
     """The replay a match's data script hands the viewer (base64 of gzip'd JSON)."""
     prefix, suffix = 'LadderReplay.load("', '");\n'
     assert script.startswith(prefix) and script.endswith(suffix)
-    return json.loads(gzip.decompress(base64.b64decode(script[len(prefix):-len(suffix)])))
+    return json.loads(gzip.decompress(base64.b64decode(script[len(prefix) : -len(suffix)])))
 
 
 def played_match(game: str, players: int, seed: int) -> tuple[MatchRecord, list[dict[str, object]]]:
@@ -105,19 +119,40 @@ def played_match(game: str, players: int, seed: int) -> tuple[MatchRecord, list[
         action = state.legal_actions()[0]
         actions.append(action)
         state.apply(action)
-    seats = tuple(SeatRecord(s, s + 1, state.result().scores[s], state.result().ranks[s], None, "", "", None)
-                  for s in range(players))
-    return MatchRecord(1, 1, "k", "d", game, {}, players, seed, "played", "", 1.0, (0.1,) * players, len(actions),
-                       datetime(2026, 1, 1), seats), actions
+    seats = tuple(
+        SeatRecord(s, s + 1, state.result().scores[s], state.result().ranks[s], None, "", "", None)
+        for s in range(players)
+    )
+    return MatchRecord(
+        1,
+        1,
+        "k",
+        "d",
+        game,
+        {},
+        players,
+        seed,
+        "played",
+        "",
+        1.0,
+        (0.1,) * players,
+        len(actions),
+        datetime(2026, 1, 1),
+        seats,
+    ), actions
 
 
-@pytest.mark.parametrize("game, players", [("elfer-raus", 4), ("elevenses", 3), ("elevenses-for-one", 1), ("bowling-solitaire", 1)])
+@pytest.mark.parametrize(
+    "game, players", [("elfer-raus", 4), ("elevenses", 3), ("elevenses-for-one", 1), ("bowling-solitaire", 1)]
+)
 def test_the_replay_bytes_are_a_pure_function_of_the_match(game: str, players: int) -> None:
     match, actions = played_match(game, players, 5)
     labels = [SeatLabel(f"bot{s}", f"bots/bot{s}.html") for s in range(players)]
     timing = [1000 + i for i in range(len(actions))]
     first = replay_bytes(match, actions, labels, "t #1", timing)
-    assert first == replay_bytes(match, actions, labels, "t #1", timing)  # the same bytes each time (the static site's hash)
+    assert first == replay_bytes(
+        match, actions, labels, "t #1", timing
+    )  # the same bytes each time (the static site's hash)
     document = json.loads(gzip.decompress(first))
     assert [f["think_us"] for f in document["frames"][:-1]] == timing  # each decision with the time it took
     assert len(document["frames"]) == len(actions) + 1 and document["problem"] == ""
@@ -133,18 +168,23 @@ def test_the_replay_bytes_are_a_pure_function_of_the_match(game: str, players: i
 
 def failure(match_id: int, reason: str, detail: str, stderr: str) -> FailureRecord:
     seat = SeatRecord(0, 1, 0.0, 2, reason, detail, stderr, 3)
-    match = MatchRecord(match_id, 1, "k", "d", "elfer-raus", {}, 2, 1, "played", "", 1.0, (), 5, datetime(2026, 1, 1), (seat,))
+    match = MatchRecord(
+        match_id, 1, "k", "d", "elfer-raus", {}, 2, 1, "played", "", 1.0, (), 5, datetime(2026, 1, 1), (seat,)
+    )
     return FailureRecord(match, seat)
 
 
 def test_failures_are_grouped_by_reason_detail_and_traceback_line() -> None:
     crash = "Traceback (most recent call last):\n  File \"bot.py\", line 3, in act\nKeyError: 'hand'\n"
-    other = "Traceback (most recent call last):\n  File \"bot.py\", line 9, in act\nZeroDivisionError: division by zero\n"
+    other = 'Traceback (most recent call last):\n  File "bot.py", line 9, in act\nZeroDivisionError: division by zero\n'
     found = [failure(i, "crash", "the bot raised", crash) for i in range(40, 4, -1)]  # 36 alike, newest first
     found.insert(3, failure(100, "crash", "the bot raised", other))
     found.append(failure(2, "timeout", "no answer in 5 s\nmore", ""))
     groups = failure_groups(sorted(found, key=lambda f: -f.match.match_id))
     assert [(g.reason, g.traceback_line, g.count) for g in groups] == [
-        ("crash", "KeyError: 'hand'", 36), ("crash", "ZeroDivisionError: division by zero", 1), ("timeout", "", 1)]
+        ("crash", "KeyError: 'hand'", 36),
+        ("crash", "ZeroDivisionError: division by zero", 1),
+        ("timeout", "", 1),
+    ]
     assert [f.match.match_id for f in groups[0].latest] == [40, 39, 38, 37, 36]
     assert groups[2].detail == "no answer in 5 s"

@@ -41,7 +41,9 @@ class Field:
             better = max if self.game == "duel" else min
             best = better(scores.values())
             seats = tuple(seat(v, scores[v], 1 if scores[v] == best else 2) for v in seating)
-            new.append(MatchFact(len(self.facts) + len(new) + 1, 1, self.game, 2, f"c0/{self.game}/o0/2p/d{self.deals}", seats))
+            new.append(
+                MatchFact(len(self.facts) + len(new) + 1, 1, self.game, 2, f"c0/{self.game}/o0/2p/d{self.deals}", seats)
+            )
         self.deals += 1
         self.facts += new
         return new
@@ -121,10 +123,14 @@ def test_reading_the_verdict_after_every_deal_does_not_call_equal_bots_ordered()
         for _ in range(120):
             first, second = rng.sample(range(1, 5), 2)
             luck = rng.choice((0, 1))  # the deal favours one seat: both seatings feel it
-            outcomes = [(s, 1 - s) for s in (rng.choice((luck, rng.choice((0, 1)))), rng.choice((1 - luck, rng.choice((0, 1)))))]
+            outcomes = [
+                (s, 1 - s) for s in (rng.choice((luck, rng.choice((0, 1)))), rng.choice((1 - luck, rng.choice((0, 1)))))
+            ]
             ledger.add(field.deal(first, second, outcomes))
             # any pair, either way round, shown better at the level the verdict needs: a false "ordered"
-            if any(max(t.better.confidence(), t.worse.confidence()) >= level for t in ledger.pool("duel/2p").tests.values()):
+            if any(
+                max(t.better.confidence(), t.worse.confidence()) >= level for t in ledger.pool("duel/2p").tests.values()
+            ):
                 called += 1
                 break
     assert called <= 0.05 * runs
