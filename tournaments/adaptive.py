@@ -6,17 +6,19 @@ round-robin cycle plays). Then it goes in rounds. Each round reads the
 matches of the round before it (this tournament's only), adds their deals to
 the paired sequential tests of every pool (:mod:`ladder.ratings.verdict`: each pair of
 bots compared deal by deal on the deals both played, docs/verdict.md), orders
-each pool by those tests' deal values and judges that order
+each pool by strengths fitted to those tests' deal values and judges that order
 (:func:`ladder.ratings.certainty.assess_paired`):
 
-- a pool whose every adjacent pair is ordered, or equal within the
-  indifference margin, at the configured confidence (the whole order: a
-  Bonferroni share of it per test, valid however often the tests are read)
-  is **settled** and plays no more;
+- a pool whose every adjacent pair is ordered, equal within the
+  indifference margin, or shown not worse than the next by that margin, at
+  the configured confidence (the whole order: a Bonferroni share of it per
+  test, valid however often the tests are read) is **settled** and plays no
+  more;
 - a pool that has played its ``max_matches`` stops with its **budget spent**;
 - any other pool plays, for each open adjacent pair (the least sure first),
   one new deal of a table holding that pair (at k seats: the pair and the k - 2 bots nearest to them
-  on the leaderboard), in all the table's balanced seatings; in a solitaire,
+  on the leaderboard; a deal number no table of the pool has played), in all the table's balanced
+  seatings; in a solitaire,
   one new deal played by every bot of an open pair.
 
 The next round starts when every match of this one is recorded, and the tests
@@ -204,17 +206,20 @@ class AdaptivePlanner:
         """For each open pair, one new deal of a table holding it (each table once a round)."""
         chosen: list[ScheduledMatch] = []
         tables_now: set[frozenset[str]] = set()
+        # a deal number no table of the pool has played: different cards at every table, so that every table's
+        # deal is a fresh value for its pairs (one played at two tables would count once, docs/verdict.md)
+        number = max((next_number for (key, _), next_number in deals.items() if key == pool.key), default=0)
         for upper, lower in pairs:
             bots = _table_around(order, upper, lower, pool.count)
             labels = frozenset(e.label for e in bots)
             if labels in tables_now:
                 continue
             tables_now.add(labels)
-            number = deals[(pool.key, labels)]
             deals[(pool.key, labels)] = number + 1
             chosen.extend(
                 self._group(pool, number % len(pool.plan.option_sets), number, sorted(bots, key=lambda e: e.label))
             )
+            number += 1
         return chosen
 
     def _stop(self, pool: _Pool, played: int, stop: StopReason, reason: str) -> None:

@@ -68,7 +68,8 @@ SCHEDULER_SCHEMES = ("tcp", "tls", "ucx", "inproc", "ws", "wss")
 @dataclass(frozen=True)
 class AdaptiveSettings:
     """When the adaptive format stops a pool: its order is known at ``confidence`` (adjacent pairs ordered,
-    or equal within ``indifference`` mu points), or it has played ``max_matches``."""
+    equal within ``indifference`` mu points, or not worse than the next by that margin), or it has played
+    ``max_matches``."""
 
     confidence: float = 0.95
     indifference: float = 1.0

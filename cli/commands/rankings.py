@@ -65,7 +65,8 @@ def pool_table(pool: str, rated: RatingSet, names: dict[int, VersionName], sure:
         _pool_title(pool, rated),
         f"TrueSkill, all matches at once (draw probability {draw:.3f}); by mu - 3σ; "
         f"ranks and P>next: paired sequential tests on shared deals, {sure.confidence:.0%} "
-        f"for the whole table (P>next: confidence of being better than the next bot)",
+        f"for the whole table (P>next: confidence of being better than the next bot; = equal within "
+        f"the margin, ≈ not worse than the next by the margin)",
     )
     for column in (
         "rank",
@@ -111,7 +112,7 @@ def verdict_line(sure: PoolCertainty) -> str:
 
 def _pair_cell(pair: Any) -> str:
     shown = f"{pair.p_order:.0%}" if 0.005 <= pair.p_order < 0.995 else f"{pair.p_order:.1%}"
-    return shown + ("=" if pair.state is PairState.EQUAL else "")
+    return shown + ("=" if pair.state is PairState.EQUAL else "≈" if pair.state is PairState.WITHIN else "")
 
 
 def overall_table(rated: RatingSet, names: dict[int, VersionName], spread: dict[int, OverallInterval]) -> Table:

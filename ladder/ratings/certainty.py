@@ -35,7 +35,7 @@ from statistics import NormalDist
 from typing import TypeVar
 
 from ladder.ratings.trueskill_model import RatingSet, Standing
-from ladder.ratings.verdict import PoolEvidence, test_level
+from ladder.ratings.verdict import PairEvidence, PoolEvidence, margin_level, test_level
 
 CONFIDENCE = 0.95
 INDIFFERENCE = 1.0  # in mu points: beta is 25/6, so a gap of 1 is about a 57% chance of winning a duel
@@ -54,7 +54,8 @@ class Verdict(enum.StrEnum):
 class PairState(enum.StrEnum):
     ORDERED = "ordered"  # the upper one is better, at the pair level
     EQUAL = "equal"  # closer than the indifference margin, at the pair level
-    OPEN = "open"  # neither yet
+    WITHIN = "within"  # the upper one is not worse by the indifference margin or more, at the pair level
+    OPEN = "open"  # none yet
 
 
 @dataclass(frozen=True)
@@ -64,10 +65,11 @@ class AdjacentPair:
     p_order: float  # probability that the upper one's skill is the higher
     p_equal: float  # probability that their skills differ by less than the indifference margin
     state: PairState
+    p_within: float = 0.0  # paired verdict: confidence that the upper one is not worse by the margin or more
 
     def certainty(self) -> float:
-        """How close the pair is to being decided (the larger of its two probabilities)."""
-        return max(self.p_order, self.p_equal)
+        """How close the pair is to being decided (the largest of its probabilities)."""
+        return max(self.p_order, self.p_equal, self.p_within)
 
 
 @dataclass(frozen=True)
@@ -261,6 +263,15 @@ def _drawn_share_totals(
     return total
 
 
+def _paired_state(seen: PairEvidence, strict: float, margin: float) -> PairState:
+    """Ordered (at the ``strict`` level), equal or within the margin (at the ``margin`` level), else open."""
+    if seen.above >= strict:
+        return PairState.ORDERED
+    if seen.equal >= margin:
+        return PairState.EQUAL
+    return PairState.WITHIN if seen.within >= margin else PairState.OPEN
+
+
 def assess_paired(
     order: Sequence[int],
     pool: str,
@@ -270,44 +281,52 @@ def assess_paired(
     names: dict[int, str] | None = None,
 ) -> PoolCertainty:
     """The certainty of ``order`` (bot version ids, best first) by the paired sequential tests (docs/verdict.md):
-    an adjacent pair is ordered once the test of "the upper is not better" is rejected at the test level, equal
-    once both "they differ by the margin or more" tests are; ``P>next`` is the first test's confidence."""
-    level = test_level(confidence, len(order))
+    an adjacent pair is ordered once the test of "the upper is not better" is rejected at the strict level, equal
+    once both "they differ by the margin or more" tests are at the margin level, within the margin once "the
+    upper is worse by the margin or more" is; the pool is settled when none is open. ``P>next`` is the first
+    test's confidence; ``pair_level`` is the margin level (what a pair needs to settle)."""
+    strict, level = test_level(confidence, len(order)), margin_level(confidence, len(order))
     pairs = []
     for upper, lower in zip(order, order[1:]):
         seen = evidence.pair(upper, lower)
-        state = PairState.ORDERED if seen.above >= level else PairState.EQUAL if seen.equal >= level else PairState.OPEN
-        pairs.append(AdjacentPair(upper, lower, seen.above, seen.equal, state))
+        pairs.append(
+            AdjacentPair(upper, lower, seen.above, seen.equal, _paired_state(seen, strict, level), seen.within)
+        )
     name = (names or {}).get
     open_pairs = [pair for pair in pairs if pair.state is PairState.OPEN]
     margin = format(indifference, "g")
     if len(order) < 2:
         verdict, reason = Verdict.SETTLED, "one bot: nothing to order"
     elif not open_pairs:
-        equal = sum(pair.state is PairState.EQUAL for pair in pairs)
+        loose = {pair.state for pair in pairs} - {PairState.ORDERED}
         verdict = Verdict.SETTLED
+        claim = (
+            "ordered"
+            + (", equal within " + margin + " mu" if PairState.EQUAL in loose else "")
+            + (", or not worse by " + margin + " mu or more" if PairState.WITHIN in loose else "")
+        )
         reason = (
-            f"every adjacent pair is ordered{' or equal within ' + margin + ' mu' if equal else ''} by the paired "
-            f"sequential tests at >= {level:.2%} each (the whole order at >= {confidence:.0%}, however often read)"
+            f"every adjacent pair is {claim} by the paired sequential tests at >= {level:.2%} each "
+            f"(the whole order at >= {confidence:.0%}, however often read)"
         )
     else:
         worst = min(open_pairs, key=AdjacentPair.certainty)
         seen = evidence.pair(worst.upper, worst.lower)
         above, below = name(worst.upper) or f"#{worst.upper}", name(worst.lower) or f"#{worst.lower}"
         verdict = Verdict.NOT_YET
-        if seen.below >= level:
+        if seen.below >= strict:
             detail = f"the paired deals put {below} above {above} ({seen.below:.2%} after {seen.deals} deals)"
         else:
             detail = (
-                f"least certain: {above} over {below} at {seen.above:.1%} after {seen.deals} shared deals "
-                f"(needs {level:.2%}, or {level:.2%} that they are within {margin} mu)"
+                f"least certain: {above} not worse than {below} by {margin} mu at {seen.within:.1%} after "
+                f"{seen.deals} shared deals (needs {level:.2%})"
             )
         reason = f"{len(open_pairs)} of {len(pairs)} adjacent pairs open; {detail}"
     return PoolCertainty(
         pool,
         tuple(order),
         tuple(pairs),
-        evidence.rank_intervals(order, level),
+        evidence.rank_intervals(order, strict),
         verdict,
         reason,
         confidence,

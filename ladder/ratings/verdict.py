@@ -9,16 +9,18 @@ The method, and why it is this one, is in docs/verdict.md. In short:
   level, behind; a failed seat is behind), the margin part the score margin relative to the two scores,
   ``(a - b) / (|a| + |b|)`` in the game's score order (a solitaire's rank part is its score comparison).
   A deal's value is the mean over the seatings where both sat. A deal id played by several tables that hold
-  the pair counts once (the first table by its bots), so the values of different deals are independent.
+  the pair in one batch gives one value (the mean over those tables); one already counted in an earlier batch is
+  skipped, so the values of different deals are independent.
 - **Sequential tests that may be read at any time.** For each pair, four one-sided tests by betting
   (Waudby-Smith and Ramdas, "Estimating means of bounded random variables by betting", 2023): the mean
   deal value ``m`` is <= 0, >= 0, >= delta, <= -delta. Each is a wealth process: a stake on the next deal,
   sized from the deals before it only, that can only be expected to shrink while its hypothesis holds.
   By Ville's inequality its running maximum reaches ``1/alpha`` with probability at most ``alpha`` however
   often it is read and whenever play stops, so the tests may be looked at after every deal.
-- **The whole order.** Each test runs at ``alpha = (1 - confidence) / (2 * pairs)`` over all the pool's
-  pairs (at most two of a pair's four hypotheses are true at once), so every claim made from them together
-  (an adjacent pair ordered, a pair equal within delta, a rank interval) holds at ``confidence``.
+- **The whole order.** Each pair of the pool gets ``(1 - confidence) / pairs`` of error: each margin test
+  80% of it, each strict test 20% (the true hypotheses of a pair never carry more), so every claim made from
+  them together (an adjacent pair ordered, equal within delta, or not worse by delta: the claim a pool settles
+  on; a rank interval) holds at ``confidence``.
 """
 
 from __future__ import annotations
@@ -34,8 +36,10 @@ from statistics import NormalDist
 from engine import GameFacts
 from ladder.ratings.trueskill_model import BETA, UNKNOWN_GAME_FACTS, MatchFact, SeatFact, pool_key
 
-CAP = 0.75  # the largest stake, as a share of what the worst deal could lose: a bad deal keeps a quarter
-PRIOR_VARIANCE = 0.25  # the spread assumed before the first deal (one pseudo-deal of value 0)
+CAP = 0.9  # the largest stake, as a share of what the worst deal could lose (any cap below 1 keeps the test valid)
+PRIOR_VARIANCE = 0.25  # the spread assumed before the first deal (one pseudo-deal, at the test's prior mean)
+STRICT_SHARE = 0.2  # of each pair's error, the share of each strict test; each margin test has the rest
+STRENGTH_SWEEPS = 60  # Gauss-Seidel sweeps of the least-squares strengths that order a pool
 _normal = NormalDist()
 
 
@@ -46,11 +50,19 @@ def indifference_in_outcomes(mu_points: float) -> float:
 
 
 def test_level(confidence: float, bots: int) -> float:
-    """The level each sequential test must reach so that every claim about a pool of ``bots`` holds together
-    at ``confidence``: ``1 - (1 - confidence) / (2 * pairs)`` (Bonferroni over all pairs, two true hypotheses
-    at most per pair)."""
+    """The level each *strict* test ("the mean is at most 0", "at least 0") must reach so that every claim about a
+    pool of ``bots`` holds together at ``confidence``: ``1 - STRICT_SHARE * (1 - confidence) / pairs``."""
     pairs = max(1, bots * (bots - 1) // 2)
-    return 1 - (1 - confidence) / (2 * pairs)
+    return 1 - STRICT_SHARE * (1 - confidence) / pairs
+
+
+def margin_level(confidence: float, bots: int) -> float:
+    """The level each *margin* test ("at least delta", "at most -delta") must reach:
+    ``1 - (1 - STRICT_SHARE) * (1 - confidence) / pairs``. Of a pair's four hypotheses at most two hold at once,
+    and never both margin ones nor a margin one with the wrong strict one, so a pair's true hypotheses carry at most
+    ``(1 - confidence) / pairs`` of error between them, the pool's at most ``1 - confidence`` (docs/verdict.md)."""
+    pairs = max(1, bots * (bots - 1) // 2)
+    return 1 - (1 - STRICT_SHARE) * (1 - confidence) / pairs
 
 
 # ---- one number per deal and pair ---------------------------------------------------------------------------
@@ -150,6 +162,7 @@ class Bettor:
     holds the wealth is a nonnegative supermartingale and ``P(max wealth >= 1/alpha) <= alpha`` (Ville)."""
 
     low: float
+    prior: float = 0.0  # the mean of the pseudo-deal: what the test bets on before any deal (fixed in advance)
     count: int = 0
     total: float = 0.0
     squares: float = 0.0
@@ -157,8 +170,10 @@ class Bettor:
     best: float = 0.0  # the largest log wealth so far: once a hypothesis is rejected it stays rejected
 
     def stake(self) -> float:
-        mean = self.total / (self.count + 1)
-        spread = (self.squares - 2 * mean * self.total + self.count * mean * mean + PRIOR_VARIANCE) / (self.count + 1)
+        mean = (self.total + self.prior) / (self.count + 1)
+        spread = (
+            self.squares - 2 * mean * self.total + self.count * mean * mean + PRIOR_VARIANCE + (self.prior - mean) ** 2
+        ) / (self.count + 1)
         if mean <= 0:
             return 0.0
         return min(mean / (spread + mean * mean), CAP / -self.low)
@@ -191,8 +206,9 @@ class PairTests:
     not_below: Bettor = field(init=False)  # rejects "mean <= -delta"
 
     def __post_init__(self) -> None:
-        self.better, self.worse = Bettor(-1.0), Bettor(-1.0)
-        self.not_above, self.not_below = Bettor(self.delta - 1.0), Bettor(self.delta - 1.0)
+        # each bets first on the alternative one margin away from its hypothesis
+        self.better, self.worse = Bettor(-1.0, self.delta), Bettor(-1.0, self.delta)
+        self.not_above, self.not_below = Bettor(self.delta - 1.0, self.delta), Bettor(self.delta - 1.0, self.delta)
 
     def add(self, value: float, order: DealOrder) -> None:
         self.deals += 1
@@ -210,6 +226,7 @@ class PairTests:
     def view(self, flipped: bool = False) -> PairEvidence:
         """What the tests say, for ``first`` over ``second`` (or the other way round when ``flipped``)."""
         above, below = (self.worse, self.better) if flipped else (self.better, self.worse)
+        not_worse = self.not_above if flipped else self.not_below
         equal = min(self.not_above.confidence(), self.not_below.confidence())
         upper, lower = (self.second, self.first) if flipped else (self.first, self.second)
         return PairEvidence(
@@ -220,6 +237,7 @@ class PairTests:
             above.confidence(),
             below.confidence(),
             equal,
+            not_worse.confidence(),
         )
 
 
@@ -234,6 +252,7 @@ class PairEvidence:
     above: float  # confidence that upper is better (1 - 1/max wealth of the test of "mean <= 0")
     below: float  # confidence that lower is better
     equal: float  # confidence that they are within the indifference margin
+    within: float = 0.0  # confidence that upper is not worse than lower by the margin or more
 
 
 # ---- a pool's evidence ------------------------------------------------------------------------------------
@@ -250,18 +269,27 @@ class PoolEvidence:
     bots: set[int] = field(default_factory=set)
 
     def add(self, deal: Deal) -> None:
-        """Take one more deal: each pair at its table gets one more value, unless it already counted this deal id
-        (at another table of the same cards: the first to arrive counts, so the values stay independent)."""
-        self.bots.update(deal.bots)
-        for first, second in itertools.combinations(deal.bots, 2):
+        """Take one more deal at one table (see :meth:`add_tables`)."""
+        self.add_tables([deal])
+
+    def add_tables(self, tables: Sequence[Deal]) -> None:
+        """Take one deal id played at one or more tables (the same cards, one batch): each pair that sat together
+        at any of them gets one value, the mean of its values over those tables, unless it already counted this
+        deal id in an earlier batch (then the values would not be independent, so it is skipped)."""
+        values: dict[tuple[int, int], list[float]] = defaultdict(list)
+        for deal in tables:
+            self.bots.update(deal.bots)
+            for first, second in itertools.combinations(deal.bots, 2):
+                value = deal_value(deal, first, second, self.facts)
+                if value is not None:
+                    values[(first, second)].append(value)
+        order = tables[0].order
+        for (first, second), found in values.items():
             tests = self.tests.get((first, second))
             if tests is None:
                 tests = self.tests[(first, second)] = PairTests(first, second, self.delta)
-            if deal.order in tests.counted:
-                continue
-            value = deal_value(deal, first, second, self.facts)
-            if value is not None:
-                tests.add(value, deal.order)
+            if order not in tests.counted:
+                tests.add(sum(found) / len(found), order)
 
     def pair(self, upper: int, lower: int) -> PairEvidence:
         """The evidence for ``upper`` over ``lower`` (none yet: zero deals, no confidence either way)."""
@@ -269,16 +297,25 @@ class PoolEvidence:
             return self.tests[(upper, lower)].view()
         if (lower, upper) in self.tests:
             return self.tests[(lower, upper)].view(flipped=True)
-        return PairEvidence(upper, lower, 0, 0.0, 0.0, 0.0, 0.0)
+        return PairEvidence(upper, lower, 0, 0.0, 0.0, 0.0, 0.0, 0.0)
 
     def order(self, bots: Sequence[int]) -> list[int]:
-        """``bots`` best first by their mean deal value against the others they met (ties: version id)."""
-
-        def strength(bot: int) -> float:
-            means = [self.pair(bot, other).mean for other in bots if other != bot and self.pair(bot, other).deals]
-            return sum(means) / len(means) if means else 0.0
-
-        return sorted(bots, key=lambda bot: (-strength(bot), bot))
+        """``bots`` best first by strengths fitted to every pair's mean deal value, each pair weighted by its deals
+        (least squares: a pair met on 1,000 deals outweighs one met once in the first round; ties: version id)."""
+        met: dict[int, list[tuple[int, int, float]]] = {bot: [] for bot in bots}  # bot -> (other, deals, mean)
+        for bot in bots:
+            for other in bots:
+                seen = self.pair(bot, other) if other != bot else None
+                if seen is not None and seen.deals:
+                    met[bot].append((other, seen.deals, seen.mean))
+        strength = dict.fromkeys(bots, 0.0)
+        for _ in range(STRENGTH_SWEEPS):
+            for bot, others in met.items():
+                if others:
+                    strength[bot] = sum(deals * (mean + strength[other]) for other, deals, mean in others) / sum(
+                        deals for _, deals, _ in others
+                    )
+        return sorted(bots, key=lambda bot: (-round(strength[bot], 12), bot))
 
     def rank_intervals(self, bots: Sequence[int], level: float) -> dict[int, tuple[int, int]]:
         """Each bot's rank range (1 = top) that the tests leave open: from one more than the bots shown better
@@ -310,14 +347,15 @@ class Ledger:
         """Add the matches not seen before (by match id); each of their deals must be complete."""
         fresh = [fact for fact in matches if fact.match_id not in self.seen]
         self.seen.update(fact.match_id for fact in fresh)
+        same: dict[tuple[str, DealOrder], list[Deal]] = defaultdict(list)
         for deal in deals_of(fresh, self.games):
-            evidence = self.pools.get(deal.pool)
+            same[(deal.pool, deal.order)].append(deal)
+        for (pool, _), tables in same.items():
+            evidence = self.pools.get(pool)
             if evidence is None:
-                game = deal.pool.partition("/")[0]
-                evidence = self.pools[deal.pool] = PoolEvidence(
-                    deal.pool, self.games.get(game, UNKNOWN_GAME_FACTS), self.delta
-                )
-            evidence.add(deal)
+                game = pool.partition("/")[0]
+                evidence = self.pools[pool] = PoolEvidence(pool, self.games.get(game, UNKNOWN_GAME_FACTS), self.delta)
+            evidence.add_tables(tables)
 
     def pool(self, pool: str) -> PoolEvidence:
         """A pool's evidence (empty if none of its deals was seen)."""

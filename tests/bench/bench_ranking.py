@@ -172,7 +172,9 @@ class Replay:
             groups[(match.deal, names)].append(match)
         for (deal, names), group in groups.items():
             choices = self.bank.tables[self.pool][names]
-            drawn = choices[random.Random(f"{self.seed}/{deal}/{sorted(names)}").randrange(len(choices))]
+            # the same bank deal index at every table of a deal id: the bank's tables played the same cards under
+            # the same deal number, so a deal id replayed at several tables keeps its cards (and their correlation)
+            drawn = choices[random.Random(f"{self.seed}/{deal}").randrange(1 << 30) % len(choices)]
             for match in group:
                 seating = tuple(e.name for e in match.seats)
                 result = drawn[seating]
@@ -233,6 +235,7 @@ class AdaptiveRun:
     right: bool  # the final order is the true one
     wrong_settled: bool  # settled with an adjacent pair called ordered the wrong way round (or equal though far apart)
     equal_pairs: int
+    settled_reversed: bool  # settled with some adjacent pair the wrong way round, even within the margin
 
 
 def no_bench(entrant: Entrant, game: str, players: int) -> bool:
@@ -303,8 +306,10 @@ def adaptive(
         wrong = sure.settled and any(
             (p.state is certainty.PairState.ORDERED and truth.means[(p.upper, p.lower)] <= 0)
             or (p.state is certainty.PairState.EQUAL and abs(truth.means[(p.upper, p.lower)]) >= delta)
+            or (p.state is certainty.PairState.WITHIN and truth.means[(p.upper, p.lower)] <= -delta)
             for p in sure.pairs
         )
+        reversed_ = sure.settled and any(truth.means[(p.upper, p.lower)] < 0 for p in sure.pairs)
         stop = StopReason.SETTLED.value if sure.settled else StopReason.BUDGET.value
         right = list(sure.order) == truth.paired_order
     else:
@@ -312,10 +317,11 @@ def adaptive(
             p.state is certainty.PairState.ORDERED and truth.order.index(p.upper) > truth.order.index(p.lower)
             for p in sure.pairs
         )
+        reversed_ = sure.settled and any(truth.order.index(p.upper) > truth.order.index(p.lower) for p in sure.pairs)
         stop = StopReason.SETTLED.value if sure.settled else StopReason.BUDGET.value
         right = list(sure.order) == truth.order
     return AdaptiveRun(
-        len(replay.facts), stop, right, wrong, sum(p.state is certainty.PairState.EQUAL for p in sure.pairs)
+        len(replay.facts), stop, right, wrong, sum(p.state is certainty.PairState.EQUAL for p in sure.pairs), reversed_
     )
 
 
@@ -370,13 +376,14 @@ def bench_row(
         "settled": sum(r.stop == "settled" for r in runs) / len(runs),
         "settled_with_equal_pairs": sum(r.stop == "settled" and r.equal_pairs > 0 for r in runs) / len(runs),
         "wrong_settled": sum(r.wrong_settled for r in runs) / len(runs),
+        "settled_reversed": sum(r.settled_reversed for r in runs) / len(runs),
         "budget_spent": sum(r.stop == "budget spent" for r in runs) / len(runs),
         "cpu_seconds_main": time.process_time() - tick,
         "wall_seconds": time.perf_counter() - wall,
     }
     print(
         f"  {pool} {row['rule']}: mean {row['mean_matches']:.0f} matches (p95 {row['p95_matches']}), settled "
-        f"{row['settled']:.0%}, true order {row['true_order']:.0%}, wrong settled {row['wrong_settled']:.1%} "
+        f"{row['settled']:.0%}, true order {row['true_order']:.0%}, wrong settled {row['wrong_settled']:.1%}, reversed {row['settled_reversed']:.1%} "
         f"({tournaments} tournaments, {row['wall_seconds']:.0f} s)",
         file=sys.stderr,
         flush=True,

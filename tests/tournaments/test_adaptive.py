@@ -67,7 +67,7 @@ def test_each_pool_stops_when_settled_or_at_its_budget_with_every_deal_in_all_it
 ) -> None:
     monkeypatch.setenv("TOY_SLOW_SECONDS", "0")
     # in the solitaire, greedy and random only: an order that settles; at the tables random and slow are the
-    # same bot: that pair can only be settled as equal, which takes long, so those pools spend their budget
+    # same bot: that pair can only be settled as equal or "not worse by the margin", which takes long at this budget, so those pools spend it
     config = adaptive_config(game={"toy-coins": {"players": [2, 3]}, "toy-solo": {"bots": ["greedy", "random"]}})
     report = run_tournament(
         config, RunOptions(db_url=db_url, workers=2, progress=False, worker_setup=SETUP, deal_secret=SECRET)
