@@ -19,9 +19,15 @@ from typing import Any, NoReturn
 
 from ladder.guest import protocol
 from ladder.matches.match import BotFailure, BotTimeout, TimeoutKind
+from ladder.sandbox.host_evidence import (
+    STOPPED_WORK_SECONDS,
+    bot_cpus,
+    join_party,
+    leave_party,
+    worked_while_stopped,
+)
 from ladder.sandbox.launch import BotLaunch
 from ladder.sandbox.limits import SandboxLimits
-from ladder.sandbox.host_evidence import bot_cpus, join_party, leave_party
 from ladder.sandbox.move_clock import MoveUsage, MoveWatch
 from ladder.sandbox.pidfd import _pidfd_alive, _pidfd_open
 from ladder.sandbox.stderr_tail import StderrTail
@@ -30,6 +36,7 @@ from ladder.sandbox.uids import UidLease
 
 STACK_SIGNAL = signal.SIGUSR1  # the bot host dumps its Python stack to stderr on it (faulthandler)
 STACK_WAIT_SECONDS = 0.5  # how long a timed-out bot's stack dump is waited for before the kill
+GIVE_BACK_LIMIT = 4.0  # a move gets back at most this many times its wall-clock cap (CPU its stopped opponents took)
 
 
 # ---------------------------------------------------------------- one bot process
@@ -92,9 +99,11 @@ class BotProcess(BotLaunch):
         self._file_fds: list[int] = []  # the bot's files, open for bubblewrap to copy into the sandbox
         self.lease: UidLease | None = None  # the bot's own uid (when the ladder runs as root)
         self.paused = False  # stopped (SIGSTOP) while the ladder does not wait for it
+        self._cpu_at_pause: float | None = None  # its CPU time when last stopped: a stop may not halt a system call
         self._watch: MoveWatch | None = None  # measures each request's CPU time (once the bot process is known)
         self._move_started = 0.0
         self._move_limit = 0.0  # the wall-clock limit of the request in progress
+        self._given_back = 0.0  # wall time added to the request in progress: CPU its stopped opponents took
         self._poll_in = select.poll()
         self._poll_out = select.poll()
 
@@ -221,6 +230,7 @@ class BotProcess(BotLaunch):
         if not self.paused and not self.dead and self.popen is not None:
             self._signal(signal.SIGSTOP)
             self.paused = True
+            self._cpu_at_pause = self.cpu_seconds_used()
 
     def resume(self) -> None:
         """Let a stopped bot run again (``SIGCONT``), before a request."""
@@ -311,9 +321,19 @@ class BotProcess(BotLaunch):
 
     def _begin_move(self, timeout: float, cpu_seconds: float | None) -> float:
         """Start the clocks of one request; its wall-clock deadline."""
+        stopped_work = worked_while_stopped(self.bot_pid)
+        if self._cpu_at_pause is not None:
+            now_cpu = self.cpu_seconds_used()
+            if now_cpu is not None and now_cpu - self._cpu_at_pause >= STOPPED_WORK_SECONDS:
+                stopped_work = max(stopped_work, now_cpu - self._cpu_at_pause)
+            self._cpu_at_pause = None
+        if stopped_work:
+            self._die_timeout(TimeoutKind.CPU, f"used {stopped_work:.2f} s of CPU while stopped between turns, during "
+                                               "another bot's move (threads left working in long system calls)")
         now = time.monotonic()
         self._move_started = now
         self._move_limit = timeout
+        self._given_back = 0.0
         if self._watch is not None:
             self._watch.begin(cpu_seconds, now)
         return now + max(0.0, timeout)
@@ -367,8 +387,10 @@ class BotProcess(BotLaunch):
         watch = self._watch
         while True:
             now = time.monotonic()
-            remaining = deadline - now
+            remaining = deadline + self._given_back - now
             if remaining <= 0:
+                if self._give_back():
+                    continue
                 self._timeout(what)
             wait = remaining if watch is None else min(remaining, watch.wait_slice(now))
             if self._poll_in.poll(wait * 1000):
@@ -382,6 +404,20 @@ class BotProcess(BotLaunch):
         if not chunk:
             self._died(what)
         return chunk
+
+    def _give_back(self) -> bool:
+        """At the wall-clock cap: add the CPU time the match's stopped bots took during this move (work a stop could
+        not halt, theirs to answer for) to this move's wall time, up to :data:`GIVE_BACK_LIMIT` times its cap.
+        Whether more time was given."""
+        watch = self._watch
+        theft = watch.theft if watch is not None else None
+        if theft is None:
+            return False
+        taken = min(theft.taken_by_stopped_bots(self.bot_pid), GIVE_BACK_LIMIT * self._move_limit)
+        if taken - self._given_back < 0.01:
+            return False
+        self._given_back = taken
+        return True
 
     def _length(self, header: bytes, limit: int, what: str) -> int:
         try:
