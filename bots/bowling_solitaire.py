@@ -269,15 +269,15 @@ class RackModel:
                 left = standing & ~_GROUP_MASKS[index]
                 if left:
                     outcome = weight * _GROUP_SIZES[index] + self.chance(
-                        ball, left, first, second, hidden, pool, horizon - 1)
+                        ball, left, first, second, hidden, pool, horizon - 1
+                    )
                 else:
                     outcome = weight * _GROUP_SIZES[index] + clear
                 if outcome > best:
                     best = outcome
         return best
 
-    def chance(self, ball: int, standing: int, first: int, second: int, hidden: int, pool: int,
-               horizon: int) -> float:
+    def chance(self, ball: int, standing: int, first: int, second: int, hidden: int, pool: int, horizon: int) -> float:
         """A card has just been bowled from a pile with ``hidden`` face-down cards, leaving ``standing``:
         the expectation over the card turned up (``first`` and ``second`` are the other piles)."""
         info = self._standing.get(standing) or self.standing_info(standing)
@@ -302,8 +302,9 @@ class RackModel:
             expected = 0.0
             for kind, count in _pool_kinds(pool):
                 code = canonical[(kind + 1) * 5 + hidden - 1]
-                expected += count * self.node(ball, standing, *_sort3(first, second, code),
-                                              pool - _KIND_UNIT[kind] if keep_pool else 0, horizon)
+                expected += count * self.node(
+                    ball, standing, *_sort3(first, second, code), pool - _KIND_UNIT[kind] if keep_pool else 0, horizon
+                )
             expected /= _pool_size(pool)
         self.chance_memo[key] = expected
         return expected
@@ -340,8 +341,9 @@ class RackModel:
         return expected
 
     # -- the decision ------------------------------------------------------------------
-    def action_values(self, ball: int, standing: int, piles: Sequence[int], pool: int,
-                      actions: Sequence[dict[str, Any]]) -> list[float]:
+    def action_values(
+        self, ball: int, standing: int, piles: Sequence[int], pool: int, actions: Sequence[dict[str, Any]]
+    ) -> list[float]:
         """The expected value of each legal action at a real decision (``piles`` coded, in table order)."""
         values: list[float] = []
         weight = self.weights[ball - 1]
@@ -357,8 +359,7 @@ class RackModel:
                 values.append(gain + self.clear_bonus[ball - 1])
                 continue
             first, second = (code for position, code in enumerate(piles) if position != number)
-            values.append(gain + self.chance(ball, left, first, second, piles[number] % 5, pool,
-                                             self.stop_horizon - 1))
+            values.append(gain + self.chance(ball, left, first, second, piles[number] % 5, pool, self.stop_horizon - 1))
         return values
 
 

@@ -304,7 +304,9 @@ class View:
         for s in range(self.n):
             if TEA_TROLLEY in self.up[s]:
                 gains[s] += 1
-        return round_end_worth(self.obs["cubes"], gains, self.me, self.obs["target_cubes"], _shares_ties(self.obs["options"]))
+        return round_end_worth(
+            self.obs["cubes"], gains, self.me, self.obs["target_cubes"], _shares_ties(self.obs["options"])
+        )
 
 
 def _shares_ties(options: Mapping[str, Any]) -> bool:
@@ -367,7 +369,9 @@ def _thumb_arrange_more(view: View, legal: list[Action], rng: random.Random) -> 
 
 def _thumb_tea(view: View, legal: list[Action], rng: random.Random) -> Action:
     """Tea: flip the best face-up card of the richest spread."""
-    return max(legal, key=lambda a: (view.values[a["seat"]], _face_up_value(view, a["seat"], a["position"]), rng.random()))
+    return max(
+        legal, key=lambda a: (view.values[a["seat"]], _face_up_value(view, a["seat"], a["position"]), rng.random())
+    )
 
 
 def _thumb_choose_player(view: View, legal: list[Action], rng: random.Random) -> Action:
@@ -397,7 +401,9 @@ def _thumb_sandwiches_keep(view: View, legal: list[Action], rng: random.Random) 
     keeps = [a for a in legal if a["type"] == "keep"]
     if not keeps:
         return {"type": "return"}
-    give = min(keeps, key=lambda a: (view.usefulness(_card(a["give"])), -view.usefulness(_card(a["give"]), view.obs["player"])))
+    give = min(
+        keeps, key=lambda a: (view.usefulness(_card(a["give"])), -view.usefulness(_card(a["give"]), view.obs["player"]))
+    )
     if view.usefulness(drawn) > view.usefulness(_card(give["give"])) + 0.2:
         return give
     return {"type": "return"}
@@ -405,7 +411,10 @@ def _thumb_sandwiches_keep(view: View, legal: list[Action], rng: random.Random) 
 
 def _thumb_set_aside(view: View, legal: list[Action], rng: random.Random) -> Action:
     receiver = _receiver(view)
-    return min(legal, key=lambda a: (view.usefulness(_card(a["card"])), view.usefulness(_card(a["card"]), receiver), rng.random()))
+    return min(
+        legal,
+        key=lambda a: (view.usefulness(_card(a["card"])), view.usefulness(_card(a["card"]), receiver), rng.random()),
+    )
 
 
 def _face_up_value(view: View, seat: int, position: int) -> int:
@@ -441,8 +450,11 @@ def _thumb_turn(view: View, legal: list[Action], rng: random.Random) -> Action:
     plays = [a for a in legal if a["type"] == "play"]
     if any(_card(a["card"]) == eleven for a in plays) and _ending_pays(view):
         return {"type": "play", "card": [ELEVENSES, view.me]}
-    scored = [(_play_score(view, _card(action["card"])), rng.random(), action)
-              for action in plays if _card(action["card"]) != eleven]
+    scored = [
+        (_play_score(view, _card(action["card"])), rng.random(), action)
+        for action in plays
+        if _card(action["card"]) != eleven
+    ]
     if scored:
         return max(scored, key=lambda t: (t[0], t[1]))[2]
     return _thumb_arrange(view, legal, rng, first=True)
@@ -599,7 +611,11 @@ def _rollout_dig(state: ElevensesState, s: int, phase: int, rng: random.Random) 
     up = state.up[s]
     eleven = elevenses_of(s)
     junk = [c for c in kitchen if c != eleven and up[NUMBER[c]]]
-    if not junk and kitchen == [eleven] and (state.up_count[s] < ELEVENSES_MIN_FACE_UP or _state_end_gain(state, s) <= 0):
+    if (
+        not junk
+        and kitchen == [eleven]
+        and (state.up_count[s] < ELEVENSES_MIN_FACE_UP or _state_end_gain(state, s) <= 0)
+    ):
         junk = kitchen
     downs = [p for p in range(2, 10) if not up[p]]
     if junk and downs:
@@ -670,7 +686,9 @@ def standing(cubes: list[int], seat: int, over: bool, winners: list[int], utilit
     return value
 
 
-def rollout_value(state: ElevensesState, seat: int, start_round: int, rng: random.Random, utility: str = "margin") -> float:
+def rollout_value(
+    state: ElevensesState, seat: int, start_round: int, rng: random.Random, utility: str = "margin"
+) -> float:
     """Play the sampled world to the end of round ``start_round`` and rate the cubes."""
     steps = 0
     while not state.over and state.round == start_round and steps < 2000:
@@ -809,7 +827,6 @@ class ElevensesSearchBot(RememberingSeat, Bot):
         downs = [index + 1 for index, back in enumerate(observation["spreads"][rival]["face_down"]) if back == rival]
         return ("spread", rival, self.rng.choice(downs))
 
-
     def _junk_kitchens(self, world: ElevensesState, observation: Mapping[str, Any], pins: Mapping[int, Any]) -> None:
         """A rival that arranged or passed on its last turn had nothing it could play: make
         the cards it kept in its kitchen ones it cannot play, by swapping them with same-back
@@ -860,4 +877,6 @@ def _rival_gain(observation: Mapping[str, Any], seat: int, values: list[int]) ->
     for j in range(n):
         if TEA_TROLLEY in {card[0] for card in observation["spreads"][j]["face_up"]}:
             gains[j] += 1
-    return round_end_worth(observation["cubes"], gains, seat, observation["target_cubes"], _shares_ties(observation["options"]))
+    return round_end_worth(
+        observation["cubes"], gains, seat, observation["target_cubes"], _shares_ties(observation["options"])
+    )

@@ -61,9 +61,7 @@ def _face_up_ahead(observation: dict[str, Any]) -> list[tuple[int, int]]:
     if observation["step"] == "choose" and observation["current"] is not None:
         start = observation["current"] + 1
     return [
-        (index, slot["card"])
-        for index, slot in enumerate(observation["pantry"])
-        if slot["face_up"] and index >= start
+        (index, slot["card"]) for index, slot in enumerate(observation["pantry"]) if slot["face_up"] and index >= start
     ]
 
 
@@ -82,8 +80,9 @@ def thumb_choice(observation: dict[str, Any], legal_actions: list[dict[str, Any]
     return choose(observation, legal_actions, by_type)
 
 
-def _thumb_choose(observation: dict[str, Any], legal_actions: list[dict[str, Any]],
-                  by_type: dict[str, list[dict[str, Any]]]) -> dict[str, Any]:
+def _thumb_choose(
+    observation: dict[str, Any], legal_actions: list[dict[str, Any]], by_type: dict[str, list[dict[str, Any]]]
+) -> dict[str, Any]:
     """Step 3: score the current card if it is next, else discard it or use it."""
     if "score" in by_type:
         return by_type["score"][0]
@@ -102,8 +101,9 @@ def _thumb_choose(observation: dict[str, Any], legal_actions: list[dict[str, Any
     return by_type["use"][0]
 
 
-def _thumb_move_to_front(observation: dict[str, Any], legal_actions: list[dict[str, Any]],
-                         by_type: dict[str, list[dict[str, Any]]]) -> dict[str, Any]:
+def _thumb_move_to_front(
+    observation: dict[str, Any], legal_actions: list[dict[str, Any]], by_type: dict[str, list[dict[str, Any]]]
+) -> dict[str, Any]:
     """Step 2: bring the next card forward when what stands before it would cost minutes or discards."""
     needed = _next_needed(observation)
     position = _position_of(observation, needed)
@@ -118,8 +118,9 @@ def _thumb_move_to_front(observation: dict[str, Any], legal_actions: list[dict[s
     return by_type["keep_order"][0]
 
 
-def _thumb_servants_return(observation: dict[str, Any], legal_actions: list[dict[str, Any]],
-                           by_type: dict[str, list[dict[str, Any]]]) -> dict[str, Any]:
+def _thumb_servants_return(
+    observation: dict[str, Any], legal_actions: list[dict[str, Any]], by_type: dict[str, list[dict[str, Any]]]
+) -> dict[str, Any]:
     """Servants used: return the next card from the pile, else a useful one, else decline."""
     needed = _next_needed(observation)
     returns = by_type.get("return", [])
@@ -136,20 +137,24 @@ def _thumb_servants_return(observation: dict[str, Any], legal_actions: list[dict
     return by_type["decline"][0]
 
 
-def _thumb_elevenses_score(observation: dict[str, Any], legal_actions: list[dict[str, Any]],
-                           by_type: dict[str, list[dict[str, Any]]]) -> dict[str, Any]:
+def _thumb_elevenses_score(
+    observation: dict[str, Any], legal_actions: list[dict[str, Any]], by_type: dict[str, list[dict[str, Any]]]
+) -> dict[str, Any]:
     return by_type["score_discard"][0] if "score_discard" in by_type else legal_actions[0]
 
 
-def _thumb_flip(observation: dict[str, Any], legal_actions: list[dict[str, Any]],
-                by_type: dict[str, list[dict[str, Any]]]) -> dict[str, Any]:
+def _thumb_flip(
+    observation: dict[str, Any], legal_actions: list[dict[str, Any]], by_type: dict[str, list[dict[str, Any]]]
+) -> dict[str, Any]:
     """Tea or Milk: flip the cards standing between us and the next card; keep the helpers."""
     needed = _next_needed(observation)
     ahead = [card for _, card in _face_up_ahead(observation)]
     needed_at = ahead.index(needed) if needed in ahead else len(ahead)
     discards = observation["discards"]
-    return min(legal_actions,
-               key=lambda action: sum(_flip_cost(card, needed, ahead, needed_at, discards) for card in action["cards"]))
+    return min(
+        legal_actions,
+        key=lambda action: sum(_flip_cost(card, needed, ahead, needed_at, discards) for card in action["cards"]),
+    )
 
 
 def _flip_cost(card: int, needed: int, ahead: list[int], needed_at: int, discards: list[int]) -> int:
@@ -165,8 +170,9 @@ def _flip_cost(card: int, needed: int, ahead: list[int], needed_at: int, discard
     return 10 if card == needed + 1 else 5
 
 
-def _thumb_swap(observation: dict[str, Any], legal_actions: list[dict[str, Any]],
-                by_type: dict[str, list[dict[str, Any]]]) -> dict[str, Any]:
+def _thumb_swap(
+    observation: dict[str, Any], legal_actions: list[dict[str, Any]], by_type: dict[str, list[dict[str, Any]]]
+) -> dict[str, Any]:
     """Biscuits: swap the next card for the trolley with the first face-up card ahead."""
     needed = _next_needed(observation)
     ahead_with_places = _face_up_ahead(observation)

@@ -345,7 +345,9 @@ class _Revealed:
         return events[start:]
 
     @staticmethod
-    def _table_before(observation: dict[str, Any], events: list[dict[str, Any]]) -> tuple[list[int], list[int], frozenset[int]]:
+    def _table_before(
+        observation: dict[str, Any], events: list[dict[str, Any]]
+    ) -> tuple[list[int], list[int], frozenset[int]]:
         """The rows before ``events``: the rows now, with the cards the events laid taken back."""
         low, high = _rows(observation)
         for event in reversed(events):
@@ -484,8 +486,16 @@ class _History:
             card = _event_card(event)
             if not automatic:
                 pending = card if turn.pending_unknown else -1
-                decision = _Decision(seat, tuple(turn.low), tuple(turn.high), pending, turn.played,
-                                     self._can_draw(turn), card, frozenset())
+                decision = _Decision(
+                    seat,
+                    tuple(turn.low),
+                    tuple(turn.high),
+                    pending,
+                    turn.played,
+                    self._can_draw(turn),
+                    card,
+                    frozenset(),
+                )
             _lay(card, turn.low, turn.high)
             turn.played, turn.pending_unknown = True, False
         elif kind == "end_turn":
@@ -509,8 +519,16 @@ def _event_card(event: dict[str, Any]) -> int:
 
 
 def _replace_laid(decision: _Decision, laid: frozenset[int]) -> _Decision:
-    return _Decision(decision.seat, decision.low, decision.high, decision.pending, decision.played,
-                     decision.can_draw, decision.move, laid)
+    return _Decision(
+        decision.seat,
+        decision.low,
+        decision.high,
+        decision.pending,
+        decision.played,
+        decision.can_draw,
+        decision.move,
+        laid,
+    )
 
 
 THUMB_SLIP = 0.1
@@ -698,7 +716,9 @@ class ElferRausSearchBot(Bot):
         mine = totals[seat] + points[seat]
         if len(totals) >= self.many_players:
             cap = self.rank_margin
-            return sum(max(-cap, min(cap, total + points[other] - mine)) for other, total in enumerate(totals) if other != seat)
+            return sum(
+                max(-cap, min(cap, total + points[other] - mine)) for other, total in enumerate(totals) if other != seat
+            )
         best_rival = min(total + points[other] for other, total in enumerate(totals) if other != seat)
         value = float(best_rival - mine)
         if last_round:

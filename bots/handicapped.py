@@ -60,12 +60,20 @@ class HandicappedBot(Bot):
 def _handicapped(thumb: type[Bot], share: int) -> type[HandicappedBot]:
     game = thumb.games[0]
     name = f"{thumb.__name__.removesuffix('ThumbBot')}Thumb{share}Bot"
-    return type(name, (HandicappedBot,), {
-        "__module__": __name__,
-        "__doc__": f"The {game} thumb bot playing a random legal action {share}% of the time.",
-        "name": f"thumb-{share}", "author": "the ladder", "version": "1", "games": thumb.games,
-        "wrapped": thumb, "random_share": share / 100,
-    })
+    return type(
+        name,
+        (HandicappedBot,),
+        {
+            "__module__": __name__,
+            "__doc__": f"The {game} thumb bot playing a random legal action {share}% of the time.",
+            "name": f"thumb-{share}",
+            "author": "the ladder",
+            "version": "1",
+            "games": thumb.games,
+            "wrapped": thumb,
+            "random_share": share / 100,
+        },
+    )
 
 
 _THUMBS: tuple[type[Bot], ...] = (ElevensesThumbBot, ElferRausThumbBot, ElevensesForOneThumbBot, BowlingThumbBot)

@@ -35,8 +35,12 @@ def _load() -> dict[str, list[type[Bot]]]:
         for module_name in _BOT_MODULES:
             module = importlib.import_module(module_name)
             for value in vars(module).values():
-                if (isinstance(value, type) and issubclass(value, Bot) and value.__module__ == module.__name__
-                        and "name" in vars(value)):  # a class of its own name: not a base class
+                if (
+                    isinstance(value, type)
+                    and issubclass(value, Bot)
+                    and value.__module__ == module.__name__
+                    and "name" in vars(value)
+                ):  # a class of its own name: not a base class
                     found.setdefault(value.name, []).append(value)
         _bots = found
     return _bots
@@ -88,5 +92,8 @@ def is_handicapped(name: str) -> bool:
 
 def bots_for_game(game_id: str, handicapped: bool = False) -> list[str]:
     """Names of the built-in bots that play ``game_id`` (with the handicapped ones only if asked)."""
-    return [name for name in bot_names()
-            if any(cls.plays(game_id) for cls in _load()[name]) and (handicapped or not is_handicapped(name))]
+    return [
+        name
+        for name in bot_names()
+        if any(cls.plays(game_id) for cls in _load()[name]) and (handicapped or not is_handicapped(name))
+    ]

@@ -42,8 +42,14 @@ def bot_seed(match_seed: int, seat: int) -> int:
     return (match_seed * 1_000_003 + seat * 7919) % (2**63)
 
 
-def play_checked(make_bot: BotFactory, game_id: str, num_players: int, options: Mapping[str, Any] | None,
-                 seed: int, max_decisions: int | None = None) -> list[Action]:
+def play_checked(
+    make_bot: BotFactory,
+    game_id: str,
+    num_players: int,
+    options: Mapping[str, Any] | None,
+    seed: int,
+    max_decisions: int | None = None,
+) -> list[Action]:
     """One match with ``make_bot`` in every seat, checking each answer (see the module docstring).
 
     Returns the actions played. ``max_decisions`` stops early (slow search bots); ``None`` plays to the end.
@@ -83,16 +89,27 @@ def play_checked(make_bot: BotFactory, game_id: str, num_players: int, options: 
     return actions
 
 
-def check_bot(make_bot: BotFactory, game_id: str, num_players: int | None = None,
-              options: Mapping[str, Any] | None = None, seeds: tuple[int, ...] = (0,),
-              max_decisions: int | None = None) -> None:
+def check_bot(
+    make_bot: BotFactory,
+    game_id: str,
+    num_players: int | None = None,
+    options: Mapping[str, Any] | None = None,
+    seeds: tuple[int, ...] = (0,),
+    max_decisions: int | None = None,
+) -> None:
     """Every check of the module docstring, for each seed: legal answers, the same answer on a JSON copy,
     and the same actions when the match is played again from the same seed.
 
     ``num_players`` defaults to the game's smallest table (2 where it allows, so there is an opponent).
     """
     game = get_game(game_id)
-    players = num_players if num_players is not None else game.min_players if game.facts.solitaire else max(game.min_players, 2)
+    players = (
+        num_players
+        if num_players is not None
+        else game.min_players
+        if game.facts.solitaire
+        else max(game.min_players, 2)
+    )
     for seed in seeds:
         first = play_checked(make_bot, game_id, players, options, seed, max_decisions)
         again = play_checked(make_bot, game_id, players, options, seed, max_decisions)

@@ -44,74 +44,157 @@ class CommandEntry:
 
 
 COMMANDS: tuple[CommandEntry, ...] = (
-    CommandEntry("games", "games", "games",
-                 "List every game with its player range, its declared facts (score order, how a match is won), "
-                 "options and the built-in bots that play it."),
-    CommandEntry("play", "play", "play",
-                 "Play N deals (every seating of each) and summarise them per bot, with each bot's difference from "
-                 "the first and its confidence interval (built-in bots in this process, bot files sandboxed)."),
-    CommandEntry("bench", "bench", "bench",
-                 "Measure random-playout actions per second and games per second, per game and player count, "
-                 "on one core."),
-    CommandEntry("run", "run", "run",
-                 "Run a tournament file; run it again to resume (only the missing matches are played)."),
-    CommandEntry("rankings", "rankings", "rankings",
-                 "The leaderboard of each game (rank, bot, version, mu, sigma, mu - 3 sigma, 95% rank interval, "
-                 "the probability of being above the next bot, matches, win rate), its verdict (settled / not yet, "
-                 "and why), and the overall table with intervals."),
-    CommandEntry("matches", "matches", "matches",
-                 "List recorded matches, newest first: seats with bot, rank and score, status and time."),
-    CommandEntry("replay", "replay", "replay",
-                 "Replay a recorded match move by move: game + seed + options + the action log, through the engine."),
-    CommandEntry("h2h", "h2h", "h2h",
-                 "Head to head: at the same table, who finished ahead; in solitaires, who scored better on the "
-                 "same deals."),
-    CommandEntry("export", "export", "export",
-                 "Export every recorded match (and, in JSON, the ratings) for analysis elsewhere."),
-    CommandEntry("tournaments", "tournament_list", "tournaments",
-                 "List tournament runs: state (running, stopped, interrupted, complete, budget spent), progress "
-                 "and sealed deals."),
-    CommandEntry("rerate", "rerate", "rerate",
-                 "Recompute every TrueSkill rating from the matches (the source of truth) and store them."),
-    CommandEntry("doctor", "doctor", "doctor",
-                 "Say which sandbox layers are active here (probed by starting a bot), and why any is missing."),
-    CommandEntry("submit", "submit", "submit",
-                 "Check a bot in the sandbox, copy it into the bot store and register it (a changed file is a new "
-                 "version)."),
-    CommandEntry("validate", "submit", "validate",
-                 "Check a bot in the sandbox (it loads, claims real games, plays a few matches of each within the "
-                 "limits); register nothing."),
-    CommandEntry("bots", "bots", "bots",
-                 "List the built-in bots, the bots registered with `ladder submit`, and bots offered by installed "
-                 "packages."),
-    CommandEntry("bench-sandbox", "bench_sandbox", "bench_sandbox",
-                 "Measure the sandbox's cost: request round trip, overhead per decision, sandboxed vs in-process "
-                 "matches."),
-    CommandEntry("report", "report", "report",
-                 "Write a static website from the database: every leaderboard, a page per bot, head-to-head "
-                 "matrices, tournaments, and a replay viewer for every match. Plain files: open index.html from "
-                 "disk or serve the folder."),
-    CommandEntry("bot", "bot_and_logs", "bot",
-                 "One bot: its ratings per pool with their uncertainty, its record, its latest failures with the "
-                 "end of its stderr, and where to watch them (the report's replay pages, `ladder replay ID`)."),
-    CommandEntry("logs", "bot_and_logs", "logs",
-                 "The bot's own stderr (the end of it, per match) from its latest matches, newest last."),
+    CommandEntry(
+        "games",
+        "games",
+        "games",
+        "List every game with its player range, its declared facts (score order, how a match is won), "
+        "options and the built-in bots that play it.",
+    ),
+    CommandEntry(
+        "play",
+        "play",
+        "play",
+        "Play N deals (every seating of each) and summarise them per bot, with each bot's difference from "
+        "the first and its confidence interval (built-in bots in this process, bot files sandboxed).",
+    ),
+    CommandEntry(
+        "bench",
+        "bench",
+        "bench",
+        "Measure random-playout actions per second and games per second, per game and player count, on one core.",
+    ),
+    CommandEntry(
+        "run", "run", "run", "Run a tournament file; run it again to resume (only the missing matches are played)."
+    ),
+    CommandEntry(
+        "rankings",
+        "rankings",
+        "rankings",
+        "The leaderboard of each game (rank, bot, version, mu, sigma, mu - 3 sigma, 95% rank interval, "
+        "the probability of being above the next bot, matches, win rate), its verdict (settled / not yet, "
+        "and why), and the overall table with intervals.",
+    ),
+    CommandEntry(
+        "matches",
+        "matches",
+        "matches",
+        "List recorded matches, newest first: seats with bot, rank and score, status and time.",
+    ),
+    CommandEntry(
+        "replay",
+        "replay",
+        "replay",
+        "Replay a recorded match move by move: game + seed + options + the action log, through the engine.",
+    ),
+    CommandEntry(
+        "h2h",
+        "h2h",
+        "h2h",
+        "Head to head: at the same table, who finished ahead; in solitaires, who scored better on the same deals.",
+    ),
+    CommandEntry(
+        "export", "export", "export", "Export every recorded match (and, in JSON, the ratings) for analysis elsewhere."
+    ),
+    CommandEntry(
+        "tournaments",
+        "tournament_list",
+        "tournaments",
+        "List tournament runs: state (running, stopped, interrupted, complete, budget spent), progress "
+        "and sealed deals.",
+    ),
+    CommandEntry(
+        "rerate",
+        "rerate",
+        "rerate",
+        "Recompute every TrueSkill rating from the matches (the source of truth) and store them.",
+    ),
+    CommandEntry(
+        "doctor",
+        "doctor",
+        "doctor",
+        "Say which sandbox layers are active here (probed by starting a bot), and why any is missing.",
+    ),
+    CommandEntry(
+        "submit",
+        "submit",
+        "submit",
+        "Check a bot in the sandbox, copy it into the bot store and register it (a changed file is a new version).",
+    ),
+    CommandEntry(
+        "validate",
+        "submit",
+        "validate",
+        "Check a bot in the sandbox (it loads, claims real games, plays a few matches of each within the "
+        "limits); register nothing.",
+    ),
+    CommandEntry(
+        "bots",
+        "bots",
+        "bots",
+        "List the built-in bots, the bots registered with `ladder submit`, and bots offered by installed packages.",
+    ),
+    CommandEntry(
+        "bench-sandbox",
+        "bench_sandbox",
+        "bench_sandbox",
+        "Measure the sandbox's cost: request round trip, overhead per decision, sandboxed vs in-process matches.",
+    ),
+    CommandEntry(
+        "report",
+        "report",
+        "report",
+        "Write a static website from the database: every leaderboard, a page per bot, head-to-head "
+        "matrices, tournaments, and a replay viewer for every match. Plain files: open index.html from "
+        "disk or serve the folder.",
+    ),
+    CommandEntry(
+        "bot",
+        "bot_and_logs",
+        "bot",
+        "One bot: its ratings per pool with their uncertainty, its record, its latest failures with the "
+        "end of its stderr, and where to watch them (the report's replay pages, `ladder replay ID`).",
+    ),
+    CommandEntry(
+        "logs",
+        "bot_and_logs",
+        "logs",
+        "The bot's own stderr (the end of it, per match) from its latest matches, newest last.",
+    ),
     # ---- the served ladder (service/, `ladder serve`)
-    CommandEntry("serve", "serve", "serve",
-                 "Serve the ladder: authors submit bots over HTTP, a scheduler plays them all the time, live pages "
-                 "and a JSON API show the results."),
-    CommandEntry("author", "serve", "author",
-                 "Add an author of the served ladder (their token is printed once, stored only as a hash), revoke "
-                 "one, or list them."),
-    CommandEntry("login", "serve", "login",
-                 "Store your token for a ladder server (asked without echo; kept in your config folder, readable by "
-                 "you only)."),
-    CommandEntry("submissions", "serve", "submissions",
-                 "Your submissions to a ladder server, newest first: state (queued, checking, active, failed) and why "
-                 "one failed."),
-    CommandEntry("admin", "serve", "admin",
-                 "The operator's hand on the served ladder's schedule: pause, bench, retire or resume a bot (ratings "
-                 "are kept)."),
+    CommandEntry(
+        "serve",
+        "serve",
+        "serve",
+        "Serve the ladder: authors submit bots over HTTP, a scheduler plays them all the time, live pages "
+        "and a JSON API show the results.",
+    ),
+    CommandEntry(
+        "author",
+        "serve",
+        "author",
+        "Add an author of the served ladder (their token is printed once, stored only as a hash), revoke "
+        "one, or list them.",
+    ),
+    CommandEntry(
+        "login",
+        "serve",
+        "login",
+        "Store your token for a ladder server (asked without echo; kept in your config folder, readable by you only).",
+    ),
+    CommandEntry(
+        "submissions",
+        "serve",
+        "submissions",
+        "Your submissions to a ladder server, newest first: state (queued, checking, active, failed) and why "
+        "one failed.",
+    ),
+    CommandEntry(
+        "admin",
+        "serve",
+        "admin",
+        "The operator's hand on the served ladder's schedule: pause, bench, retire or resume a bot (ratings are kept).",
+    ),
 )
 
 
@@ -202,7 +285,9 @@ def main() -> None:
 
         from ladder.text import clean_text
 
-        Console(stderr=True, soft_wrap=True).print(f"[red]error:[/red] {escape(clean_text(str(error)))}", highlight=False)
+        Console(stderr=True, soft_wrap=True).print(
+            f"[red]error:[/red] {escape(clean_text(str(error)))}", highlight=False
+        )
         sys.exit(2)
 
 

@@ -45,9 +45,24 @@ BACK_ROW: frozenset[str] = frozenset("ABCD")
 CENTRE_PIN: str = "F"
 
 ADJACENT_PAIRS: tuple[tuple[str, str], ...] = (
-    ("A", "B"), ("B", "C"), ("C", "D"), ("E", "F"), ("F", "G"), ("H", "I"),
-    ("A", "E"), ("B", "E"), ("B", "F"), ("C", "F"), ("C", "G"), ("D", "G"),
-    ("E", "H"), ("F", "H"), ("F", "I"), ("G", "I"), ("H", "J"), ("I", "J"),
+    ("A", "B"),
+    ("B", "C"),
+    ("C", "D"),
+    ("E", "F"),
+    ("F", "G"),
+    ("H", "I"),
+    ("A", "E"),
+    ("B", "E"),
+    ("B", "F"),
+    ("C", "F"),
+    ("C", "G"),
+    ("D", "G"),
+    ("E", "H"),
+    ("F", "H"),
+    ("F", "I"),
+    ("G", "I"),
+    ("H", "J"),
+    ("I", "J"),
 )
 """Pins that touch in the triangle: each pin touches its row neighbours and the
 two pins diagonally in front of or behind it (the only reading under which the
@@ -127,9 +142,9 @@ def _all_groups() -> tuple[PinGroup, ...]:
     groups: list[PinGroup] = []
     names = PIN_NAMES
     candidates: list[tuple[str, ...]] = [(a,) for a in names]
-    candidates += [(a, b) for i, a in enumerate(names) for b in names[i + 1:]]
+    candidates += [(a, b) for i, a in enumerate(names) for b in names[i + 1 :]]
     candidates += [
-        (a, b, c) for i, a in enumerate(names) for j, b in enumerate(names[i + 1:], i + 1) for c in names[j + 1:]
+        (a, b, c) for i, a in enumerate(names) for j, b in enumerate(names[i + 1 :], i + 1) for c in names[j + 1 :]
     ]
     for members in candidates:
         if _connected(members):
@@ -316,7 +331,7 @@ def score_sheet(balls: Sequence[int]) -> list[int | None]:
                 break
             running += sum(own)
         elif frame.strike:
-            bonus = flat[start + 1:start + 3]
+            bonus = flat[start + 1 : start + 3]
             if len(bonus) < 2:
                 break
             running += 10 + sum(bonus)
@@ -324,7 +339,7 @@ def score_sheet(balls: Sequence[int]) -> list[int | None]:
         elif len(own) < 2:
             break
         elif frame.spare:
-            bonus = flat[start + 2:start + 3]
+            bonus = flat[start + 2 : start + 3]
             if not bonus:
                 break
             running += 10 + bonus[0]
@@ -419,9 +434,24 @@ class BowlingSolitaireState(State):
     """A game of Bowling Solitaire in progress."""
 
     __slots__ = (
-        "game", "num_players", "options", "_legal_cache", "_seed", "_explicit_racks", "rack_number",
-        "pins", "digit_groups", "standing", "piles", "out_of_play", "ball", "second_ball_follows",
-        "down_before_ball", "rack_balls", "balls", "over",
+        "game",
+        "num_players",
+        "options",
+        "_legal_cache",
+        "_seed",
+        "_explicit_racks",
+        "rack_number",
+        "pins",
+        "digit_groups",
+        "standing",
+        "piles",
+        "out_of_play",
+        "ball",
+        "second_ball_follows",
+        "down_before_ball",
+        "rack_balls",
+        "balls",
+        "over",
     )
 
     def __init__(
@@ -611,7 +641,9 @@ class BowlingSolitaireState(State):
                 "spares": [spares],
                 "strike_rate": [strikes / FRAMES],
                 "spare_rate": [spares / FRAMES],
-                "open_frames": [sum(1 for frame in frames if not frame.strike and not frame.spare and len(frame.balls) >= 2)],
+                "open_frames": [
+                    sum(1 for frame in frames if not frame.strike and not frame.spare and len(frame.balls) >= 2)
+                ],
                 "pins": [sum(self.balls)],
                 "frame_totals": [score_sheet(self.balls)],
                 "balls": [list(self.balls)],
@@ -628,8 +660,10 @@ class BowlingSolitaireState(State):
 
         rows = ["ABCD", "EFG", "HI", "J"]
         lines = [
-            f"Frame {self.frame}" + (f" (bonus rack {self.rack_number - FRAMES})" if self.rack_number > FRAMES else "")
-            + f", ball {self.ball}" + (" - game over" if self.over else ""),
+            f"Frame {self.frame}"
+            + (f" (bonus rack {self.rack_number - FRAMES})" if self.rack_number > FRAMES else "")
+            + f", ball {self.ball}"
+            + (" - game over" if self.over else ""),
         ]
         for depth, row in enumerate(rows):
             lines.append("  " + "   " * depth + "  ".join(pin(name) for name in row))
@@ -654,7 +688,10 @@ class BowlingSolitaireGame(Game):
     id = "bowling-solitaire"
     name = "Bowling Solitaire"
     facts = GameFacts(
-        min_players=1, max_players=1, score_order=ScoreOrder.HIGHER_IS_BETTER, win_rule=WinRule.NO_WIN,
+        min_players=1,
+        max_players=1,
+        score_order=ScoreOrder.HIGHER_IS_BETTER,
+        win_rule=WinRule.NO_WIN,
         win_condition="none: the rulebook only scores the game, like tenpin (300 is perfect)",
     )
     option_specs = ()

@@ -201,7 +201,9 @@ class GameFacts:
 
     def __post_init__(self) -> None:
         if not 1 <= self.min_players <= self.max_players:
-            raise ValueError(f"a player range needs 1 <= min_players <= max_players, not {self.min_players}..{self.max_players}")
+            raise ValueError(
+                f"a player range needs 1 <= min_players <= max_players, not {self.min_players}..{self.max_players}"
+            )
         if self.win_rule is WinRule.FIRST_RANK and self.max_players == 1:
             raise ValueError("a solitaire has no rank to win by: declare WinRule.GOAL_MET or WinRule.NO_WIN")
 
@@ -448,7 +450,7 @@ def find_legal(action: Any, legal: Sequence[Action]) -> Action | None:
     if candidate is action or same_json(candidate, action):
         return candidate
     # Python's == matched a differently typed twin; an exact match may still come later
-    for candidate in legal[index + 1:]:
+    for candidate in legal[index + 1 :]:
         if candidate == action and same_json(candidate, action):
             return candidate
     return None
@@ -604,11 +606,9 @@ class EventLog:
 
     def since_last_decision(self, seat: int) -> list[dict[str, Any]]:
         """Copies of the events ``seat`` witnessed (an observation shares nothing with the log)."""
-        return copy_json([
-            event
-            for witnesses, event in self.entries[self.marks[seat]:]
-            if witnesses is None or seat in witnesses
-        ])
+        return copy_json(
+            [event for witnesses, event in self.entries[self.marks[seat] :] if witnesses is None or seat in witnesses]
+        )
 
     def copy(self) -> EventLog:
         twin = EventLog.__new__(EventLog)

@@ -124,8 +124,10 @@ class RatingBand:
     never_awarded: str = ""  # why no game can end in this band, if none can
 
     def note(self) -> str:
-        points = f"{self.low} points or more" if self.high is None else (
-            f"{self.low} points" if self.low == self.high else f"{self.low}-{self.high} points"
+        points = (
+            f"{self.low} points or more"
+            if self.high is None
+            else (f"{self.low} points" if self.low == self.high else f"{self.low}-{self.high} points")
         )
         return f"{points}: never awarded, {self.never_awarded}" if self.never_awarded else points
 
@@ -134,7 +136,10 @@ RATING_BANDS: tuple[RatingBand, ...] = (
     RatingBand(0, 7, "You're fired!", "You're fired!"),
     RatingBand(8, 10, "The Madam is disappointed", "The Madam is disappointed. You risk getting replaced."),
     RatingBand(
-        11, 11, "Performed as expected", "You have performed as expected, but haven't excelled.",
+        11,
+        11,
+        "Performed as expected",
+        "You have performed as expected, but haven't excelled.",
         never_awarded="a loss scores at most 10 (top card at most 10, no minutes left) "
         "and a win at least 12 (11 with at least one minute left)",
     ),
@@ -168,10 +173,28 @@ class ElevensesForOneState(State):
     """
 
     __slots__ = (
-        "game", "num_players", "options", "_legal_cache", "seed", "scripted_shuffles",
-        "pantry", "face_up", "trolley", "discards", "discards_made", "minutes", "step", "current",
-        "next_index", "effect_card", "effect_by", "shuffles", "clock_moved",
-        "stalled_passes", "ended", "log",
+        "game",
+        "num_players",
+        "options",
+        "_legal_cache",
+        "seed",
+        "scripted_shuffles",
+        "pantry",
+        "face_up",
+        "trolley",
+        "discards",
+        "discards_made",
+        "minutes",
+        "step",
+        "current",
+        "next_index",
+        "effect_card",
+        "effect_by",
+        "shuffles",
+        "clock_moved",
+        "stalled_passes",
+        "ended",
+        "log",
     )
 
     def __init__(self, game: ElevensesForOne, options: dict[str, Any]) -> None:
@@ -272,9 +295,7 @@ class ElevensesForOneState(State):
         """Face-up Pantry cards Tea or Milk may flip: never 5, never the card being used."""
         acting = self.effect_card if self.effect_by == BY_USE else 0
         return [
-            card
-            for card, up in zip(self.pantry, self.face_up)
-            if up and card != CUPS_AND_SAUCERS and card != acting
+            card for card, up in zip(self.pantry, self.face_up) if up and card != CUPS_AND_SAUCERS and card != acting
         ]
 
     def _swap_candidates(self) -> list[int]:
@@ -720,21 +741,31 @@ class ElevensesForOne(Game):
     id = "elevenses-for-one"
     name = "Elevenses for One"
     facts = GameFacts(
-        min_players=1, max_players=1, score_order=ScoreOrder.HIGHER_IS_BETTER, win_rule=WinRule.GOAL_MET,
+        min_players=1,
+        max_players=1,
+        score_order=ScoreOrder.HIGHER_IS_BETTER,
+        win_rule=WinRule.GOAL_MET,
         win_condition="every Pantry card scored on the Tea Trolley before eleven o'clock",
     )
     option_specs = (
         OptionSpec(
-            "minutes", "int", START_MINUTES,
+            "minutes",
+            "int",
+            START_MINUTES,
             "minutes on the timer at the start (the rulebook: 15, or 14 or fewer for a greater challenge)",
-            minimum=1, maximum=START_MINUTES,
+            minimum=1,
+            maximum=START_MINUTES,
         ),
         OptionSpec(
-            "trolley_shuffled_in", "bool", False,
+            "trolley_shuffled_in",
+            "bool",
+            False,
             "greater challenge: the Tea Trolley (1) is shuffled into the Pantry and must be scored first",
         ),
         OptionSpec(
-            "discard_cap", "choice", DISCARD_CAP_GAME,
+            "discard_cap",
+            "choice",
+            DISCARD_CAP_GAME,
             "'If three cards have already been discarded, this option is unavailable': 'game' = three discards "
             "in a game; 'pile' = three cards lying in the discard pile at once (a card taken back frees a place)",
             choices=DISCARD_CAPS,
@@ -858,9 +889,13 @@ def _checked_discards_made(deal: Mapping[str, Any], discards: list[int], options
     """``deal["discards_made"]`` (default: the cards in the pile), within what the discard cap allows."""
     discards_made = deal.get("discards_made", len(discards))
     if isinstance(discards_made, bool) or not isinstance(discards_made, int) or discards_made < len(discards):
-        raise DealError(f"discards_made must be an integer of at least {len(discards)} (the cards in the pile), not {discards_made!r}")
+        raise DealError(
+            f"discards_made must be an integer of at least {len(discards)} (the cards in the pile), not {discards_made!r}"
+        )
     if options["discard_cap"] == DISCARD_CAP_GAME and discards_made > DISCARD_LIMIT:
-        raise DealError(f"with discard_cap=game at most {DISCARD_LIMIT} cards are discarded in a game, not {discards_made}")
+        raise DealError(
+            f"with discard_cap=game at most {DISCARD_LIMIT} cards are discarded in a game, not {discards_made}"
+        )
     return discards_made
 
 

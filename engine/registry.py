@@ -43,7 +43,9 @@ def register_game(game: Game, *, replace: bool = False) -> None:
     games = _load()
     known = games.get(game.id)
     if known is not None and known is not game and not replace:
-        raise ValueError(f"a game {game.id!r} is already registered ({type(known).__name__}); pass replace=True to replace it")
+        raise ValueError(
+            f"a game {game.id!r} is already registered ({type(known).__name__}); pass replace=True to replace it"
+        )
     games[game.id] = game
 
 

@@ -135,7 +135,7 @@ def type_confusions(value: Any) -> list[Any]:
         variants: list[Any] = [tuple(value)]
         for index, element in enumerate(value):
             for other in type_confusions(element):
-                variants.append([*value[:index], other, *value[index + 1:]])
+                variants.append([*value[:index], other, *value[index + 1 :]])
         return variants
     if kind is dict:
         variants = []
@@ -247,8 +247,12 @@ def check_resampled(state: State, rng: random.Random, draws: int = 2) -> None:
                 f"{game_id}: seat {seat}'s observation depends on something it cannot see\n"
                 f"true:      {mine}\nresampled: {theirs}"
             )
-            assert twin.is_over() == over, f"{game_id}: a resampled copy of a {'finished' if over else 'live'} state is not"
-            assert twin.current_player == state.current_player, f"{game_id}: a resampled copy changed whose decision it is"
+            assert twin.is_over() == over, (
+                f"{game_id}: a resampled copy of a {'finished' if over else 'live'} state is not"
+            )
+            assert twin.current_player == state.current_player, (
+                f"{game_id}: a resampled copy changed whose decision it is"
+            )
             if over:
                 assert twin.legal_actions() == [], f"{game_id}: a resampled finished state offers actions"
                 assert twin.result() == state.result(), f"{game_id}: a resampled finished state has another result"
@@ -324,7 +328,9 @@ def check_envelope(game: Game, num_players: int, options: Mapping[str, Any], see
     while True:
         for seat in range(num_players):
             observation = state.observation(seat)
-            assert tuple(observation)[:len(ENVELOPE)] == ENVELOPE, f"{game.id}: an observation starts {tuple(observation)[:5]}"
+            assert tuple(observation)[: len(ENVELOPE)] == ENVELOPE, (
+                f"{game.id}: an observation starts {tuple(observation)[:5]}"
+            )
             expected = (game.id, num_players, seat, state.current_player, state.is_over())
             assert tuple(observation[key] for key in ENVELOPE) == expected, f"{game.id}: a wrong envelope {observation}"
         if state.is_over():

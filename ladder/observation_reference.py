@@ -94,7 +94,7 @@ def section(text: str) -> str | None:
     start, end = text.find(START), text.find(END)
     if start < 0 or end < start:
         return None
-    return text[start:end + len(END)]
+    return text[start : end + len(END)]
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -18,8 +18,12 @@ class Action(enum.StrEnum):
     RESUME = "resume"  # plays again (after a pause or a bench)
 
 
-TARGET = {Action.PAUSE: BotState.PAUSED, Action.BENCH: BotState.BENCHED, Action.RETIRE: BotState.RETIRED,
-          Action.RESUME: BotState.ACTIVE}
+TARGET = {
+    Action.PAUSE: BotState.PAUSED,
+    Action.BENCH: BotState.BENCHED,
+    Action.RETIRE: BotState.RETIRED,
+    Action.RESUME: BotState.ACTIVE,
+}
 
 
 def set_bot_state(session: Session, name: str, action: Action, reason: str = "") -> BotState:

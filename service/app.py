@@ -84,8 +84,11 @@ class BodyLimit:
             if message["type"] == "http.request":
                 seen += len(message.get("body", b""))
                 if seen > self.limit:
-                    raise HTTPException(413, f"the request is larger than this server takes "
-                                             f"({self.limit // (1024 * 1024)} MB); the rest was not read")
+                    raise HTTPException(
+                        413,
+                        f"the request is larger than this server takes "
+                        f"({self.limit // (1024 * 1024)} MB); the rest was not read",
+                    )
             return message
 
         await self.app(scope, limited, send)
@@ -107,19 +110,32 @@ def create_app(engine: Engine, settings: ServeSettings, runtime: Runtime | None 
         keys = {key.lower() for key in request.query_params}
         if _too_large(request, settings):
             response: Response = JSONResponse(
-                {"detail": f"the request is larger than this server takes ({settings.uploads.max_bytes // (1024 * 1024)} MB "
-                           "for an upload); nothing was read"}, status_code=413)
+                {
+                    "detail": f"the request is larger than this server takes ({settings.uploads.max_bytes // (1024 * 1024)} MB "
+                    "for an upload); nothing was read"
+                },
+                status_code=413,
+            )
         elif keys & TOKEN_QUERY_KEYS:
             response = JSONResponse(
-                {"detail": "tokens go in the Authorization header (or the login form), never in a URL: URLs end up in "
-                           "logs; this request was refused"}, status_code=400)
+                {
+                    "detail": "tokens go in the Authorization header (or the login form), never in a URL: URLs end up in "
+                    "logs; this request was refused"
+                },
+                status_code=400,
+            )
         else:
             response = await call_next(request)
         response.headers.setdefault("X-Frame-Options", "DENY")
         response.headers.setdefault("X-Content-Type-Options", "nosniff")
         response.headers.setdefault("Referrer-Policy", "same-origin")
-        access.info("%s %s %d %.0f ms", request.method, request.url.path, response.status_code,
-                    (time.perf_counter() - started) * 1000)
+        access.info(
+            "%s %s %d %.0f ms",
+            request.method,
+            request.url.path,
+            response.status_code,
+            (time.perf_counter() - started) * 1000,
+        )
         return response
 
     return app

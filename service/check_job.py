@@ -50,7 +50,9 @@ def ownership_problem(session: Session, author: AuthorRow, name: str) -> str | N
     if served is None:
         return f"the name {name!r} belongs to a bot registered on this ladder by its operator; choose another name"
     if served.author_id != author.id:
-        return f"the name {name!r} belongs to another author's bot; choose another name (set `name = ...` or pass --name)"
+        return (
+            f"the name {name!r} belongs to another author's bot; choose another name (set `name = ...` or pass --name)"
+        )
     if served.state == BotState.RETIRED.value:
         return f"the bot {name!r} was retired by the operator and takes no new version"
     return None
@@ -63,15 +65,18 @@ def activate(session: Session, author: AuthorRow, version: BotVersionRow, cap: i
     if session.get(ServedBotRow, version.bot_id) is None:
         session.add(ServedBotRow(bot_id=version.bot_id, author_id=author.id))
     served = session.get(ServedVersionRow, version.id) or ServedVersionRow(
-        bot_version_id=version.id, bot_id=version.bot_id, author_id=author.id)
+        bot_version_id=version.id, bot_id=version.bot_id, author_id=author.id
+    )
     served.state, served.activated_at = VersionState.ACTIVE.value, utcnow()
     session.add(served)
     session.flush()
-    active = session.exec(select(ServedVersionRow).where(ServedVersionRow.author_id == author.id,
-                                                         ServedVersionRow.state == VersionState.ACTIVE.value)
-                          .order_by(col(ServedVersionRow.activated_at).desc(), col(ServedVersionRow.bot_version_id).desc())).all()
+    active = session.exec(
+        select(ServedVersionRow)
+        .where(ServedVersionRow.author_id == author.id, ServedVersionRow.state == VersionState.ACTIVE.value)
+        .order_by(col(ServedVersionRow.activated_at).desc(), col(ServedVersionRow.bot_version_id).desc())
+    ).all()
     superseded = []
-    for old in active[max(1, cap):]:
+    for old in active[max(1, cap) :]:
         old.state = VersionState.SUPERSEDED.value
         session.add(old)
         superseded.append(old.bot_version_id)
@@ -86,8 +91,9 @@ def _fail(session: Session, row: SubmissionRow, problem: str, explanation: str =
 
 
 def _check_json(report: CheckReport) -> str:
-    return json.dumps({"games": report.games, "matches": report.matches,
-                       "bot": report.info.to_json() if report.info else None})
+    return json.dumps(
+        {"games": report.games, "matches": report.matches, "bot": report.info.to_json() if report.info else None}
+    )
 
 
 def run(db_url: str | None, submission_id: int, matches: int, cap: int) -> SubmissionState:
@@ -102,7 +108,9 @@ def run(db_url: str | None, submission_id: int, matches: int, cap: int) -> Submi
         assert author is not None
         folder = str(results_dir() / row.upload_dir)
         try:
-            report = check_bot(folder, name=row.name_override or None, matches_per_table=matches, build_limits=BuildLimits())
+            report = check_bot(
+                folder, name=row.name_override or None, matches_per_table=matches, build_limits=BuildLimits()
+            )
         except UserError as error:
             _fail(session, row, _shown(str(error), folder, row.filename))
             return SubmissionState.FAILED
@@ -110,7 +118,12 @@ def run(db_url: str | None, submission_id: int, matches: int, cap: int) -> Submi
         session.add(row)
         session.commit()  # no write transaction left open: the registration below writes through its own connection
         if not report.ok:
-            _fail(session, row, _shown(report.problem, folder, row.filename), _shown(report.explanation, folder, row.filename))
+            _fail(
+                session,
+                row,
+                _shown(report.problem, folder, row.filename),
+                _shown(report.explanation, folder, row.filename),
+            )
             return SubmissionState.FAILED
         refusal = ownership_problem(session, author, report.name)
         if refusal is not None:
@@ -122,7 +135,9 @@ def run(db_url: str | None, submission_id: int, matches: int, cap: int) -> Submi
         except UserError as error:
             _fail(session, row, _shown(str(error), folder, row.filename))
             return SubmissionState.FAILED
-        version = session.exec(select(BotVersionRow).where(BotVersionRow.content_hash == registration.content_hash)).one()
+        version = session.exec(
+            select(BotVersionRow).where(BotVersionRow.content_hash == registration.content_hash)
+        ).one()
         activate(session, author, version, cap)
         row.state, row.bot_version_id, row.finished_at = SubmissionState.ACTIVE.value, version.id, utcnow()
         session.add(row)

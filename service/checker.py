@@ -60,14 +60,18 @@ class Checker(threading.Thread):
 
     def _next(self) -> int | None:
         with Session(self.engine) as session:
-            row = session.exec(select(SubmissionRow)
-                               .where(col(SubmissionRow.state).in_([SubmissionState.QUEUED.value, SubmissionState.CHECKING.value]))
-                               .order_by(col(SubmissionRow.id))).first()
+            row = session.exec(
+                select(SubmissionRow)
+                .where(col(SubmissionRow.state).in_([SubmissionState.QUEUED.value, SubmissionState.CHECKING.value]))
+                .order_by(col(SubmissionRow.id))
+            ).first()
             if row is None:
                 return None
             assert row.id is not None
             if row.attempts >= MAX_ATTEMPTS:
-                self._finish(session, row, f"the server stopped {row.attempts} times while checking it; submit it again")
+                self._finish(
+                    session, row, f"the server stopped {row.attempts} times while checking it; submit it again"
+                )
                 return self._next()
             row.state, row.attempts = SubmissionState.CHECKING.value, row.attempts + 1
             session.add(row)
@@ -75,22 +79,42 @@ class Checker(threading.Thread):
             return row.id
 
     def _finish(self, session: Session, row: SubmissionRow, problem: str, explanation: str = "") -> None:
-        row.state, row.problem, row.explanation, row.finished_at = SubmissionState.FAILED.value, problem, explanation, utcnow()
+        row.state, row.problem, row.explanation, row.finished_at = (
+            SubmissionState.FAILED.value,
+            problem,
+            explanation,
+            utcnow(),
+        )
         session.add(row)
         session.commit()
         remove_upload(row)
 
     def _command(self, submission: int) -> list[str]:
-        command = [sys.executable, "-m", "service.check_job", "--submission", str(submission),
-                   "--matches", str(self.settings.check_matches), "--cap", str(self.settings.active_versions_per_author)]
+        command = [
+            sys.executable,
+            "-m",
+            "service.check_job",
+            "--submission",
+            str(submission),
+            "--matches",
+            str(self.settings.check_matches),
+            "--cap",
+            str(self.settings.active_versions_per_author),
+        ]
         if self.settings.db_url:
             command[3:3] = ["--db", self.settings.db_url]
         return command
 
     def _check(self, submission: int) -> None:
         log.info("checking submission #%d", submission)
-        self.process = subprocess.Popen(self._command(submission), stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
-                                        stderr=subprocess.PIPE, text=True, env=os.environ.copy())
+        self.process = subprocess.Popen(
+            self._command(submission),
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+            env=os.environ.copy(),
+        )
         try:
             out, err = self.process.communicate(timeout=self.settings.check_timeout)
         except subprocess.TimeoutExpired:
@@ -108,8 +132,12 @@ class Checker(threading.Thread):
             if row is not None and SubmissionState(row.state).final:
                 remove_upload(row)
             elif row is not None:
-                log.error("the check of submission #%d ended (exit %s) without a verdict: %s", submission, code,
-                          clean_text(err[-2000:]))
+                log.error(
+                    "the check of submission #%d ended (exit %s) without a verdict: %s",
+                    submission,
+                    code,
+                    clean_text(err[-2000:]),
+                )
                 self._finish(session, row, "the check failed on the server's side; the operator can see its log", "")
         log.info("submission #%d checked: %s", submission, out.strip()[-200:])
 

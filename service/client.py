@@ -105,7 +105,9 @@ class Client:
             upload = (source.name, files["bot.py"], "text/x-python")
         else:
             upload = (f"{source.resolve().name}.tar.gz", pack_folder(files), "application/gzip")
-        result: dict[str, Any] = self.call("POST", "/api/submissions", files={"file": upload}, data={"name": name or ""})
+        result: dict[str, Any] = self.call(
+            "POST", "/api/submissions", files={"file": upload}, data={"name": name or ""}
+        )
         return result
 
     def wait(self, submission: int, said: Callable[[str], None], timeout: float = WAIT_SECONDS) -> dict[str, Any]:

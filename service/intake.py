@@ -40,13 +40,20 @@ def uploads_root() -> Path:
 
 def check_rate(session: Session, author: AuthorRow, per_hour: int) -> None:
     since = utcnow() - timedelta(hours=1)
-    recent = session.exec(select(func.count(col(SubmissionRow.id))).where(SubmissionRow.author_id == author.id,
-                                                                         col(SubmissionRow.created_at) >= since)).one()
+    recent = session.exec(
+        select(func.count(col(SubmissionRow.id))).where(
+            SubmissionRow.author_id == author.id, col(SubmissionRow.created_at) >= since
+        )
+    ).one()
     if int(recent) >= per_hour:
-        raise RateLimited(f"you have sent {per_hour} submissions in the last hour, the most this server takes; try again later")
+        raise RateLimited(
+            f"you have sent {per_hour} submissions in the last hour, the most this server takes; try again later"
+        )
 
 
-def accept(session: Session, author: AuthorRow, data: bytes, filename: str, name: str, settings: ServeSettings) -> SubmissionRow:
+def accept(
+    session: Session, author: AuthorRow, data: bytes, filename: str, name: str, settings: ServeSettings
+) -> SubmissionRow:
     """Take an upload (see the module docstring); :class:`UploadRefused` or :class:`RateLimited` with one sentence."""
     assert author.id is not None
     check_rate(session, author, settings.submissions_per_hour)
@@ -60,7 +67,9 @@ def accept(session: Session, author: AuthorRow, data: bytes, filename: str, name
     partial = root / f".{folder}.partial"
     write_tree(files, partial)
     os.replace(partial, root / folder)
-    row = SubmissionRow(author_id=author.id, filename=shown, upload_dir=(UPLOADS / folder).as_posix(), name_override=name)
+    row = SubmissionRow(
+        author_id=author.id, filename=shown, upload_dir=(UPLOADS / folder).as_posix(), name_override=name
+    )
     session.add(row)
     session.commit()
     session.refresh(row)
@@ -74,8 +83,10 @@ def sweep_orphans(session: Session) -> int:
     if not root.is_dir():
         return 0
     waiting = [SubmissionState.QUEUED.value, SubmissionState.CHECKING.value]
-    named = {Path(p).name for p in session.exec(select(SubmissionRow.upload_dir)
-                                                .where(col(SubmissionRow.state).in_(waiting))).all()}
+    named = {
+        Path(p).name
+        for p in session.exec(select(SubmissionRow.upload_dir).where(col(SubmissionRow.state).in_(waiting))).all()
+    }
     removed = 0
     for entry in root.iterdir():
         if entry.name not in named:

@@ -81,7 +81,9 @@ def pools_of(field: Sequence[FieldEntry]) -> dict[str, list[FieldEntry]]:
 class RoundBuilder:
     """Chooses one round (see the module docstring)."""
 
-    def __init__(self, secret: bytes, history: History, placement_deals: int, confidence: float, indifference: float) -> None:
+    def __init__(
+        self, secret: bytes, history: History, placement_deals: int, confidence: float, indifference: float
+    ) -> None:
         self.secret = secret
         self.history = history
         self.placement_deals = placement_deals
@@ -95,9 +97,15 @@ class RoundBuilder:
         self.numbers[pool] = number + 1
         plan = GamePlan(key.game, (key.players,), ({},), 1, tuple(f.entrant for f in bots))
         ordered = sorted(bots, key=lambda f: f.entrant.label)
-        matches = deal_group(plan, 0, deal_key(0, key.game, 0, key.players, number), {},
-                             deal_seed(self.secret, 0, key.game, 0, key.players, number),
-                             [f.entrant for f in ordered], solitaire=key.players == 1)
+        matches = deal_group(
+            plan,
+            0,
+            deal_key(0, key.game, 0, key.players, number),
+            {},
+            deal_seed(self.secret, 0, key.game, 0, key.players, number),
+            [f.entrant for f in ordered],
+            solitaire=key.players == 1,
+        )
         authors = tuple(f.author_id for f in ordered if f.author_id is not None)
         return Candidate(pool, number, tuple(matches), placement, authors)
 
@@ -105,8 +113,12 @@ class RoundBuilder:
         """The placement deals of the pool's newcomers (versions that have not met everyone enough)."""
         players = PoolKey.parse(pool).players
         if players == 1:
-            late = [f for f in members if f.author_id is not None
-                    and self.history.solo.get((pool, f.entrant.version_id), 0) < self.placement_deals]
+            late = [
+                f
+                for f in members
+                if f.author_id is not None
+                and self.history.solo.get((pool, f.entrant.version_id), 0) < self.placement_deals
+            ]
             return [self._deal(pool, members, True)] if late else []
         tables: dict[frozenset[int], list[FieldEntry]] = {}
         for member in members:
@@ -115,8 +127,9 @@ class RoundBuilder:
                     tables.setdefault(frozenset(f.entrant.version_id for f in table), table)
         return [self._deal(pool, table, True) for table in tables.values()]
 
-    def _placement_tables(self, pool: str, member: FieldEntry, members: Sequence[FieldEntry],
-                          players: int) -> list[list[FieldEntry]]:
+    def _placement_tables(
+        self, pool: str, member: FieldEntry, members: Sequence[FieldEntry], players: int
+    ) -> list[list[FieldEntry]]:
         """Tables of ``member`` and the bots it has met fewer than ``placement_deals`` times (least met first),
         filled up with other bots of the pool."""
         me = member.entrant.version_id
@@ -128,21 +141,24 @@ class RoundBuilder:
         short = sorted((f for f in others if met(f) < self.placement_deals), key=lambda f: (met(f), f.entrant.label))
         tables = []
         for start in range(0, len(short), players - 1):
-            table = [member, *short[start:start + players - 1]]
+            table = [member, *short[start : start + players - 1]]
             table += [f for f in others if f not in table][: players - len(table)]
             if len(table) == players:
                 tables.append(table)
         return tables
 
-    def certainty_deals(self, pool: str, members: Sequence[FieldEntry], rated: RatingSet,
-                        refresh: bool = False) -> list[Candidate]:
+    def certainty_deals(
+        self, pool: str, members: Sequence[FieldEntry], rated: RatingSet, refresh: bool = False
+    ) -> list[Candidate]:
         """A deal of a table around each open adjacent pair of the pool's leaderboard (none once settled; with
         ``refresh``, a settled pool plays one deal around its least certain pair instead)."""
         key = PoolKey.parse(pool)
         known = rated.standings.get(pool, {})
         by_version = {f.entrant.version_id: f for f in members}
-        table = sorted((known.get(v) or Standing(pool, key.game, key.players, v) for v in by_version),
-                       key=lambda s: (-s.conservative, -s.mu, s.bot_version_id))
+        table = sorted(
+            (known.get(v) or Standing(pool, key.game, key.players, v) for v in by_version),
+            key=lambda s: (-s.conservative, -s.mu, s.bot_version_id),
+        )
         verdict = certainty.assess(table, pool, self.confidence, self.indifference)
         pairs = verdict.open_pairs()
         if verdict.settled:
@@ -168,8 +184,10 @@ def _table_around(order: Sequence[FieldEntry], upper: FieldEntry, lower: FieldEn
     """The pair and the ``size - 2`` bots nearest to them on the leaderboard."""
     at = {f.entrant.version_id: index for index, f in enumerate(order)}
     here = (at[upper.entrant.version_id], at[lower.entrant.version_id])
-    others = sorted((f for f in order if f not in (upper, lower)),
-                    key=lambda f: (min(abs(at[f.entrant.version_id] - i) for i in here), at[f.entrant.version_id]))
+    others = sorted(
+        (f for f in order if f not in (upper, lower)),
+        key=lambda f: (min(abs(at[f.entrant.version_id] - i) for i in here), at[f.entrant.version_id]),
+    )
     return [upper, lower, *others[: size - 2]]
 
 
@@ -180,8 +198,10 @@ def fair_share(candidates: Sequence[Candidate], seats: Mapping[int, int], size: 
     chosen: list[Candidate] = []
     matches = 0
     while waiting and matches < size:
-        best = min(range(len(waiting)), key=lambda i: (not waiting[i].placement,
-                                                        max((load[a] for a in waiting[i].authors), default=0), i))
+        best = min(
+            range(len(waiting)),
+            key=lambda i: (not waiting[i].placement, max((load[a] for a in waiting[i].authors), default=0), i),
+        )
         candidate = waiting.pop(best)
         chosen.append(candidate)
         matches += len(candidate.matches)
@@ -193,12 +213,16 @@ def fair_share(candidates: Sequence[Candidate], seats: Mapping[int, int], size: 
 def refresh_round(builder: RoundBuilder, field: Sequence[FieldEntry], rated: RatingSet) -> list[Candidate]:
     """When every pool is settled: one deal per pool around its least certain pair, so that a settled ladder keeps
     checking its answers at a slow pace (``--refresh-seconds``) instead of never playing again."""
-    return [candidate for pool, members in pools_of(field).items()
-            for candidate in builder.certainty_deals(pool, members, rated, refresh=True)]
+    return [
+        candidate
+        for pool, members in pools_of(field).items()
+        for candidate in builder.certainty_deals(pool, members, rated, refresh=True)
+    ]
 
 
-def plan_round(builder: RoundBuilder, field: Sequence[FieldEntry], rated: RatingSet, size: int,
-               passes: int = 4) -> list[Candidate]:
+def plan_round(
+    builder: RoundBuilder, field: Sequence[FieldEntry], rated: RatingSet, size: int, passes: int = 4
+) -> list[Candidate]:
     """The next round (empty: every pool is settled, or nothing can be played).
 
     When the open pools' deals fill less than ``size`` matches (few bots), each open table is dealt again (up

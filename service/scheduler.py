@@ -71,13 +71,22 @@ SERVE_FINGERPRINT = "serve"
 
 def serve_tournament(session: Session) -> TournamentRow:
     """The served ladder's tournament row, made (with a fresh sealed deal secret) on the first start."""
-    row = session.exec(select(TournamentRow).where(TournamentRow.name == SERVE_NAME,
-                                                   TournamentRow.fingerprint == SERVE_FINGERPRINT)).first()
+    row = session.exec(
+        select(TournamentRow).where(TournamentRow.name == SERVE_NAME, TournamentRow.fingerprint == SERVE_FINGERPRINT)
+    ).first()
     if row is None:
         secret = DealSecret.fresh()
-        row = TournamentRow(name=SERVE_NAME, file="", seed=0, fingerprint=SERVE_FINGERPRINT,
-                            config_json=to_json({"format": "serve"}), scheduled=0, cycles=1,
-                            deal_secret=secret.hex, deal_commitment=secret.commitment)
+        row = TournamentRow(
+            name=SERVE_NAME,
+            file="",
+            seed=0,
+            fingerprint=SERVE_FINGERPRINT,
+            config_json=to_json({"format": "serve"}),
+            scheduled=0,
+            cycles=1,
+            deal_secret=secret.hex,
+            deal_commitment=secret.commitment,
+        )
     row.state, row.pid, row.host = TournamentState.RUNNING.value, os.getpid(), socket.gethostname()
     row.updated_at, row.finished_at = utcnow(), None
     session.add(row)
@@ -128,8 +137,11 @@ class ServeLoop:
     def refusal(self, match: ScheduledMatch) -> dict[int, str]:
         """The seats of ``match`` whose version may no longer play, with the reason (recorded as skipped)."""
         allowed = self.schedulable()
-        return {seat: self._why_not(entrant.version_id) for seat, entrant in enumerate(match.seats)
-                if entrant.version_id not in allowed}
+        return {
+            seat: self._why_not(entrant.version_id)
+            for seat, entrant in enumerate(match.seats)
+            if entrant.version_id not in allowed
+        }
 
     def _why_not(self, version_id: int) -> str:
         version = self.session.get(BotVersionRow, version_id)
@@ -140,11 +152,18 @@ class ServeLoop:
 
     # -- the rounds
     def _history(self) -> History:
-        rows = self.session.exec(select(PlannedMatchRow.pool, PlannedMatchRow.number, PlannedMatchRow.placement,
-                                        PlannedMatchRow.version_ids_json)
-                                 .where(PlannedMatchRow.tournament_id == self.tournament_id)).all()
+        rows = self.session.exec(
+            select(
+                PlannedMatchRow.pool,
+                PlannedMatchRow.number,
+                PlannedMatchRow.placement,
+                PlannedMatchRow.version_ids_json,
+            ).where(PlannedMatchRow.tournament_id == self.tournament_id)
+        ).all()
         authors = dict(self.session.exec(select(ServedVersionRow.bot_version_id, ServedVersionRow.author_id)).all())
-        return history_from([(pool, number, placement, json.loads(ids)) for pool, number, placement, ids in rows], authors)
+        return history_from(
+            [(pool, number, placement, json.loads(ids)) for pool, number, placement, ids in rows], authors
+        )
 
     def _rated(self) -> RatingSet:
         facts = ratings_persistence.load_match_facts(self.session, self.tournament_id)
@@ -155,30 +174,55 @@ class ServeLoop:
         its matches."""
         allowed = self.schedulable()
         field = [FieldEntry(self.entrant(version), author) for version, author in sorted(allowed.items())]
-        builder = RoundBuilder(self.secret, self._history(), self.settings.placement_deals, self.settings.confidence,
-                               self.settings.indifference)
+        builder = RoundBuilder(
+            self.secret,
+            self._history(),
+            self.settings.placement_deals,
+            self.settings.confidence,
+            self.settings.indifference,
+        )
         rated = self._rated()
-        chosen = refresh_round(builder, field, rated) if refresh else plan_round(builder, field, rated, max(4, 2 * self.workers))
+        chosen = (
+            refresh_round(builder, field, rated)
+            if refresh
+            else plan_round(builder, field, rated, max(4, 2 * self.workers))
+        )
         if not chosen:
             return []
         self.round += 1
         for candidate in chosen:
             for match in candidate.matches:
-                self.session.add(PlannedMatchRow(
-                    tournament_id=self.tournament_id, round=self.round, key=match.key, deal=match.deal, pool=candidate.pool,
-                    number=candidate.number, placement=candidate.placement,
-                    version_ids_json=to_json([e.version_id for e in match.seats])))
+                self.session.add(
+                    PlannedMatchRow(
+                        tournament_id=self.tournament_id,
+                        round=self.round,
+                        key=match.key,
+                        deal=match.deal,
+                        pool=candidate.pool,
+                        number=candidate.number,
+                        placement=candidate.placement,
+                        version_ids_json=to_json([e.version_id for e in match.seats]),
+                    )
+                )
         self.tournament.scheduled += sum(len(c.matches) for c in chosen)
         self.session.add(self.tournament)
         self.session.commit()
-        log.info("round %d: %d matches in %d deals (%d placement)", self.round, sum(len(c.matches) for c in chosen),
-                 len(chosen), sum(c.placement for c in chosen))
+        log.info(
+            "round %d: %d matches in %d deals (%d placement)",
+            self.round,
+            sum(len(c.matches) for c in chosen),
+            len(chosen),
+            sum(c.placement for c in chosen),
+        )
         return [match for candidate in chosen for match in candidate.matches]
 
     def _unfinished(self) -> list[ScheduledMatch]:
         """The planned matches not recorded (a server stopped mid-round): played first, under their own keys."""
-        rows = self.session.exec(select(PlannedMatchRow).where(PlannedMatchRow.tournament_id == self.tournament_id)
-                                 .order_by(col(PlannedMatchRow.id))).all()
+        rows = self.session.exec(
+            select(PlannedMatchRow)
+            .where(PlannedMatchRow.tournament_id == self.tournament_id)
+            .order_by(col(PlannedMatchRow.id))
+        ).all()
         self.round = max((row.round for row in rows), default=0)
         missing = []
         for row in rows:
@@ -186,8 +230,9 @@ class ServeLoop:
                 continue
             game = row.pool.split("/")[0]
             seed = deal_seed(self.secret, 0, game, 0, int(row.pool.split("/")[1].rstrip("p")), row.number)
-            missing.append(ScheduledMatch(row.key, 0, row.deal, game, {}, seed,
-                                          tuple(self.entrant(v) for v in row.version_ids)))
+            missing.append(
+                ScheduledMatch(row.key, 0, row.deal, game, {}, seed, tuple(self.entrant(v) for v in row.version_ids))
+            )
         return missing
 
     def pending(self) -> Iterator[ScheduledMatch | Wait]:
@@ -249,9 +294,16 @@ class ServeLoop:
     def task(self, match: ScheduledMatch) -> dict[str, Any]:
         spec = match.spec()
         return MatchTask(
-            key=spec.key, game=spec.game, seats=spec.seats, seed=spec.seed, options=dict(spec.options),
-            limits=asdict(self.limits), bot_seeds=tuple(bot_seed(self.secret, match.key, s) for s in range(len(match.seats))),
-            deal=match.deal, hashes=tuple(e.content_hash for e in match.seats), retire=(),
+            key=spec.key,
+            game=spec.game,
+            seats=spec.seats,
+            seed=spec.seed,
+            options=dict(spec.options),
+            limits=asdict(self.limits),
+            bot_seeds=tuple(bot_seed(self.secret, match.key, s) for s in range(len(match.seats))),
+            deal=match.deal,
+            hashes=tuple(e.content_hash for e in match.seats),
+            retire=(),
         ).to_wire()
 
     def files_of(self, digest: str) -> dict[str, bytes]:
@@ -262,14 +314,24 @@ class ServeLoop:
     # -- the whole run
     def _executor(self, run_log: RunLog) -> MatchExecutor:
         if not self.settings.scheduler:
-            return LocalPoolExecutor(self.workers, initializer=init_worker, finalizer=close_players, pin_cpus=True,
-                                     initargs=(run_log.funnel.queue, logging.INFO, self.settings.worker_setup,
-                                               str(results_dir().resolve())))
+            return LocalPoolExecutor(
+                self.workers,
+                initializer=init_worker,
+                finalizer=close_players,
+                pin_cpus=True,
+                initargs=(run_log.funnel.queue, logging.INFO, self.settings.worker_setup, str(results_dir().resolve())),
+            )
         from tournaments.dask_executor import open_dask_executor
 
-        inner = open_dask_executor(scheduler=self.settings.scheduler, workers=self.workers,
-                                   max_attempts=self.limits.max_attempts, bundles={}, results=str(results_dir().resolve()),
-                                   setup=self.settings.worker_setup, run_name="serve")
+        inner = open_dask_executor(
+            scheduler=self.settings.scheduler,
+            workers=self.workers,
+            max_attempts=self.limits.max_attempts,
+            bundles={},
+            results=str(results_dir().resolve()),
+            setup=self.settings.worker_setup,
+            run_name="serve",
+        )
         self.workers = max(1, inner.worker_count)
         return ShippingExecutor(inner, self.files_of)
 
@@ -286,13 +348,29 @@ class ServeLoop:
         state = TournamentState.STOPPED
         try:
             executor = self._executor(run_log)
-            loop = ExecutorLoop(executor, LoopSettings(max_attempts=self.limits.max_attempts, in_flight_per_worker=1,
-                                                       workers=self.workers, deadline=None, exhausted_is_budget=False,
-                                                       log_path=str(run_log.path)),
-                                self.stop, make_task=self.task, benched_seats=self._benched_or_refused,
-                                handed_out=lambda _match: None, on_batch=self.on_batch, say=log.info)
-            log.info("serving: tournament #%d, %d worker slot(s), deals sealed (commitment %s)", self.tournament_id,
-                     self.workers, self.tournament.deal_commitment)
+            loop = ExecutorLoop(
+                executor,
+                LoopSettings(
+                    max_attempts=self.limits.max_attempts,
+                    in_flight_per_worker=1,
+                    workers=self.workers,
+                    deadline=None,
+                    exhausted_is_budget=False,
+                    log_path=str(run_log.path),
+                ),
+                self.stop,
+                make_task=self.task,
+                benched_seats=self._benched_or_refused,
+                handed_out=lambda _match: None,
+                on_batch=self.on_batch,
+                say=log.info,
+            )
+            log.info(
+                "serving: tournament #%d, %d worker slot(s), deals sealed (commitment %s)",
+                self.tournament_id,
+                self.workers,
+                self.tournament.deal_commitment,
+            )
             try:
                 state = loop.run(self.pending())
             finally:
@@ -320,4 +398,3 @@ class ServeLoop:
             run_log.close()
             self.session.close()
         self.status = "stopped"
-

@@ -59,11 +59,15 @@ def add_author(session: Session, name: str, role: Role = Role.AUTHOR) -> str:
     import re
 
     if not re.match(NAME_PATTERN, name):
-        raise UserError(f"the name {name!r} is not usable: use 1 to 40 letters, digits, '_', '.' or '-', starting "
-                        "with a letter or digit")
+        raise UserError(
+            f"the name {name!r} is not usable: use 1 to 40 letters, digits, '_', '.' or '-', starting "
+            "with a letter or digit"
+        )
     existing = session.exec(select(AuthorRow).where(AuthorRow.name == name)).first()
     if existing is not None and existing.revoked_at is None:
-        raise UserError(f"there is already an author {name!r}; `ladder author revoke {name}` first to give them a new token")
+        raise UserError(
+            f"there is already an author {name!r}; `ladder author revoke {name}` first to give them a new token"
+        )
     token = new_token()
     if existing is not None:  # a revoked author comes back with a new token (their bots stay theirs)
         existing.token_hash, existing.revoked_at, existing.role = hash_secret(token), None, role.value
@@ -108,8 +112,14 @@ def open_web_session(session: Session, author: AuthorRow) -> WebLogin:
     for stale in session.exec(select(WebSessionRow).where(WebSessionRow.expires_at < utcnow())).all():
         session.delete(stale)  # expired logins are dropped as new ones open
     cookie, csrf = new_token(), new_token()
-    session.add(WebSessionRow(cookie_hash=hash_secret(cookie), author_id=author.id, csrf_token=csrf,
-                              expires_at=utcnow() + timedelta(hours=SESSION_HOURS)))
+    session.add(
+        WebSessionRow(
+            cookie_hash=hash_secret(cookie),
+            author_id=author.id,
+            csrf_token=csrf,
+            expires_at=utcnow() + timedelta(hours=SESSION_HOURS),
+        )
+    )
     session.commit()
     return WebLogin(cookie, csrf)
 

@@ -91,9 +91,16 @@ def serve(settings: ServeSettings) -> None:
     player = threading.Thread(target=_play, args=(runtime,), name="ladder-scheduler", daemon=True)
     checker.start()
     player.start()
-    config = uvicorn.Config(create_app(engine, settings, runtime), host=settings.host, port=settings.port,
-                            access_log=False, log_level="warning", server_header=False, proxy_headers=True,
-                            forwarded_allow_ips="127.0.0.1")
+    config = uvicorn.Config(
+        create_app(engine, settings, runtime),
+        host=settings.host,
+        port=settings.port,
+        access_log=False,
+        log_level="warning",
+        server_header=False,
+        proxy_headers=True,
+        forwarded_allow_ips="127.0.0.1",
+    )
     log.info("serving on http://%s:%d (Ctrl-C stops)", settings.host, settings.port)
     try:
         _server_class()(config).run()

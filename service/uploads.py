@@ -46,16 +46,22 @@ class _Budget:
     def add_file(self) -> None:
         self.files += 1
         if self.files > self.limits.max_files:
-            raise UploadRefused(f"the archive holds more than {self.limits.max_files} files; a bot may have at most that many")
+            raise UploadRefused(
+                f"the archive holds more than {self.limits.max_files} files; a bot may have at most that many"
+            )
 
     def add_bytes(self, count: int) -> None:
         self.total += count
         if self.total > self.cap:
             if self.cap < self.limits.max_unpacked_bytes:
-                raise UploadRefused(f"the archive unpacks to more than {self.limits.max_ratio} times its size "
-                                    f"({_mb(self.total)} so far): refused as an archive bomb")
-            raise UploadRefused(f"the archive unpacks to more than {_mb(self.limits.max_unpacked_bytes)}; that is the "
-                                "most a bot may bring")
+                raise UploadRefused(
+                    f"the archive unpacks to more than {self.limits.max_ratio} times its size "
+                    f"({_mb(self.total)} so far): refused as an archive bomb"
+                )
+            raise UploadRefused(
+                f"the archive unpacks to more than {_mb(self.limits.max_unpacked_bytes)}; that is the "
+                "most a bot may bring"
+            )
 
     def read(self, chunks: Iterator[bytes]) -> bytes:
         parts = []
@@ -68,9 +74,13 @@ class _Budget:
 def safe_path(name: str) -> str | None:
     """The entry's relative posix path, None for a folder entry; refuses absolute paths, ``..`` and oddities."""
     if "\x00" in name or "\\" in name:
-        raise UploadRefused(f"the archive entry {name[:80]!r} has a backslash or NUL in its name; use plain relative paths")
+        raise UploadRefused(
+            f"the archive entry {name[:80]!r} has a backslash or NUL in its name; use plain relative paths"
+        )
     if name.startswith("/") or (len(name) > 1 and name[1] == ":"):
-        raise UploadRefused(f"the archive entry {name[:80]!r} is an absolute path; a bot's files must be relative to its folder")
+        raise UploadRefused(
+            f"the archive entry {name[:80]!r} is an absolute path; a bot's files must be relative to its folder"
+        )
     parts = [part for part in name.split("/") if part not in ("", ".")]
     if ".." in parts:
         raise UploadRefused(f"the archive entry {name[:80]!r} climbs out of the folder with '..'; refused")
@@ -96,14 +106,17 @@ def _from_tar(data: bytes, budget: _Budget) -> dict[str, bytes]:
             for member in archive:
                 budget.add_file()
                 if member.issym() or member.islnk():
-                    raise UploadRefused(f"the archive entry {member.name[:80]!r} is a link; a bot's folder must hold "
-                                        "plain files only")
+                    raise UploadRefused(
+                        f"the archive entry {member.name[:80]!r} is a link; a bot's folder must hold plain files only"
+                    )
                 if member.isdir():
                     safe_path(member.name)
                     continue
                 if not member.isreg():
-                    raise UploadRefused(f"the archive entry {member.name[:80]!r} is a device, FIFO or other special "
-                                        "file; a bot's folder must hold plain files only")
+                    raise UploadRefused(
+                        f"the archive entry {member.name[:80]!r} is a device, FIFO or other special "
+                        "file; a bot's folder must hold plain files only"
+                    )
                 path = safe_path(member.name)
                 if path is None:
                     continue
@@ -126,11 +139,14 @@ def _from_zip(data: bytes, budget: _Budget) -> dict[str, bytes]:
                 mode = info.external_attr >> 16  # Unix mode bits, where the zip was made on Unix (0 elsewhere)
                 kind = stat.S_IFMT(mode)
                 if stat.S_ISLNK(mode):
-                    raise UploadRefused(f"the archive entry {info.filename[:80]!r} is a link; a bot's folder must hold "
-                                        "plain files only")
+                    raise UploadRefused(
+                        f"the archive entry {info.filename[:80]!r} is a link; a bot's folder must hold plain files only"
+                    )
                 if kind and kind not in (stat.S_IFREG, stat.S_IFDIR):
-                    raise UploadRefused(f"the archive entry {info.filename[:80]!r} is a device, FIFO or other special "
-                                        "file; a bot's folder must hold plain files only")
+                    raise UploadRefused(
+                        f"the archive entry {info.filename[:80]!r} is a device, FIFO or other special "
+                        "file; a bot's folder must hold plain files only"
+                    )
                 if info.flag_bits & 0x1:
                     raise UploadRefused(f"the archive entry {info.filename[:80]!r} is encrypted; send it unencrypted")
                 path = safe_path(info.filename)

@@ -101,9 +101,13 @@ class BotView(BaseModel):
 
 def _names(session: Session) -> dict[int, tuple[str, str, str]]:
     """version id -> (bot name, version label, content hash)."""
-    return {v.id: (b.name, v.version, v.content_hash) for v, b in
-            session.exec(select(BotVersionRow, BotRow).join(BotRow, col(BotRow.id) == col(BotVersionRow.bot_id))).all()
-            if v.id is not None}
+    return {
+        v.id: (b.name, v.version, v.content_hash)
+        for v, b in session.exec(
+            select(BotVersionRow, BotRow).join(BotRow, col(BotRow.id) == col(BotVersionRow.bot_id))
+        ).all()
+        if v.id is not None
+    }
 
 
 def _states(session: Session) -> tuple[dict[int, str], dict[int, str]]:
@@ -151,14 +155,29 @@ def leaderboards(session: Session) -> list[Leaderboard]:
     boards = []
     for pool in rated.pools():
         table = rated.table(pool)
-        verdict = certainty.assess(table, pool, names={v: names.get(v, ("?", "", ""))[0] for v in (s.bot_version_id for s in table)})
+        verdict = certainty.assess(
+            table, pool, names={v: names.get(v, ("?", "", ""))[0] for v in (s.bot_version_id for s in table)}
+        )
         rows = []
         for rank, s in enumerate(table, start=1):
             bot, version, digest = names.get(s.bot_version_id, ("?", "", ""))
-            rows.append(Row(rank=rank, bot=bot, version=version, content_hash=digest, version_id=s.bot_version_id,
-                            author=owners.get(s.bot_version_id, ""), state=states.get(s.bot_version_id, "house"),
-                            mu=round(s.mu, 3), sigma=round(s.sigma, 3), conservative=round(s.conservative, 3),
-                            matches=s.matches, wins=s.wins, failures=s.failures))
+            rows.append(
+                Row(
+                    rank=rank,
+                    bot=bot,
+                    version=version,
+                    content_hash=digest,
+                    version_id=s.bot_version_id,
+                    author=owners.get(s.bot_version_id, ""),
+                    state=states.get(s.bot_version_id, "house"),
+                    mu=round(s.mu, 3),
+                    sigma=round(s.sigma, 3),
+                    conservative=round(s.conservative, 3),
+                    matches=s.matches,
+                    wins=s.wins,
+                    failures=s.failures,
+                )
+            )
         boards.append(Leaderboard(pool=pool, verdict=verdict.verdict.value, reason=verdict.reason, rows=rows))
     return boards
 
@@ -166,9 +185,19 @@ def leaderboards(session: Session) -> list[Leaderboard]:
 def submission_view(session: Session, row: SubmissionRow) -> SubmissionView:
     author = session.get(AuthorRow, row.author_id)
     assert row.id is not None
-    return SubmissionView(id=row.id, author=author.name if author else "?", state=row.state, filename=row.filename,
-                          bot=row.bot_name, content_hash=row.content_hash, problem=row.problem, explanation=row.explanation,
-                          created_at=row.created_at, finished_at=row.finished_at, attempts=row.attempts)
+    return SubmissionView(
+        id=row.id,
+        author=author.name if author else "?",
+        state=row.state,
+        filename=row.filename,
+        bot=row.bot_name,
+        content_hash=row.content_hash,
+        problem=row.problem,
+        explanation=row.explanation,
+        created_at=row.created_at,
+        finished_at=row.finished_at,
+        attempts=row.attempts,
+    )
 
 
 def submissions_of(session: Session, author: AuthorRow | None) -> list[SubmissionView]:
@@ -188,13 +217,34 @@ def _match_views(session: Session, match_ids: list[int], names: dict[int, tuple[
     if not match_ids:
         return []
     seats: dict[int, list[SeatView]] = defaultdict(list)
-    for s in session.exec(select(SeatResultRow).where(col(SeatResultRow.match_id).in_(match_ids))
-                          .order_by(col(SeatResultRow.match_id), col(SeatResultRow.seat))).all():
-        seats[s.match_id].append(SeatView(seat=s.seat, bot=names.get(s.bot_version_id, ("?", "", ""))[0],
-                                          version_id=s.bot_version_id, score=s.score, rank=s.rank, failure=s.failure_reason))
+    for s in session.exec(
+        select(SeatResultRow)
+        .where(col(SeatResultRow.match_id).in_(match_ids))
+        .order_by(col(SeatResultRow.match_id), col(SeatResultRow.seat))
+    ).all():
+        seats[s.match_id].append(
+            SeatView(
+                seat=s.seat,
+                bot=names.get(s.bot_version_id, ("?", "", ""))[0],
+                version_id=s.bot_version_id,
+                score=s.score,
+                rank=s.rank,
+                failure=s.failure_reason,
+            )
+        )
     rows = session.exec(select(MatchRow).where(col(MatchRow.id).in_(match_ids)).order_by(col(MatchRow.id).desc())).all()
-    return [MatchView(id=m.id or 0, key=m.key, game=m.game, players=m.num_players, status=m.status,
-                      finished_at=m.finished_at, seats=seats.get(m.id or 0, [])) for m in rows]
+    return [
+        MatchView(
+            id=m.id or 0,
+            key=m.key,
+            game=m.game,
+            players=m.num_players,
+            status=m.status,
+            finished_at=m.finished_at,
+            seats=seats.get(m.id or 0, []),
+        )
+        for m in rows
+    ]
 
 
 def match_view(session: Session, match_id: int) -> MatchView | None:
@@ -214,18 +264,39 @@ def bot_view(session: Session, name: str) -> tuple[BotView, int | None] | None:
         return None
     served = session.get(ServedBotRow, bot.id)
     owner = session.get(AuthorRow, served.author_id) if served is not None else None
-    versions = session.exec(select(BotVersionRow).where(BotVersionRow.bot_id == bot.id).order_by(col(BotVersionRow.id))).all()
+    versions = session.exec(
+        select(BotVersionRow).where(BotVersionRow.bot_id == bot.id).order_by(col(BotVersionRow.id))
+    ).all()
     ids = {v.id for v in versions}
     states, _owners = _states(session)
     standings = [row for board in leaderboards(session) for row in board.rows if row.version_id in ids]
     names = _names(session)
-    recent_ids = list(session.exec(select(SeatResultRow.match_id).where(col(SeatResultRow.bot_version_id).in_(ids))
-                                   .order_by(col(SeatResultRow.match_id).desc()).limit(20)).all())
-    view = BotView(name=bot.name, author=owner.name if owner else bot.author,
-                   state=served.state if served else "house", reason=served.reason if served else "",
-                   versions=[{"id": v.id, "version": v.version, "content_hash": v.content_hash,
-                              "state": states.get(v.id or 0, "house"), "created_at": v.created_at.isoformat()} for v in versions],
-                   standings=standings, recent=_match_views(session, recent_ids, names))
+    recent_ids = list(
+        session.exec(
+            select(SeatResultRow.match_id)
+            .where(col(SeatResultRow.bot_version_id).in_(ids))
+            .order_by(col(SeatResultRow.match_id).desc())
+            .limit(20)
+        ).all()
+    )
+    view = BotView(
+        name=bot.name,
+        author=owner.name if owner else bot.author,
+        state=served.state if served else "house",
+        reason=served.reason if served else "",
+        versions=[
+            {
+                "id": v.id,
+                "version": v.version,
+                "content_hash": v.content_hash,
+                "state": states.get(v.id or 0, "house"),
+                "created_at": v.created_at.isoformat(),
+            }
+            for v in versions
+        ],
+        standings=standings,
+        recent=_match_views(session, recent_ids, names),
+    )
     return view, (served.author_id if served else None)
 
 
@@ -234,14 +305,28 @@ def bot_failures(session: Session, name: str, limit: int = 20) -> list[FailureVi
     bot = session.exec(select(BotRow).where(BotRow.name == name)).first()
     if bot is None:
         return []
-    versions = {v.id: v.version for v in session.exec(select(BotVersionRow).where(BotVersionRow.bot_id == bot.id)).all()}
-    rows = session.exec(select(SeatResultRow, MatchRow).join(MatchRow, col(MatchRow.id) == col(SeatResultRow.match_id))
-                        .where(col(SeatResultRow.bot_version_id).in_(list(versions)),
-                               col(SeatResultRow.failure_reason).is_not(None))
-                        .order_by(col(SeatResultRow.match_id).desc()).limit(limit)).all()
-    return [FailureView(match_id=m.id or 0, pool=ratings_trueskill_model.pool_key(m.game, m.num_players), version=versions.get(s.bot_version_id, "?"),
-                        reason=s.failure_reason or "", detail=s.failure_detail, stderr_tail=s.stderr_tail,
-                        finished_at=m.finished_at) for s, m in rows]
+    versions = {
+        v.id: v.version for v in session.exec(select(BotVersionRow).where(BotVersionRow.bot_id == bot.id)).all()
+    }
+    rows = session.exec(
+        select(SeatResultRow, MatchRow)
+        .join(MatchRow, col(MatchRow.id) == col(SeatResultRow.match_id))
+        .where(col(SeatResultRow.bot_version_id).in_(list(versions)), col(SeatResultRow.failure_reason).is_not(None))
+        .order_by(col(SeatResultRow.match_id).desc())
+        .limit(limit)
+    ).all()
+    return [
+        FailureView(
+            match_id=m.id or 0,
+            pool=ratings_trueskill_model.pool_key(m.game, m.num_players),
+            version=versions.get(s.bot_version_id, "?"),
+            reason=s.failure_reason or "",
+            detail=s.failure_detail,
+            stderr_tail=s.stderr_tail,
+            finished_at=m.finished_at,
+        )
+        for s, m in rows
+    ]
 
 
 def bot_stderr(session: Session, name: str, limit: int = 20) -> list[FailureView]:
@@ -249,13 +334,28 @@ def bot_stderr(session: Session, name: str, limit: int = 20) -> list[FailureView
     bot = session.exec(select(BotRow).where(BotRow.name == name)).first()
     if bot is None:
         return []
-    versions = {v.id: v.version for v in session.exec(select(BotVersionRow).where(BotVersionRow.bot_id == bot.id)).all()}
-    rows = session.exec(select(SeatResultRow, MatchRow).join(MatchRow, col(MatchRow.id) == col(SeatResultRow.match_id))
-                        .where(col(SeatResultRow.bot_version_id).in_(list(versions)), SeatResultRow.stderr_tail != "")
-                        .order_by(col(SeatResultRow.match_id).desc()).limit(limit)).all()
-    return [FailureView(match_id=m.id or 0, pool=ratings_trueskill_model.pool_key(m.game, m.num_players), version=versions.get(s.bot_version_id, "?"),
-                        reason=s.failure_reason or "", detail=s.failure_detail, stderr_tail=s.stderr_tail,
-                        finished_at=m.finished_at) for s, m in rows]
+    versions = {
+        v.id: v.version for v in session.exec(select(BotVersionRow).where(BotVersionRow.bot_id == bot.id)).all()
+    }
+    rows = session.exec(
+        select(SeatResultRow, MatchRow)
+        .join(MatchRow, col(MatchRow.id) == col(SeatResultRow.match_id))
+        .where(col(SeatResultRow.bot_version_id).in_(list(versions)), SeatResultRow.stderr_tail != "")
+        .order_by(col(SeatResultRow.match_id).desc())
+        .limit(limit)
+    ).all()
+    return [
+        FailureView(
+            match_id=m.id or 0,
+            pool=ratings_trueskill_model.pool_key(m.game, m.num_players),
+            version=versions.get(s.bot_version_id, "?"),
+            reason=s.failure_reason or "",
+            detail=s.failure_detail,
+            stderr_tail=s.stderr_tail,
+            finished_at=m.finished_at,
+        )
+        for s, m in rows
+    ]
 
 
 class PairView(BaseModel):
@@ -284,7 +384,17 @@ def head_to_head(session: Session, pool: str) -> HeadToHead:
     counts = report_data.head_to_head(loaded, pool)
     order = report_data.pool_versions(loaded, pool)
     names = {v: loaded.name(v) for v in order}
-    pairs = [PairView(bot=names.get(a, loaded.name(a)), version_id=a, opponent=names.get(b, loaded.name(b)),
-                      opponent_version_id=b, ahead=c.ahead, behind=c.behind, tied=c.tied, share=round(c.share, 4))
-             for (a, b), c in sorted(counts.items())]
+    pairs = [
+        PairView(
+            bot=names.get(a, loaded.name(a)),
+            version_id=a,
+            opponent=names.get(b, loaded.name(b)),
+            opponent_version_id=b,
+            ahead=c.ahead,
+            behind=c.behind,
+            tied=c.tied,
+            share=round(c.share, 4),
+        )
+        for (a, b), c in sorted(counts.items())
+    ]
     return HeadToHead(pool=pool, order=order, names=names, pairs=pairs)

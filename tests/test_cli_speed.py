@@ -16,8 +16,19 @@ import pytest
 
 from cli.app import COMMANDS, CommandEntry, LazyGroup, app, command_from_function
 
-HEAVY = ("sqlalchemy", "sqlmodel", "trueskill", "matplotlib", "dask", "distributed", "numpy", "jinja2", "pydantic",
-         "tqdm", "orjson")
+HEAVY = (
+    "sqlalchemy",
+    "sqlmodel",
+    "trueskill",
+    "matplotlib",
+    "dask",
+    "distributed",
+    "numpy",
+    "jinja2",
+    "pydantic",
+    "tqdm",
+    "orjson",
+)
 
 PROBE = """
 import json, sys

@@ -27,8 +27,11 @@ def function_complexities() -> dict[tuple[str, str], int]:
     for package in PACKAGES:
         for path in sorted((ROOT / package).rglob("*.py")):
             where = path.relative_to(ROOT).as_posix()
-            pending = [(block.fullname, block) for block in complexity.cc_visit(path.read_text(encoding="utf-8"))
-                       if isinstance(block, visitors.Function)]
+            pending = [
+                (block.fullname, block)
+                for block in complexity.cc_visit(path.read_text(encoding="utf-8"))
+                if isinstance(block, visitors.Function)
+            ]
             while pending:
                 name, block = pending.pop()
                 found[(where, name)] = block.complexity
@@ -40,6 +43,9 @@ def test_no_function_is_more_complex_than_the_limit() -> None:
     found = function_complexities()
     assert found, "no function found: the packages moved?"
     assert {path.split("/")[0] for path, _ in found} == set(PACKAGES), "a package has no function measured"
-    too_complex = sorted(f"{path}: {name} has complexity {value} (the limit is {LIMIT})"
-                         for (path, name), value in found.items() if value > LIMIT)
+    too_complex = sorted(
+        f"{path}: {name} has complexity {value} (the limit is {LIMIT})"
+        for (path, name), value in found.items()
+        if value > LIMIT
+    )
     assert not too_complex, "\n".join(too_complex)

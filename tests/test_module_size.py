@@ -9,8 +9,10 @@ MAX_LINES = 600
 
 
 def test_no_ladder_module_is_above_600_lines() -> None:
-    sizes = {path.relative_to(LADDER.parent).as_posix(): len(path.read_text(encoding="utf-8").splitlines())
-             for path in sorted(LADDER.rglob("*.py"))}
+    sizes = {
+        path.relative_to(LADDER.parent).as_posix(): len(path.read_text(encoding="utf-8").splitlines())
+        for path in sorted(LADDER.rglob("*.py"))
+    }
     assert len(sizes) > 40  # the walk found the rooms, not an empty folder
     too_long = {name: lines for name, lines in sizes.items() if lines > MAX_LINES}
     assert not too_long, f"split these by job (docs/architecture.md, The rooms of ladder/): {too_long}"

@@ -104,13 +104,18 @@ class AdaptivePlanner:
         """The first round: one round-robin cycle."""
         return cycle_schedule("adaptive", self.plans, self.seed, 0, self.secret)
 
-    def next_round(self, session: Session, tournament_id: int, planned: set[str],
-                   benched: Callable[[Entrant, str, int], bool]) -> list[ScheduledMatch]:
+    def next_round(
+        self, session: Session, tournament_id: int, planned: set[str], benched: Callable[[Entrant, str, int], bool]
+    ) -> list[ScheduledMatch]:
         """The round after the rounds whose matches are ``planned`` (keys), chosen from those matches' stored
         results alone (empty: every pool has stopped)."""
-        ids = {row_id for row_id, key in session.exec(select(MatchRow.id, MatchRow.key)
-                                                      .where(MatchRow.tournament_id == tournament_id)).all()
-               if key in planned}
+        ids = {
+            row_id
+            for row_id, key in session.exec(
+                select(MatchRow.id, MatchRow.key).where(MatchRow.tournament_id == tournament_id)
+            ).all()
+            if key in planned
+        }
         facts = [fact for fact in ratings_persistence.load_match_facts(session, tournament_id) if fact.match_id in ids]
         rated = ratings_trueskill_model.compute(facts, history=False)
         played: dict[str, int] = defaultdict(int)
@@ -128,25 +133,44 @@ class AdaptivePlanner:
         deal_id = deal_key(0, plan.game, variant, pool.count, number)
         return deal_group(plan, 0, deal_id, plan.option_sets[variant], seed, bots, solitaire=pool.count == 1)
 
-    def _choose(self, pool: _Pool, rated: ratings_trueskill_model.RatingSet, played: int, deals: dict[tuple[str, frozenset[str]], int],
-                benched: Callable[[Entrant, str, int], bool]) -> list[ScheduledMatch]:
+    def _choose(
+        self,
+        pool: _Pool,
+        rated: ratings_trueskill_model.RatingSet,
+        played: int,
+        deals: dict[tuple[str, frozenset[str]], int],
+        benched: Callable[[Entrant, str, int], bool],
+    ) -> list[ScheduledMatch]:
         """The pool's deals of the next round (none once it stops)."""
-        members = sorted((e for e in pool.plan.entrants if not benched(e, pool.plan.game, pool.count)), key=lambda e: e.label)
+        members = sorted(
+            (e for e in pool.plan.entrants if not benched(e, pool.plan.game, pool.count)), key=lambda e: e.label
+        )
         if len(members) < max(2, pool.count):
             self._stop(pool, played, StopReason.TOO_FEW, f"{len(members)} bots not benched")
             return []
         known = rated.standings.get(pool.key, {})
-        table = sorted((known.get(e.version_id) or Standing(pool.key, pool.plan.game, pool.count, e.version_id) for e in members),
-                       key=lambda s: (-s.conservative, -s.mu, s.bot_version_id))
+        table = sorted(
+            (known.get(e.version_id) or Standing(pool.key, pool.plan.game, pool.count, e.version_id) for e in members),
+            key=lambda s: (-s.conservative, -s.mu, s.bot_version_id),
+        )
         by_version = {e.version_id: e for e in members}
-        sure = certainty.assess(table, pool.key, self.settings.confidence, self.settings.indifference,
-                                {v: e.label for v, e in by_version.items()})
+        sure = certainty.assess(
+            table,
+            pool.key,
+            self.settings.confidence,
+            self.settings.indifference,
+            {v: e.label for v, e in by_version.items()},
+        )
         if sure.settled:
             self._stop(pool, played, StopReason.SETTLED, sure.reason)
             return []
         if played >= self.settings.max_matches:
-            self._stop(pool, played, StopReason.BUDGET, f"{played} matches played (max_matches {self.settings.max_matches}); "
-                                                        f"{sure.reason}")
+            self._stop(
+                pool,
+                played,
+                StopReason.BUDGET,
+                f"{played} matches played (max_matches {self.settings.max_matches}); {sure.reason}",
+            )
             return []
         self.status[pool.key] = PoolStatus(pool.key, played, None, sure.reason)
         pairs = [(by_version[pair.upper], by_version[pair.lower]) for pair in sure.open_pairs()]
@@ -154,16 +178,22 @@ class AdaptivePlanner:
             return self._solitaire_deal(pool, pairs, deals)
         return self._table_deals(pool, [by_version[s.bot_version_id] for s in table], pairs, deals)
 
-    def _solitaire_deal(self, pool: _Pool, pairs: list[tuple[Entrant, Entrant]],
-                        deals: dict[tuple[str, frozenset[str]], int]) -> list[ScheduledMatch]:
+    def _solitaire_deal(
+        self, pool: _Pool, pairs: list[tuple[Entrant, Entrant]], deals: dict[tuple[str, frozenset[str]], int]
+    ) -> list[ScheduledMatch]:
         """One new deal played by every bot of an open pair."""
         bots = sorted({bot for pair in pairs for bot in pair}, key=lambda e: e.label)
         number = deals[(pool.key, frozenset())]
         deals[(pool.key, frozenset())] = number + 1
         return self._group(pool, number % len(pool.plan.option_sets), number, bots)
 
-    def _table_deals(self, pool: _Pool, order: list[Entrant], pairs: list[tuple[Entrant, Entrant]],
-                     deals: dict[tuple[str, frozenset[str]], int]) -> list[ScheduledMatch]:
+    def _table_deals(
+        self,
+        pool: _Pool,
+        order: list[Entrant],
+        pairs: list[tuple[Entrant, Entrant]],
+        deals: dict[tuple[str, frozenset[str]], int],
+    ) -> list[ScheduledMatch]:
         """For each open pair, one new deal of a table holding it (each table once a round)."""
         chosen: list[ScheduledMatch] = []
         tables_now: set[frozenset[str]] = set()
@@ -175,7 +205,9 @@ class AdaptivePlanner:
             tables_now.add(labels)
             number = deals[(pool.key, labels)]
             deals[(pool.key, labels)] = number + 1
-            chosen.extend(self._group(pool, number % len(pool.plan.option_sets), number, sorted(bots, key=lambda e: e.label)))
+            chosen.extend(
+                self._group(pool, number % len(pool.plan.option_sets), number, sorted(bots, key=lambda e: e.label))
+            )
         return chosen
 
     def _stop(self, pool: _Pool, played: int, stop: StopReason, reason: str) -> None:
@@ -185,12 +217,23 @@ class AdaptivePlanner:
 
     def notes(self) -> list[str]:
         """One line per pool: why it stopped (or that it had not yet)."""
-        return [f"{status.pool}: {status.stop.value if status.stop else 'still open'} after {status.matches} matches "
-                f"({status.reason})" for status in self.status.values()]
+        return [
+            f"{status.pool}: {status.stop.value if status.stop else 'still open'} after {status.matches} matches "
+            f"({status.reason})"
+            for status in self.status.values()
+        ]
 
     # -- what the runner pulls from
-    def pending(self, session: Session, tournament_id: int, secret: bytes, done: set[str], recorded_now: set[str],
-                benched: Callable[[Entrant, str, int], bool], schedule: Callable[[int], None]) -> Iterator[ScheduledMatch | Wait]:
+    def pending(
+        self,
+        session: Session,
+        tournament_id: int,
+        secret: bytes,
+        done: set[str],
+        recorded_now: set[str],
+        benched: Callable[[Entrant, str, int], bool],
+        schedule: Callable[[int], None],
+    ) -> Iterator[ScheduledMatch | Wait]:
         """The matches to play, round after round; :data:`WAIT` while a round is still being played.
 
         Rounds already stored (a resumed run) are replayed without playing: each round is chosen from
@@ -230,7 +273,8 @@ def _next_deals(planned: set[str]) -> dict[tuple[str, frozenset[str]], int]:
 def _table_around(order: Sequence[Entrant], upper: Entrant, lower: Entrant, size: int) -> list[Entrant]:
     """The pair and the ``size - 2`` bots nearest to them on the leaderboard (the higher one first on a tie)."""
     at = {entrant: index for index, entrant in enumerate(order)}
-    others = sorted((e for e in order if e not in (upper, lower)),
-                    key=lambda e: (min(abs(at[e] - at[upper]), abs(at[e] - at[lower])), at[e]))
+    others = sorted(
+        (e for e in order if e not in (upper, lower)),
+        key=lambda e: (min(abs(at[e] - at[upper]), abs(at[e] - at[lower])), at[e]),
+    )
     return [upper, lower, *others[: size - 2]]
-

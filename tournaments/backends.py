@@ -26,8 +26,10 @@ from ladder.errors import UserError
 from tournaments.config import BACKENDS
 
 # No square brackets ("card-ladder[dask]"): the CLI prints errors as rich markup, which would eat them.
-DASK_MISSING = ("the dask backend needs Dask, which is not installed here: pip install dask distributed "
-                "(or install the ladder with its dask extra)")
+DASK_MISSING = (
+    "the dask backend needs Dask, which is not installed here: pip install dask distributed "
+    "(or install the ladder with its dask extra)"
+)
 
 
 def require_dask() -> Any:

@@ -47,8 +47,11 @@ class BenchPolicy:
 
     def benched_seats(self, match: ScheduledMatch) -> dict[int, str]:
         """The seats of ``match`` whose bot is benched in its pool, with the reason (empty: play it)."""
-        return {seat: self.benched[(entrant.version_id, match.pool)] for seat, entrant in enumerate(match.seats)
-                if (entrant.version_id, match.pool) in self.benched}
+        return {
+            seat: self.benched[(entrant.version_id, match.pool)]
+            for seat, entrant in enumerate(match.seats)
+            if (entrant.version_id, match.pool) in self.benched
+        }
 
     def benched_in(self, entrant: Entrant, game: str, players: int) -> bool:
         """Whether ``entrant`` is benched in any option set of ``game`` at ``players`` (the adaptive format's pools)."""
@@ -66,8 +69,11 @@ class BenchPolicy:
             self.streaks[where] = self.streaks.get(where, 0) + 1
             if self.streaks[where] >= self.limit and where not in self.benched:
                 failure = failures[seat]
-                reason = clean_text(f"failed {self.streaks[where]} matches in a row in {match.pool}; last in "
-                                    f"{match.key}: {failure.reason}: {failure.detail}", one_line=True)[:1000]
+                reason = clean_text(
+                    f"failed {self.streaks[where]} matches in a row in {match.pool}; last in "
+                    f"{match.key}: {failure.reason}: {failure.detail}",
+                    one_line=True,
+                )[:1000]
                 self.benched[where] = new[where] = reason
                 self.new_this_run[f"{entrant.label} in {match.pool}"] = reason
                 log.warning("benched %s in %s for the rest of the tournament: %s", entrant.label, match.pool, reason)

@@ -255,7 +255,9 @@ class TournamentFile(_Table):
 
     name: Annotated[str | None, BeforeValidator(_non_empty_string)] = None
     description: Annotated[str, BeforeValidator(str)] = ""
-    seed: Annotated[Count, Field(description="every tournament needs a seed (an integer) so its schedule can be replayed")]
+    seed: Annotated[
+        Count, Field(description="every tournament needs a seed (an integer) so its schedule can be replayed")
+    ]
     format: Annotated[Format, Field(strict=False)] = Format.ROUND_ROBIN  # strict=False: an enum from its value
     games_per_pairing: AtLeastOne = 1
     cycles: AtLeastOne = 1
@@ -272,7 +274,10 @@ class TournamentFile(_Table):
 
 
 TABLES: dict[tuple[str, ...], type[_Table]] = {
-    (): TournamentFile, ("limits",): LimitsTable, ("adaptive",): AdaptiveTable, ("game", "*"): GameTable,
+    (): TournamentFile,
+    ("limits",): LimitsTable,
+    ("adaptive",): AdaptiveTable,
+    ("game", "*"): GameTable,
 }
 
 # A type error's sentence per pydantic error type; {shown} is the value as written, {ctx} pydantic's details.
@@ -360,8 +365,10 @@ def tournament_file(ref: str | Path) -> Path:
     if path.parent == Path(".") and path.stem in shipped and path.suffix in ("", ".toml"):
         return shipped[path.stem]
     hint = "" if path.suffix == ".toml" else " (tournament files end in .toml)"
-    raise UserError(f"no tournament file {str(path)!r}{hint}; the ready-made ones are {', '.join(shipped) or 'none'} "
-                    f"(e.g. ladder run quick)")
+    raise UserError(
+        f"no tournament file {str(path)!r}{hint}; the ready-made ones are {', '.join(shipped) or 'none'} "
+        f"(e.g. ladder run quick)"
+    )
 
 
 def load_tournament(path: str | Path) -> TournamentConfig:
@@ -377,7 +384,9 @@ def load_tournament(path: str | Path) -> TournamentConfig:
     return parse_tournament(data, shown, default_name=path.stem)
 
 
-def parse_tournament(data: Mapping[str, Any], shown: str = "<tournament>", default_name: str = "tournament") -> TournamentConfig:
+def parse_tournament(
+    data: Mapping[str, Any], shown: str = "<tournament>", default_name: str = "tournament"
+) -> TournamentConfig:
     """Check the parsed TOML of a tournament file (see the module docstring for the keys)."""
     check = _Checker(shown)
     try:
@@ -391,9 +400,21 @@ def parse_tournament(data: Mapping[str, Any], shown: str = "<tournament>", defau
     adaptive = None
     if file.format is Format.ADAPTIVE:
         adaptive = AdaptiveSettings(**(file.adaptive or AdaptiveTable()).model_dump())
-    return TournamentConfig(file.name or default_name, shown, file.seed, file.format.value, entries, file.cycles,
-                            file.hours, file.workers, limits_from_table(file.limits, check), file.description,
-                            file.backend.value, file.scheduler, adaptive)
+    return TournamentConfig(
+        file.name or default_name,
+        shown,
+        file.seed,
+        file.format.value,
+        entries,
+        file.cycles,
+        file.hours,
+        file.workers,
+        limits_from_table(file.limits, check),
+        file.description,
+        file.backend.value,
+        file.scheduler,
+        adaptive,
+    )
 
 
 def limits_from_table(table: LimitsTable, check: _Checker) -> SandboxLimits:
@@ -401,8 +422,11 @@ def limits_from_table(table: LimitsTable, check: _Checker) -> SandboxLimits:
     every match (the one conversion)."""
     wall = table.move_wall_seconds
     if wall is not None and wall < table.move_seconds:
-        raise check.fail("limits.move_wall_seconds", f"must be at least move_seconds ({table.move_seconds:g}), not "
-                         f"{wall:g}: a move could never use its CPU time")
+        raise check.fail(
+            "limits.move_wall_seconds",
+            f"must be at least move_seconds ({table.move_seconds:g}), not "
+            f"{wall:g}: a move could never use its CPU time",
+        )
     return SandboxLimits(**table.model_dump())
 
 
@@ -411,8 +435,11 @@ def _check_combinations(check: _Checker, file: TournamentFile) -> None:
     if file.scheduler is not None and file.backend is not Backend.DASK:
         raise check.fail("scheduler", 'names a Dask scheduler: set backend = "dask" too')
     if file.format is Format.ADAPTIVE and "cycles" in file.model_fields_set:
-        raise check.fail("cycles", 'does not apply to format = "adaptive" (it plays until every pool is settled or '
-                                   "its budget is spent); leave it out")
+        raise check.fail(
+            "cycles",
+            'does not apply to format = "adaptive" (it plays until every pool is settled or '
+            "its budget is spent); leave it out",
+        )
     if file.format is not Format.ADAPTIVE and file.adaptive is not None:
         raise check.fail("adaptive", 'applies to format = "adaptive" only')
 
@@ -436,8 +463,11 @@ def _chosen_games(check: _Checker, file: TournamentFile) -> list[str]:
 
 def _check_top_level_players(check: _Checker, file: TournamentFile, entries: tuple[GameEntry, ...]) -> None:
     """Every top-level player count suits at least one of the games that take their counts from it."""
-    tables = [get_game(entry.game) for entry in entries
-              if not get_game(entry.game).facts.solitaire and not entry.explicit_players]
+    tables = [
+        get_game(entry.game)
+        for entry in entries
+        if not get_game(entry.game).facts.solitaire and not entry.explicit_players
+    ]
     for count in file.players or ():
         if tables and all(count not in game.player_counts() for game in tables):
             ranges = ", ".join(f"{game.id} {_player_range(game)}" for game in tables)
@@ -461,8 +491,9 @@ def _game_entry(check: _Checker, game: Game, file: TournamentFile, table: GameTa
     return GameEntry(game.id, players, option_sets, gpp, bots, explicit, bots_key, dropped)
 
 
-def _player_counts(check: _Checker, game: Game, table: GameTable,
-                   default_players: tuple[int, ...] | None) -> tuple[tuple[int, ...], tuple[int, ...]]:
+def _player_counts(
+    check: _Checker, game: Game, table: GameTable, default_players: tuple[int, ...] | None
+) -> tuple[tuple[int, ...], tuple[int, ...]]:
     """The counts to play and the top-level counts this game cannot take (told as a note)."""
     where, allowed = f"game.{game.id}.players", list(game.player_counts())
     if game.facts.solitaire:
@@ -478,8 +509,10 @@ def _player_counts(check: _Checker, game: Game, table: GameTable,
         return tuple(allowed), ()
     players = tuple(sorted(n for n in default_players if n in allowed))
     if not players:
-        raise check.fail("players", f"none of {list(default_players)} suits {game.id} ({_player_range(game)}); "
-                                    f"set [game.{game.id}] players")
+        raise check.fail(
+            "players",
+            f"none of {list(default_players)} suits {game.id} ({_player_range(game)}); set [game.{game.id}] players",
+        )
     return players, tuple(sorted(n for n in default_players if n not in allowed))
 
 
@@ -508,6 +541,7 @@ def _option_sets(check: _Checker, game: Game, raw: Any, players: tuple[int, ...]
 
 def check_scheduler_address(address: str, fail: Any = None, key: str = "--scheduler") -> str:
     """A Dask scheduler address as given (``tcp://host:8786``, or ``host:port`` for tcp); else a :class:`UserError`."""
+
     def problem(message: str) -> Exception:
         return fail(key, message) if fail is not None else UserError(f"{key}: {message}")
 
@@ -517,8 +551,10 @@ def check_scheduler_address(address: str, fail: Any = None, key: str = "--schedu
         scheme, rest = "tcp", text
     host, colon, port = rest.rpartition(":")
     if scheme not in SCHEDULER_SCHEMES:
-        raise problem(f"{_shown(address)} is not a Dask scheduler address (its scheme must be one of "
-                      f"{', '.join(SCHEDULER_SCHEMES)}, e.g. tcp://host:8786)")
+        raise problem(
+            f"{_shown(address)} is not a Dask scheduler address (its scheme must be one of "
+            f"{', '.join(SCHEDULER_SCHEMES)}, e.g. tcp://host:8786)"
+        )
     if scheme != "inproc" and (not colon or not host or not port.isdigit() or not 0 < int(port) < 65536):
         raise problem(f"{_shown(address)} is not a Dask scheduler address (expected e.g. tcp://host:8786)")
     return f"{scheme}://{rest}"

@@ -121,8 +121,13 @@ class LadderWorkerPlugin(WorkerPlugin):
         with _runs_lock:
             _runs += 1
             self.counted = True
-        log.info("dask worker %s (pid %d) ready: %d bot version(s) shipped, %d written to its bot store",
-                 worker.address, os.getpid(), len(self.bundles), len(installed))
+        log.info(
+            "dask worker %s (pid %d) ready: %d bot version(s) shipped, %d written to its bot store",
+            worker.address,
+            os.getpid(),
+            len(self.bundles),
+            len(installed),
+        )
 
     def teardown(self, worker: Any) -> None:
         global _runs
@@ -216,12 +221,18 @@ class DaskExecutor(Executor):
             held = [key for key in message.get("processing-tasks", ()) if str(key).startswith(TASK_PREFIX)]
             self.lost_workers += 1
             self.rerun_tasks += len(held)
-            log.warning("Dask worker %s died holding %d match(es) of this run: Dask plays them again on other "
-                        "workers (a match is given up after its allowed failures)", message.get("worker"), len(held))
+            log.warning(
+                "Dask worker %s died holding %d match(es) of this run: Dask plays them again on other "
+                "workers (a match is given up after its allowed failures)",
+                message.get("worker"),
+                len(held),
+            )
 
     def _lost_message(self) -> str:
-        return (f"lost the connection to the Dask scheduler at {self.address}; every match recorded is kept: "
-                "restart the scheduler (and workers) and run the same command again to resume")
+        return (
+            f"lost the connection to the Dask scheduler at {self.address}; every match recorded is kept: "
+            "restart the scheduler (and workers) and run the same command again to resume"
+        )
 
     def _relay(self, inner: Future, outer: Future) -> None:
         """Hand the outcome of Dask's future to ours, in the ladder's terms."""
@@ -238,13 +249,16 @@ class DaskExecutor(Executor):
         elif isinstance(error, distributed.KilledWorker):
             attempts = int(error.allowed_failures) + 1
             last = getattr(error.last_worker, "address", "?")
-            outer.set_exception(TaskKilledWorkers(
-                f"killed its worker {attempts} time(s): each of the {attempts} Dask workers that played it died "
-                f"(the last: {last}); not retried again (distributed.scheduler.allowed-failures = {attempts - 1})",
-                attempts,
-            ))
+            outer.set_exception(
+                TaskKilledWorkers(
+                    f"killed its worker {attempts} time(s): each of the {attempts} Dask workers that played it died "
+                    f"(the last: {last}); not retried again (distributed.scheduler.allowed-failures = {attempts - 1})",
+                    attempts,
+                )
+            )
         elif isinstance(error, distributed.client.FutureCancelledError) or (
-                type(error).__name__ == "CancelledError" and self._client.status != "running"):
+            type(error).__name__ == "CancelledError" and self._client.status != "running"
+        ):
             outer.set_exception(ExecutorLost(self._lost_message()))
         else:
             outer.set_exception(error)
@@ -282,8 +296,11 @@ class _LogsToFile:
 
     def __init__(self) -> None:
         self.saved: list[tuple[logging.Logger, list[logging.Handler], bool, int]] = []
-        names = [name for name in logging.root.manager.loggerDict
-                 if any(name == prefix or name.startswith(prefix + ".") for prefix in self.PREFIXES)]
+        names = [
+            name
+            for name in logging.root.manager.loggerDict
+            if any(name == prefix or name.startswith(prefix + ".") for prefix in self.PREFIXES)
+        ]
         for name in names:
             logger = logging.getLogger(name)
             if not logger.handlers:
@@ -342,8 +359,12 @@ def open_dask_executor(
         if scheduler is None:
             with dask.config.set({"distributed.scheduler.allowed-failures": allowed}):
                 cluster = distributed.LocalCluster(
-                    n_workers=workers, threads_per_worker=1, processes=True, dashboard_address=None,
-                    scheduler_port=0, silence_logs=logging.ERROR,
+                    n_workers=workers,
+                    threads_per_worker=1,
+                    processes=True,
+                    dashboard_address=None,
+                    scheduler_port=0,
+                    silence_logs=logging.ERROR,
                 )
             client = distributed.Client(cluster, timeout=connect_seconds)
             plugin.results = results
@@ -358,8 +379,10 @@ def open_dask_executor(
                 previous = client.run_on_scheduler(_set_allowed_failures, allowed)
             except Exception as error:
                 client.close()
-                raise UserError(f"the Dask scheduler at {scheduler} refused to be configured "
-                                f"(allowed-failures): {type(error).__name__}: {error}") from None
+                raise UserError(
+                    f"the Dask scheduler at {scheduler} refused to be configured "
+                    f"(allowed-failures): {type(error).__name__}: {error}"
+                ) from None
             wanted = 1
     except BaseException as error:
         console.restore()
@@ -374,18 +397,29 @@ def open_dask_executor(
             client.wait_for_workers(wanted, timeout=workers_seconds)
         except Exception:
             where = scheduler or "the local cluster"
-            raise UserError(f"no Dask worker joined {where} within {workers_seconds:g} s: start some with "
-                            f"`dask worker {scheduler or 'SCHEDULER'} --nthreads 1` (see docs/dask.md)") from None
+            raise UserError(
+                f"no Dask worker joined {where} within {workers_seconds:g} s: start some with "
+                f"`dask worker {scheduler or 'SCHEDULER'} --nthreads 1` (see docs/dask.md)"
+            ) from None
         client.forward_logging("ladder", level=log_level)
         client.subscribe_topic("all", executor._on_scheduler_event)
         try:
             client.register_plugin(plugin, name=executor._plugin_name)
         except Exception as error:
-            raise UserError(f"a Dask worker could not be prepared for the run: {type(error).__name__}: {error}") from None
+            raise UserError(
+                f"a Dask worker could not be prepared for the run: {type(error).__name__}: {error}"
+            ) from None
     except BaseException:
         executor.terminate()
         raise
-    log.info("dask backend: scheduler %s, %d worker(s) with %d task slot(s), %d bot version(s) shipped, "
-             "allowed-failures %d%s", executor.address, len(client.nthreads()), executor.worker_count, len(bundles),
-             allowed, "" if previous is None else f" (was {previous} on this scheduler; restored at the end)")
+    log.info(
+        "dask backend: scheduler %s, %d worker(s) with %d task slot(s), %d bot version(s) shipped, "
+        "allowed-failures %d%s",
+        executor.address,
+        len(client.nthreads()),
+        executor.worker_count,
+        len(bundles),
+        allowed,
+        "" if previous is None else f" (was {previous} on this scheduler; restored at the end)",
+    )
     return executor

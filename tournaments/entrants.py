@@ -42,9 +42,15 @@ def _chosen_entrants(session: Session, config: TournamentConfig) -> list[tuple[G
     chosen: list[tuple[GameEntry, list[Entrant]]] = []
     used: set[str] = set()
     for entry in config.games:
-        entrants = entrants_for_game(session, entry.game) if entry.bots is None else _entrants_named(session, config, entry, used)
+        entrants = (
+            entrants_for_game(session, entry.game)
+            if entry.bots is None
+            else _entrants_named(session, config, entry, used)
+        )
         chosen.append((entry, entrants))
-    top_level = next((entry.bots for entry in config.games if entry.bots is not None and entry.bots_key == "bots"), None)
+    top_level = next(
+        (entry.bots for entry in config.games if entry.bots is not None and entry.bots_key == "bots"), None
+    )
     for ref in top_level or ():
         if ref not in used:
             raise UserError(f"{config.path}: bots: bot {ref!r} plays none of the tournament's games")
@@ -56,8 +62,10 @@ def _notes(config: TournamentConfig, entry: GameEntry, plan: GamePlan) -> list[s
     notes = []
     if entry.dropped_players:
         shown = ", ".join(str(count) for count in entry.dropped_players)
-        notes.append(f"{entry.game} at {shown} players: not played ({entry.game} does not allow it; players applies "
-                     f"to each game where the count fits)")
+        notes.append(
+            f"{entry.game} at {shown} players: not played ({entry.game} does not allow it; players applies "
+            f"to each game where the count fits)"
+        )
     counts, dropped = playable_counts(plan)
     if entry.explicit_players and dropped:
         raise UserError(f"{config.path}: game.{entry.game}.players: {dropped[0]}")
@@ -114,7 +122,9 @@ def bot_bundles(plans: Sequence[GamePlan]) -> dict[str, dict[str, bytes]]:
                 raise UserError(f"bot {entrant.label}: its files are missing from the bot store ({folder})")
             files = read_files(folder)
             if content_hash(files) != entrant.content_hash:
-                raise UserError(f"bot {entrant.label}: the files in {folder} do not match their hash "
-                                f"{entrant.content_hash[:12]} (changed after submission?)")
+                raise UserError(
+                    f"bot {entrant.label}: the files in {folder} do not match their hash "
+                    f"{entrant.content_hash[:12]} (changed after submission?)"
+                )
             bundles[entrant.content_hash] = files
     return bundles

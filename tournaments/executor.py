@@ -66,8 +66,6 @@ def worker_context() -> Any:
     return context
 
 
-
-
 class _ContextFunnel(MultiProcessingHandler):
     """multiprocessing-logging's handler with its queue made by the workers' context.
 
@@ -301,8 +299,15 @@ class LocalPoolExecutor(Executor):
         cpu = self._cpus[index] if self._cpus else None
         process = self._context.Process(
             target=_worker_main,
-            args=(child, self._initializer, self._initargs, self._finalizer, inherited, cpu,
-                  None if self._context.get_start_method() == "fork" else dict(os.environ)),
+            args=(
+                child,
+                self._initializer,
+                self._initargs,
+                self._finalizer,
+                inherited,
+                cpu,
+                None if self._context.get_start_method() == "fork" else dict(os.environ),
+            ),
             name=f"ladder-worker-{index}",
         )
         process.start()
@@ -365,9 +370,11 @@ class LocalPoolExecutor(Executor):
         if lost_task is None and not slot.ready:
             self._deaths_without_work += 1  # died starting up: its initializer fails
         if self._deaths_without_work >= 3:
-            self._break(f"worker processes keep dying before finishing any task (last exit status {code}); if a "
-                        "script of yours starts the tournament, put its code under `if __name__ == \"__main__\":` "
-                        "(workers start from a fork server and import the main script)")
+            self._break(
+                f"worker processes keep dying before finishing any task (last exit status {code}); if a "
+                'script of yours starts the tournament, put its code under `if __name__ == "__main__":` '
+                "(workers start from a fork server and import the main script)"
+            )
         if self._broken is None:
             # replace the worker before failing its task, so whoever sees the failure sees a full pool
             self._slots.append(self._start_slot(slot.index))

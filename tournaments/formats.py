@@ -117,14 +117,22 @@ def neighbour_balanced_cycles(size: int) -> tuple[tuple[int, ...], ...]:
     candidates = [(0, *rest) for rest in itertools.permutations(range(1, size))]
     arcs_of = [tuple((c[i], c[(i + 1) % size]) for i in range(size)) for c in candidates]
     for lam in itertools.count(1):
-        chosen = _cover_arcs(arcs_of, lam, lam * (size - 1), dict.fromkeys(itertools.permutations(range(size), 2), 0), [], 0)
+        chosen = _cover_arcs(
+            arcs_of, lam, lam * (size - 1), dict.fromkeys(itertools.permutations(range(size), 2), 0), [], 0
+        )
         if chosen is not None:
             return tuple(candidates[i] for i in chosen)
     raise AssertionError("unreachable")
 
 
-def _cover_arcs(arcs_of: list[tuple[tuple[int, int], ...]], lam: int, wanted: int, used: dict[tuple[int, int], int],
-                chosen: list[int], start: int) -> list[int] | None:
+def _cover_arcs(
+    arcs_of: list[tuple[tuple[int, int], ...]],
+    lam: int,
+    wanted: int,
+    used: dict[tuple[int, int], int],
+    chosen: list[int],
+    start: int,
+) -> list[int] | None:
     """Depth-first: ``wanted`` orders (by index, from ``start`` on) using no arc more than ``lam`` times, or None."""
     if len(chosen) == wanted:
         return chosen
@@ -180,14 +188,25 @@ def deal_key(cycle: int, game: str, variant: int, num_players: int, deal: int) -
     return f"c{cycle}/{game}/o{variant}/{num_players}p/d{deal}"
 
 
-def deal_group(plan: GamePlan, cycle: int, deal_id: str, options: Mapping[str, Any], seed: int,
-               bots: Sequence[Entrant], solitaire: bool = False) -> list[ScheduledMatch]:
+def deal_group(
+    plan: GamePlan,
+    cycle: int,
+    deal_id: str,
+    options: Mapping[str, Any],
+    seed: int,
+    bots: Sequence[Entrant],
+    solitaire: bool = False,
+) -> list[ScheduledMatch]:
     """The unit of evidence: one deal of a table in all its balanced seatings (or, in a solitaire,
     the deal played once by each of ``bots``). ``bots`` in label order."""
     if solitaire:
-        return [ScheduledMatch(f"{deal_id}/{bot.label}", cycle, deal_id, plan.game, options, seed, (bot,)) for bot in bots]
+        return [
+            ScheduledMatch(f"{deal_id}/{bot.label}", cycle, deal_id, plan.game, options, seed, (bot,)) for bot in bots
+        ]
     return [
-        ScheduledMatch(f"{deal_id}/{'+'.join(bot.label for bot in seating)}", cycle, deal_id, plan.game, options, seed, seating)
+        ScheduledMatch(
+            f"{deal_id}/{'+'.join(bot.label for bot in seating)}", cycle, deal_id, plan.game, options, seed, seating
+        )
         for seating in balanced_seatings(bots)
     ]
 
@@ -196,8 +215,9 @@ def deal_group(plan: GamePlan, cycle: int, deal_id: str, options: Mapping[str, A
 FORMATS = {"round-robin": round_robin_groups, "adaptive": round_robin_groups}
 
 
-def cycle_schedule(format_: str, plans: Sequence[GamePlan], tournament_seed: int, cycle: int,
-                   secret: bytes) -> list[ScheduledMatch]:
+def cycle_schedule(
+    format_: str, plans: Sequence[GamePlan], tournament_seed: int, cycle: int, secret: bytes
+) -> list[ScheduledMatch]:
     """Every match of one cycle, longest first, dealt from ``secret``; groups of about the same length in an
     order from the public ``tournament_seed`` that mixes games and tables.
 

@@ -96,11 +96,17 @@ class LoopSettings:
 class ExecutorLoop:
     """One run's loop over the executor (see the module docstring)."""
 
-    def __init__(self, executor: MatchExecutor, settings: LoopSettings, stop: StopSignals,
-                 make_task: Callable[[ScheduledMatch], dict[str, Any]],
-                 benched_seats: Callable[[ScheduledMatch], dict[int, str]],
-                 handed_out: Callable[[ScheduledMatch], None],
-                 on_batch: Callable[[list[Finished]], None], say: Callable[[str], None]) -> None:
+    def __init__(
+        self,
+        executor: MatchExecutor,
+        settings: LoopSettings,
+        stop: StopSignals,
+        make_task: Callable[[ScheduledMatch], dict[str, Any]],
+        benched_seats: Callable[[ScheduledMatch], dict[int, str]],
+        handed_out: Callable[[ScheduledMatch], None],
+        on_batch: Callable[[list[Finished]], None],
+        say: Callable[[str], None],
+    ) -> None:
         self.executor = executor
         self.settings = settings
         self.stop = stop
@@ -213,8 +219,13 @@ class ExecutorLoop:
             self.broken = f"{broken_message(error)}; see {self.settings.log_path}"
             return None
         except Exception as error:  # the match itself raised: an engine or worker bug, not a bot's
-            log.error("match %s raised %s: %s\n%s", match.key, type(error).__name__, clean_text(error, one_line=True),
-                      clean_text(getattr(error, "remote_traceback", "")))
+            log.error(
+                "match %s raised %s: %s\n%s",
+                match.key,
+                type(error).__name__,
+                clean_text(error, one_line=True),
+                clean_text(getattr(error, "remote_traceback", "")),
+            )
             return Finished(match, MatchStatus.ERROR, error=f"{type(error).__name__}: {error}", attempts=attempt)
         self.counts.busy_seconds += record.seconds
         self.counts.cpu_seconds += record.cpu_seconds

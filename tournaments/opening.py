@@ -46,8 +46,13 @@ class Choice:
     notes: list[str] = field(default_factory=list)
 
 
-def choose_tournament(session: Session, config: TournamentConfig, print_hash: str, given: DealSecret | None,
-                      more_to_play: Callable[[TournamentRow], bool]) -> Choice:
+def choose_tournament(
+    session: Session,
+    config: TournamentConfig,
+    print_hash: str,
+    given: DealSecret | None,
+    more_to_play: Callable[[TournamentRow], bool],
+) -> Choice:
     """The tournament this run continues and its secret (``given``: the operator's ``--deal-secret``)."""
     found = latest_tournament(session, config, print_hash)
     fresh = given or DealSecret.fresh()
@@ -57,14 +62,22 @@ def choose_tournament(session: Session, config: TournamentConfig, print_hash: st
         assert found.deal_secret is not None
         secret = DealSecret.from_hex(found.deal_secret)
         if given is not None and given != secret:
-            raise UserError(f"tournament {found.name} #{found.id} is unfinished and dealt from another secret than "
-                            "--deal-secret: finish it first (run it without --deal-secret), or give this run another name")
+            raise UserError(
+                f"tournament {found.name} #{found.id} is unfinished and dealt from another secret than "
+                "--deal-secret: finish it first (run it without --deal-secret), or give this run another name"
+            )
         return Choice(found, secret)
     if not more_to_play(found):  # nothing to play: the run reports it as it is
         return Choice(found, DealSecret.from_hex(found.deal_secret) if found.deal_secret else fresh)
     if found.deal_secret is None:
-        return Choice(None, fresh, [f"tournament {found.name} #{found.id} was made before sealed deals (its deals are "
-                                    "public): this run starts a new tournament with a secret"])
+        return Choice(
+            None,
+            fresh,
+            [
+                f"tournament {found.name} #{found.id} was made before sealed deals (its deals are "
+                "public): this run starts a new tournament with a secret"
+            ],
+        )
     return _reseal(session, found, given)
 
 
@@ -74,18 +87,27 @@ def _reseal(session: Session, row: TournamentRow, given: DealSecret | None) -> C
     checked; the matches already played stay as they are."""
     assert row.deal_secret is not None and row.secret_revealed_at is not None
     if given is not None and given.hex == row.deal_secret:
-        raise UserError(f"--deal-secret: that secret was revealed when tournament {row.name} #{row.id} ended; "
-                        "a public secret never deals again: give another one, or none")
+        raise UserError(
+            f"--deal-secret: that secret was revealed when tournament {row.name} #{row.id} ended; "
+            "a public secret never deals again: give another one, or none"
+        )
     previous = json.loads(row.previous_deals)
-    previous.append({"secret": row.deal_secret, "commitment": row.deal_commitment,
-                     "revealed_at": row.secret_revealed_at.isoformat()})
+    previous.append(
+        {
+            "secret": row.deal_secret,
+            "commitment": row.deal_commitment,
+            "revealed_at": row.secret_revealed_at.isoformat(),
+        }
+    )
     secret = given or DealSecret.fresh()
     row.previous_deals = json.dumps(previous)
     row.deal_secret, row.deal_commitment, row.secret_revealed_at = secret.hex, secret.commitment, None
     session.add(row)
     session.commit()
-    note = (f"tournament {row.name} #{row.id}: its deal secret was revealed when it ended, so the matches it "
-            f"plays now are dealt from a new secret (commitment {secret.commitment[:16]}...)")
+    note = (
+        f"tournament {row.name} #{row.id}: its deal secret was revealed when it ended, so the matches it "
+        f"plays now are dealt from a new secret (commitment {secret.commitment[:16]}...)"
+    )
     return Choice(row, secret, [note])
 
 
@@ -107,18 +129,34 @@ def _process_alive(pid: int | None) -> bool:
     return True
 
 
-def open_tournament(session: Session, config: TournamentConfig, print_hash: str, scheduled: int,
-                    found: TournamentRow | None, secret: DealSecret) -> tuple[TournamentRow, bool]:
+def open_tournament(
+    session: Session,
+    config: TournamentConfig,
+    print_hash: str,
+    scheduled: int,
+    found: TournamentRow | None,
+    secret: DealSecret,
+) -> tuple[TournamentRow, bool]:
     """Resume ``found``, or create the tournament (dealt from ``secret``); mark it running. Whether it resumed."""
     row = found
     resumed = row is not None
     if row is None:
-        row = TournamentRow(name=config.name, file=config.path, seed=config.seed, fingerprint=print_hash,
-                            config_json=to_json(config.to_json()), scheduled=scheduled, cycles=config.cycles,
-                            deal_secret=secret.hex, deal_commitment=secret.commitment)
+        row = TournamentRow(
+            name=config.name,
+            file=config.path,
+            seed=config.seed,
+            fingerprint=print_hash,
+            config_json=to_json(config.to_json()),
+            scheduled=scheduled,
+            cycles=config.cycles,
+            deal_secret=secret.hex,
+            deal_commitment=secret.commitment,
+        )
     elif row.state == TournamentState.RUNNING and row.host == socket.gethostname() and _process_alive(row.pid):
-        raise UserError(f"tournament {config.name!r} (#{row.id}) is being run by process {row.pid}; wait for it, "
-                        f"or stop it (Ctrl-C) before running it again")
+        raise UserError(
+            f"tournament {config.name!r} (#{row.id}) is being run by process {row.pid}; wait for it, "
+            f"or stop it (Ctrl-C) before running it again"
+        )
     row.state = TournamentState.RUNNING.value
     row.pid = os.getpid()
     row.host = socket.gethostname()

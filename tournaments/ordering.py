@@ -74,4 +74,6 @@ def longest_first(groups: Sequence[Sequence[ScheduledMatch]]) -> list[list[Sched
     By the longest match, not the group's sum: a group's seatings go to
     different workers, so what leaves a tail is its longest single match.
     """
-    return sorted((list(group) for group in groups), key=lambda group: -max((estimated_ms(m) for m in group), default=0.0))
+    return sorted(
+        (list(group) for group in groups), key=lambda group: -max((estimated_ms(m) for m in group), default=0.0)
+    )

@@ -42,7 +42,9 @@ class RunLog:
             file_handler = logging.FileHandler(path, encoding="utf-8")
         except OSError as error:
             raise UserError(f"cannot write the log file {path}: {error.strerror or error}") from None
-        file_handler.setFormatter(logging.Formatter("%(asctime)s %(processName)s[%(process)d] %(name)s %(levelname)s: %(message)s"))
+        file_handler.setFormatter(
+            logging.Formatter("%(asctime)s %(processName)s[%(process)d] %(name)s %(levelname)s: %(message)s")
+        )
         funnel = log_funnel(f"ladder-log-{tournament_id}", file_handler)  # its queue made for the workers' start method
         funnel.setLevel(level)
         root = logging.getLogger()
@@ -69,7 +71,12 @@ class ProgressBar:
         self.deadline = deadline
         self.failures = 0  # matches with a failed seat, recorded by this run
         self.bar = tqdm(
-            total=total, initial=initial, unit="match", desc=name, dynamic_ncols=True, file=sys.stderr,
+            total=total,
+            initial=initial,
+            unit="match",
+            desc=name,
+            dynamic_ncols=True,
+            file=sys.stderr,
             disable=not enabled or not sys.stderr.isatty(),  # never a progress bar in a redirected file
             smoothing=0.05,
             # under a time budget the total grows every cycle, so tqdm's own ETA would start again each time:

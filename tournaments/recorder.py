@@ -78,7 +78,9 @@ class Recorder:
         self.tournament = tournament
         self.tournament_id: int = tournament.id
         bind = session.get_bind()
-        self._bulk_returning = bool(getattr(bind.dialect, "insert_executemany_returning_sort_by_parameter_order", False))
+        self._bulk_returning = bool(
+            getattr(bind.dialect, "insert_executemany_returning_sort_by_parameter_order", False)
+        )
         self._touched = 0.0
         self.done: set[str] = set()  # keys recorded as played or skipped
         self.errors: set[str] = set()  # keys recorded as errors or voided (played again by a new run)
@@ -90,8 +92,11 @@ class Recorder:
 
     def load_keys(self) -> None:
         """Read which keys the tournament has recorded."""
-        recorded = self.session.exec(select(MatchRow.key, MatchRow.status, MatchRow.host_json)
-                                     .where(MatchRow.tournament_id == self.tournament_id))
+        recorded = self.session.exec(
+            select(MatchRow.key, MatchRow.status, MatchRow.host_json).where(
+                MatchRow.tournament_id == self.tournament_id
+            )
+        )
         for key, status, host_json in recorded.all():
             (self.errors if status in REPLAYED_STATUSES else self.done).add(key)
             if status == MatchStatus.VOIDED:
@@ -105,17 +110,28 @@ class Recorder:
             item.voids = self.voids.get(item.match.key, 0) + 1
             if item.voids >= VOID_LIMIT:
                 item.status = MatchStatus.UNPLAYABLE
-                item.error = (f"voided {item.voids} times for a host fault, so not played again and counted for "
-                              f"nothing (run it on a quieter machine with a new tournament to play it); last time: {item.error}")
+                item.error = (
+                    f"voided {item.voids} times for a host fault, so not played again and counted for "
+                    f"nothing (run it on a quieter machine with a new tournament to play it); last time: {item.error}"
+                )
                 log.warning("match %s: %s", item.match.key, clean_text(item.error, one_line=True))
 
     def repair(self) -> int:
         """Drop matches stored without all their seat rows (by a ladder before atomic storing): they are played
         again. How many were dropped."""
-        seat_count = (select(func.count(col(SeatResultRow.id))).where(SeatResultRow.match_id == MatchRow.id)
-                      .correlate(MatchRow).scalar_subquery())
-        broken = list(self.session.exec(select(MatchRow.id).where(MatchRow.tournament_id == self.tournament_id,
-                                                                  seat_count != MatchRow.num_players)).all())
+        seat_count = (
+            select(func.count(col(SeatResultRow.id)))
+            .where(SeatResultRow.match_id == MatchRow.id)
+            .correlate(MatchRow)
+            .scalar_subquery()
+        )
+        broken = list(
+            self.session.exec(
+                select(MatchRow.id).where(
+                    MatchRow.tournament_id == self.tournament_id, seat_count != MatchRow.num_players
+                )
+            ).all()
+        )
         if broken:
             self._delete_matches(broken)
             self.session.commit()
@@ -129,8 +145,11 @@ class Recorder:
             self._write(batch, new_benches)
         except STORING_ERRORS as error:
             self.session.rollback()
-            log.warning("a batch of %d match(es) could not be stored (%s): storing them one by one",
-                        len(batch), error_line(error))
+            log.warning(
+                "a batch of %d match(es) could not be stored (%s): storing them one by one",
+                len(batch),
+                error_line(error),
+            )
             if new_benches:
                 self._write([], new_benches)
             for item in batch:
@@ -171,7 +190,11 @@ class Recorder:
             return []
         if self._bulk_returning:  # one INSERT ... RETURNING for the matches (Core: fast)
             table = MatchRow.__table__  # type: ignore[attr-defined]
-            return list(self.session.execute(insert(table).returning(table.c.id, sort_by_parameter_order=True), values).scalars())
+            return list(
+                self.session.execute(
+                    insert(table).returning(table.c.id, sort_by_parameter_order=True), values
+                ).scalars()
+            )
         rows = [MatchRow(**v) for v in values]  # a database without multi-row RETURNING: let the ORM fetch the ids
         self.session.add_all(rows)
         self.session.flush()
@@ -181,15 +204,18 @@ class Recorder:
         """One transaction: the matches of ``batch`` with all their seat rows, and the new benches; or nothing."""
         retried = [item.match.key for item in batch if item.match.key in self.errors]
         if retried:
-            old = self.session.exec(select(MatchRow.id).where(MatchRow.tournament_id == self.tournament_id,
-                                                              col(MatchRow.key).in_(retried))).all()
+            old = self.session.exec(
+                select(MatchRow.id).where(MatchRow.tournament_id == self.tournament_id, col(MatchRow.key).in_(retried))
+            ).all()
             self._delete_matches(old)
         ids = self._insert_matches([self.match_values(item) for item in batch])
         seats = [seat for item, match_id in zip(batch, ids) for seat in self.seat_values(item, match_id)]
         if seats:
             self.session.execute(insert(SeatResultRow.__table__), seats)  # type: ignore[attr-defined]
         for (version, pool), reason in new_benches.items():
-            self.session.add(BenchRow(tournament_id=self.tournament_id, bot_version_id=version, pool=str(pool), reason=reason))
+            self.session.add(
+                BenchRow(tournament_id=self.tournament_id, bot_version_id=version, pool=str(pool), reason=reason)
+            )
         if new_benches or time.monotonic() - self._touched > 10:
             self.tournament.updated_at = utcnow()  # "last activity", refreshed every ten seconds
             self.session.add(self.tournament)
@@ -202,18 +228,38 @@ class Recorder:
         """The column values of a match row (plain values: inserted in bulk, no ORM object per match)."""
         match, record = item.match, item.record
         values: dict[str, Any] = {
-            "tournament_id": self.tournament_id, "key": match.key, "cycle": match.cycle, "deal": match.deal,
-            "game": match.game, "options_json": to_json(dict(match.options)), "num_players": len(match.seats),
-            "seed": match.seed, "seats_json": to_json([e.ref for e in match.seats]), "status": item.status.value,
-            "error": clean_text(item.error), "attempts": item.attempts, "started_at": None, "finished_at": datetime.now(UTC),
-            "seconds": 0.0, "think_json": "[]", "details_json": "{}", "action_count": 0, "actions_z": b"", "worker": "",
+            "tournament_id": self.tournament_id,
+            "key": match.key,
+            "cycle": match.cycle,
+            "deal": match.deal,
+            "game": match.game,
+            "options_json": to_json(dict(match.options)),
+            "num_players": len(match.seats),
+            "seed": match.seed,
+            "seats_json": to_json([e.ref for e in match.seats]),
+            "status": item.status.value,
+            "error": clean_text(item.error),
+            "attempts": item.attempts,
+            "started_at": None,
+            "finished_at": datetime.now(UTC),
+            "seconds": 0.0,
+            "think_json": "[]",
+            "details_json": "{}",
+            "action_count": 0,
+            "actions_z": b"",
+            "worker": "",
         }
         if record is not None:
             started = record.started_at
             values.update(
-                started_at=started, finished_at=started + timedelta(seconds=record.seconds), seconds=record.seconds,
-                think_json=to_json(list(record.think)), details_json=to_json(record.details), actions_z=record.actions_z,
-                action_count=record.action_count, worker=record.worker,
+                started_at=started,
+                finished_at=started + timedelta(seconds=record.seconds),
+                seconds=record.seconds,
+                think_json=to_json(list(record.think)),
+                details_json=to_json(record.details),
+                actions_z=record.actions_z,
+                action_count=record.action_count,
+                worker=record.worker,
                 host_json=to_json({**record.host, **({"voids": item.voids} if item.voids else {})}),
             )
         return values
@@ -224,8 +270,15 @@ class Recorder:
         seats = []
         for seat, entrant in enumerate(item.match.seats):
             values: dict[str, Any] = {
-                "match_id": match_id, "seat": seat, "bot_version_id": entrant.version_id, "score": None, "rank": None,
-                "failure_reason": None, "failure_detail": "", "stderr_tail": "", "at_action": None,
+                "match_id": match_id,
+                "seat": seat,
+                "bot_version_id": entrant.version_id,
+                "score": None,
+                "rank": None,
+                "failure_reason": None,
+                "failure_detail": "",
+                "stderr_tail": "",
+                "at_action": None,
             }
             if item.record is not None:
                 values["score"] = float(item.record.scores[seat])
@@ -234,10 +287,17 @@ class Recorder:
                 values["stderr_tail"] = str(stderr[seat])[-4000:] if seat < len(stderr) else ""
             failure = failures.get(seat)
             if failure is not None:
-                values.update(failure_reason=failure.reason, failure_detail=clean_text(failure.detail)[:2000],
-                              stderr_tail=clean_text(failure.stderr_tail)[-4000:], at_action=failure.at_action)
+                values.update(
+                    failure_reason=failure.reason,
+                    failure_detail=clean_text(failure.detail)[:2000],
+                    stderr_tail=clean_text(failure.stderr_tail)[-4000:],
+                    at_action=failure.at_action,
+                )
             elif seat in item.benched_seats:
-                values.update(failure_reason=FailureReason.BENCHED.value, failure_detail=clean_text(item.benched_seats[seat])[:2000])
+                values.update(
+                    failure_reason=FailureReason.BENCHED.value,
+                    failure_detail=clean_text(item.benched_seats[seat])[:2000],
+                )
             seats.append(values)
         return seats
 
@@ -253,5 +313,10 @@ def _void_count(host_json: str) -> int:
 
 def recorded_keys(session: Session, tournament_id: int) -> set[str]:
     """The keys a tournament has recorded as played or skipped (an error or a voided match is played again)."""
-    return set(session.exec(select(MatchRow.key).where(MatchRow.tournament_id == tournament_id,
-                                                       col(MatchRow.status).not_in(REPLAYED_STATUSES))).all())
+    return set(
+        session.exec(
+            select(MatchRow.key).where(
+                MatchRow.tournament_id == tournament_id, col(MatchRow.status).not_in(REPLAYED_STATUSES)
+            )
+        ).all()
+    )

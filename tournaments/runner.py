@@ -78,7 +78,6 @@ adaptive format's rounds come from :mod:`tournaments.adaptive`),
 file and the progress bar). :class:`TournamentRun` puts them together.
 """
 
-
 from __future__ import annotations
 
 import logging
@@ -117,8 +116,15 @@ from tournaments.schedule import Schedule
 from tournaments.tasks import MatchTask
 from tournaments.worker import close_players, init_worker
 
-__all__ = ["RunOptions", "RunReport", "TournamentRun", "default_workers", "plan_tournament", "resolve_plans",
-           "run_tournament"]
+__all__ = [
+    "RunOptions",
+    "RunReport",
+    "TournamentRun",
+    "default_workers",
+    "plan_tournament",
+    "resolve_plans",
+    "run_tournament",
+]
 
 log = logging.getLogger("ladder.tournament")
 
@@ -235,8 +241,17 @@ class TournamentRun:
         self.stop = StopSignals()
         self.unplayed: dict[str, int] = {}  # matches not yet handed out per bot reference (without a time budget)
         self.retired: set[str] = set()  # bot references with no match left to hand out
-        self.stats = RunReport(0, config.name, TournamentState.RUNNING.value, 0, 0, workers=self.workers, backend=self.backend,
-                               scheduler=self.scheduler or "", notes=list(self.notes))
+        self.stats = RunReport(
+            0,
+            config.name,
+            TournamentState.RUNNING.value,
+            0,
+            0,
+            workers=self.workers,
+            backend=self.backend,
+            scheduler=self.scheduler or "",
+            notes=list(self.notes),
+        )
 
     def _note(self, note: str) -> None:
         self.notes.append(note)
@@ -271,9 +286,18 @@ class TournamentRun:
     def _open_executor(self) -> MatchExecutor:
         """The backend's executor (the caller shuts it down)."""
         if self.backend != "dask":
-            return LocalPoolExecutor(self.workers, initializer=init_worker, finalizer=close_players, pin_cpus=True,
-                                     initargs=(self.run_log.funnel.queue, self.options.log_level, self.options.worker_setup,
-                                               str(results_dir().resolve())))
+            return LocalPoolExecutor(
+                self.workers,
+                initializer=init_worker,
+                finalizer=close_players,
+                pin_cpus=True,
+                initargs=(
+                    self.run_log.funnel.queue,
+                    self.options.log_level,
+                    self.options.worker_setup,
+                    str(results_dir().resolve()),
+                ),
+            )
         from tournaments.dask_executor import open_dask_executor
 
         bundles = bot_bundles(self.plans)
@@ -282,9 +306,14 @@ class TournamentRun:
         else:
             log.info("dask backend: starting a local cluster of %d worker process(es)", self.workers)
         executor = open_dask_executor(
-            scheduler=self.scheduler, workers=self.workers, max_attempts=self.config.limits.max_attempts,
-            bundles=bundles, results=str(results_dir().resolve()), setup=self.options.worker_setup,
-            log_level=self.options.log_level, run_name=f"{self.config.name}-{self.print_hash[:12]}",
+            scheduler=self.scheduler,
+            workers=self.workers,
+            max_attempts=self.config.limits.max_attempts,
+            bundles=bundles,
+            results=str(results_dir().resolve()),
+            setup=self.options.worker_setup,
+            log_level=self.options.log_level,
+            run_name=f"{self.config.name}-{self.print_hash[:12]}",
         )
         self.scheduler = executor.address
         self.stats.scheduler = executor.address
@@ -319,9 +348,16 @@ class TournamentRun:
         cycles = self._start()
         deadline = started + self.hours * 3600 if self.hours else None
         own_executor = self.options.executor is None
-        executor: MatchExecutor = self._start_executor(started) if self.options.executor is None else self.options.executor
-        progress = ProgressBar(self.config.name, self.per_cycle * cycles, self.per_cycle * cycles - len(self.missing_keys(cycles)),
-                               deadline, self.options.progress)
+        executor: MatchExecutor = (
+            self._start_executor(started) if self.options.executor is None else self.options.executor
+        )
+        progress = ProgressBar(
+            self.config.name,
+            self.per_cycle * cycles,
+            self.per_cycle * cycles - len(self.missing_keys(cycles)),
+            deadline,
+            self.options.progress,
+        )
         loop = self._loop(executor, progress, deadline)
         self.stop.install()
         reason = TournamentState.COMPLETE
@@ -342,7 +378,9 @@ class TournamentRun:
         """Choose and open the tournament, read what it has recorded, open the log; the cycles scheduled."""
         try:
             self._check_sandbox()  # before anything is recorded: one line, not a tournament of errors
-            choice = choose_tournament(self.session, self.config, self.print_hash, self.given_secret, self._more_to_play)
+            choice = choose_tournament(
+                self.session, self.config, self.print_hash, self.given_secret, self._more_to_play
+            )
         except BaseException:
             self.close()
             raise
@@ -351,8 +389,9 @@ class TournamentRun:
         self.secret = choice.secret
         self.schedule.deal_from(self.secret.value)
         cycles = max(self.config.cycles, 1)
-        self.tournament, resumed = open_tournament(self.session, self.config, self.print_hash, self.per_cycle * cycles,
-                                                   choice.row, self.secret)
+        self.tournament, resumed = open_tournament(
+            self.session, self.config, self.print_hash, self.per_cycle * cycles, choice.row, self.secret
+        )
         self.recorder = Recorder(self.session, self.tournament)
         tid = self.recorder.tournament_id
         self.stats.tournament_id = tid
@@ -375,15 +414,26 @@ class TournamentRun:
         return cycles
 
     def _announce(self, resumed: bool, cycles: int) -> None:
-        log.info("tournament %s #%d: %s, %d matches per cycle, %d cycle(s) scheduled, %d already recorded, "
-                 "backend %s, %d workers%s", self.config.name, self.recorder.tournament_id, "resumed" if resumed else "new",
-                 self.per_cycle, cycles, len(self.recorder.done), self.backend, self.workers,
-                 f", budget {self.hours} h" if self.hours else "")
+        log.info(
+            "tournament %s #%d: %s, %d matches per cycle, %d cycle(s) scheduled, %d already recorded, "
+            "backend %s, %d workers%s",
+            self.config.name,
+            self.recorder.tournament_id,
+            "resumed" if resumed else "new",
+            self.per_cycle,
+            cycles,
+            len(self.recorder.done),
+            self.backend,
+            self.workers,
+            f", budget {self.hours} h" if self.hours else "",
+        )
         for note in self.notes:
             log.info("note: %s", note)
         if self.tournament.deal_commitment:
-            log.info("deals are sealed: commitment sha256(secret) = %s (the secret is revealed when the tournament ends)",
-                     self.tournament.deal_commitment)
+            log.info(
+                "deals are sealed: commitment sha256(secret) = %s (the secret is revealed when the tournament ends)",
+                self.tournament.deal_commitment,
+            )
 
     def _start_executor(self, started: float) -> MatchExecutor:
         """The backend's executor; if it cannot start, the tournament is left ``stopped`` and the run ends."""
@@ -398,13 +448,24 @@ class TournamentRun:
             raise
 
     def _loop(self, executor: MatchExecutor, progress: ProgressBar, deadline: float | None) -> ExecutorLoop:
-        settings = LoopSettings(max_attempts=self.config.limits.max_attempts,
-                                in_flight_per_worker=self.options.in_flight_per_worker, workers=self.workers,
-                                deadline=deadline, exhausted_is_budget=deadline is not None and self.adaptive is None,
-                                log_path=self.stats.log_path)
-        return ExecutorLoop(executor, settings, self.stop, make_task=self._task, benched_seats=self.bench.benched_seats,
-                            handed_out=self._handed_out, on_batch=lambda batch: self._on_batch(batch, progress),
-                            say=progress.write)
+        settings = LoopSettings(
+            max_attempts=self.config.limits.max_attempts,
+            in_flight_per_worker=self.options.in_flight_per_worker,
+            workers=self.workers,
+            deadline=deadline,
+            exhausted_is_budget=deadline is not None and self.adaptive is None,
+            log_path=self.stats.log_path,
+        )
+        return ExecutorLoop(
+            executor,
+            settings,
+            self.stop,
+            make_task=self._task,
+            benched_seats=self.bench.benched_seats,
+            handed_out=self._handed_out,
+            on_batch=lambda batch: self._on_batch(batch, progress),
+            say=progress.write,
+        )
 
     def _pending(self, loop: ExecutorLoop, cycles: int, deadline: float | None) -> Iterator[ScheduledMatch | Wait]:
         """What the loop plays: the adaptive format's rounds, or the schedule's missing matches and new cycles."""
@@ -414,7 +475,9 @@ class TournamentRun:
             self.unplayed = self.schedule.matches_left_per_bot(cycles, self.recorder.done)
         return self.schedule.pending(cycles, deadline, self.recorder.done, loop.counts.submitted, self._set_cycles)
 
-    def _end(self, executor: MatchExecutor, own_executor: bool, loop: ExecutorLoop, reason: TournamentState, started: float) -> None:
+    def _end(
+        self, executor: MatchExecutor, own_executor: bool, loop: ExecutorLoop, reason: TournamentState, started: float
+    ) -> None:
         """Stop the executor, finish the tournament's record, close everything (whatever happened)."""
         counts = loop.counts
         self.stats.abandoned = counts.abandoned
@@ -452,17 +515,30 @@ class TournamentRun:
             self.session.commit()
             self.stats.scheduled = self.tournament.scheduled
 
-        yield from self.adaptive.pending(self.session, self.recorder.tournament_id, self.secret.value, self.recorder.done,
-                                         self.recorder.now, self.bench.benched_in, schedule)
+        yield from self.adaptive.pending(
+            self.session,
+            self.recorder.tournament_id,
+            self.secret.value,
+            self.recorder.done,
+            self.recorder.now,
+            self.bench.benched_in,
+            schedule,
+        )
 
     def _task(self, match: ScheduledMatch) -> dict[str, Any]:
         """The match as a task for a worker (:class:`~tournaments.tasks.MatchTask` on the wire)."""
         spec = match.spec()
         return MatchTask(
-            key=spec.key, game=spec.game, seats=spec.seats, seed=spec.seed, options=dict(spec.options),
+            key=spec.key,
+            game=spec.game,
+            seats=spec.seats,
+            seed=spec.seed,
+            options=dict(spec.options),
             limits=asdict(self.config.limits),
             bot_seeds=tuple(bot_seed(self.secret.value, match.key, seat) for seat in range(len(match.seats))),
-            deal=match.deal, hashes=tuple(entrant.content_hash for entrant in match.seats), retire=tuple(sorted(self.retired)),
+            deal=match.deal,
+            hashes=tuple(entrant.content_hash for entrant in match.seats),
+            retire=tuple(sorted(self.retired)),
         ).to_wire()
 
     def _handed_out(self, match: ScheduledMatch) -> None:
@@ -517,9 +593,18 @@ class TournamentRun:
             tick = time.perf_counter()
             ratings.rerate(self.session)
             log.info("ratings recomputed in %.2f s", time.perf_counter() - tick)
-        log.info("tournament %s #%d %s: %d of %d matches recorded (%d played now, %d skipped, %d errors) in %.1f s",
-                 self.config.name, tid, state, recorded, self.tournament.scheduled, self.stats.played_now,
-                 self.stats.skipped_now, self.stats.errors_now, self.stats.seconds)
+        log.info(
+            "tournament %s #%d %s: %d of %d matches recorded (%d played now, %d skipped, %d errors) in %.1f s",
+            self.config.name,
+            tid,
+            state,
+            recorded,
+            self.tournament.scheduled,
+            self.stats.played_now,
+            self.stats.skipped_now,
+            self.stats.errors_now,
+            self.stats.seconds,
+        )
 
     def _close_row(self, state: TournamentState) -> None:
         """Write the tournament's final state; a tournament that is over reveals its deal secret."""
@@ -531,8 +616,11 @@ class TournamentRun:
             row.finished_at = utcnow()
             if row.deal_secret and row.secret_revealed_at is None:
                 row.secret_revealed_at = utcnow()  # over: this secret never deals again
-                log.info("deal secret revealed: %s (sha256 = %s, the commitment published at the start)",
-                         row.deal_secret, row.deal_commitment)
+                log.info(
+                    "deal secret revealed: %s (sha256 = %s, the commitment published at the start)",
+                    row.deal_secret,
+                    row.deal_commitment,
+                )
         self.session.add(row)
         self.session.commit()
 
@@ -560,36 +648,59 @@ def _estimate(session: Session, to_play: dict[str, int], workers: int) -> dict[s
     for key, count in to_play.items():
         game, _, players = key.partition(" ")
         mean, stored = session.exec(
-            select(func.avg(MatchRow.seconds), func.count(MatchRow.id))  # type: ignore[arg-type]
-            .where(MatchRow.game == game, MatchRow.num_players == int(players.rstrip("p")),
-                   MatchRow.status == MatchStatus.PLAYED)
+            select(func.avg(MatchRow.seconds), func.count(MatchRow.id)).where(  # type: ignore[arg-type]
+                MatchRow.game == game,
+                MatchRow.num_players == int(players.rstrip("p")),
+                MatchRow.status == MatchStatus.PLAYED,
+            )
         ).one()
         if stored:
             seconds += float(mean) * count
             basis += int(stored)
         else:
             unknown.append(key)
-    return {"seconds": seconds / max(1, workers), "from_matches": basis, "workers": workers, "tables_never_played": unknown}
+    return {
+        "seconds": seconds / max(1, workers),
+        "from_matches": basis,
+        "workers": workers,
+        "tables_never_played": unknown,
+    }
 
 
-def plan_tournament(source: str | Path | TournamentConfig, db_url: str | None = None, workers: int | None = None) -> dict[str, Any]:
+def plan_tournament(
+    source: str | Path | TournamentConfig, db_url: str | None = None, workers: int | None = None
+) -> dict[str, Any]:
     """What a run would play, without playing: matches per cycle by game and table size, the notes, whether the
     run resumes a tournament (and what it has recorded) or starts a new one, and an estimate of the time the
     missing matches take, from the stored matches of the same game and table size."""
     config = source if isinstance(source, TournamentConfig) else load_tournament(source)
-    run = TournamentRun(config, RunOptions(db_url=db_url, progress=False, backend="local", workers=workers))  # no Dask needed
+    run = TournamentRun(
+        config, RunOptions(db_url=db_url, progress=False, backend="local", workers=workers)
+    )  # no Dask needed
     try:
         existing = latest_tournament(run.session, config, run.print_hash)
         cycles = max(config.cycles, existing.cycles if existing else 1)
         done = recorded_keys(run.session, existing.id) if existing is not None and existing.id is not None else set()
         missing = list(run.schedule.missing(cycles, done))
         to_play = _by_table(missing)
-        return {"name": config.name, "per_cycle": run.per_cycle, "cycles": cycles, "hours": run.hours,
-                "workers": run.workers, "backend": config.backend, "scheduler": config.scheduler,
-                "matches": _by_table(run.cycle(0)), "adaptive": asdict(config.adaptive) if config.adaptive else None,
-                "bots": {plan.game: [e.label for e in plan.entrants] for plan in run.plans}, "notes": run.notes,
-                "resumes": None if existing is None else {"tournament": existing.id, "state": existing.state,
-                                                          "recorded": len(done)},
-                "to_play": len(missing), "to_play_by_table": to_play, "estimate": _estimate(run.session, to_play, run.workers)}
+        return {
+            "name": config.name,
+            "per_cycle": run.per_cycle,
+            "cycles": cycles,
+            "hours": run.hours,
+            "workers": run.workers,
+            "backend": config.backend,
+            "scheduler": config.scheduler,
+            "matches": _by_table(run.cycle(0)),
+            "adaptive": asdict(config.adaptive) if config.adaptive else None,
+            "bots": {plan.game: [e.label for e in plan.entrants] for plan in run.plans},
+            "notes": run.notes,
+            "resumes": None
+            if existing is None
+            else {"tournament": existing.id, "state": existing.state, "recorded": len(done)},
+            "to_play": len(missing),
+            "to_play_by_table": to_play,
+            "estimate": _estimate(run.session, to_play, run.workers),
+        }
     finally:
         run.close()

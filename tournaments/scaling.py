@@ -104,8 +104,10 @@ def hardware_baseline(copies: int, games: int = 40) -> BaselineFigures:
     context = worker_context()
     start = context.Event()
     results = context.Queue()
-    processes = [context.Process(target=_baseline_copy, args=(games, copy, start, results), name=f"baseline-{copy}")
-                 for copy in range(copies)]
+    processes = [
+        context.Process(target=_baseline_copy, args=(games, copy, start, results), name=f"baseline-{copy}")
+        for copy in range(copies)
+    ]
     for process in processes:
         process.start()
     time.sleep(0.2)  # every copy started and waiting
@@ -116,8 +118,9 @@ def hardware_baseline(copies: int, games: int = 40) -> BaselineFigures:
     return BaselineFigures(copies, games, sum(seconds) / len(seconds))
 
 
-def measure_mix(workers: int, cycles: int, config: TournamentConfig, setup: str | None = None,
-                db_url: str | None = None) -> MixFigures:
+def measure_mix(
+    workers: int, cycles: int, config: TournamentConfig, setup: str | None = None, db_url: str | None = None
+) -> MixFigures:
     """The schedule of ``config`` (``cycles`` times over) at ``workers`` workers.
 
     Into a fresh database in a temporary results folder, or, with ``db_url``,
@@ -145,10 +148,14 @@ def _run_mix(workers: int, config: TournamentConfig, setup: str | None, db_url: 
     report = run_tournament(config, RunOptions(db_url=db_url, workers=workers, progress=False, worker_setup=setup))
     played = max(1, report.played_now)
     return MixFigures(
-        workers=workers, matches=report.played_now, run_seconds=report.seconds,
+        workers=workers,
+        matches=report.played_now,
+        run_seconds=report.seconds,
         matches_per_second=report.played_now / report.seconds,
-        cpu_ms_per_match=1000 * report.cpu_seconds / played, wall_ms_per_match=1000 * report.busy_seconds / played,
-        busy=report.busy_seconds / (workers * report.seconds), db_share=report.db_seconds / report.seconds,
+        cpu_ms_per_match=1000 * report.cpu_seconds / played,
+        wall_ms_per_match=1000 * report.busy_seconds / played,
+        busy=report.busy_seconds / (workers * report.seconds),
+        db_share=report.db_seconds / report.seconds,
         load_before=load_before,
     )
 
@@ -182,13 +189,21 @@ def sandboxed_mix(folder: Path) -> tuple[TournamentConfig, str]:
         if not report.ok:
             raise RuntimeError(f"the benchmark's sandboxed bot fails its check: {report.problem}")
         register(report, db_url)
-    config = parse_tournament({"seed": 13, "games": "all", "bots": list(SANDBOXED_NAMES), "players": [2],
-                               "games_per_pairing": 6}, "sandboxed.toml", "sandboxed")
+    config = parse_tournament(
+        {"seed": 13, "games": "all", "bots": list(SANDBOXED_NAMES), "players": [2], "games_per_pairing": 6},
+        "sandboxed.toml",
+        "sandboxed",
+    )
     return config, db_url
 
 
-def measure_scaling(worker_counts: Sequence[int], cycles: int = 3, tournament: Path = QUICK,
-                    baseline_games: int = 40, sandboxed: bool = False) -> list[ScalingRow]:
+def measure_scaling(
+    worker_counts: Sequence[int],
+    cycles: int = 3,
+    tournament: Path = QUICK,
+    baseline_games: int = 40,
+    sandboxed: bool = False,
+) -> list[ScalingRow]:
     """For each worker count (1 is measured first whether asked or not): the baseline, then the mix.
 
     The mix is the ``tournament`` file's, or with ``sandboxed`` the
@@ -209,8 +224,9 @@ def measure_scaling(worker_counts: Sequence[int], cycles: int = 3, tournament: P
     return _scaling(worker_counts, cycles, load_tournament(tournament), baseline_games, None)
 
 
-def _scaling(worker_counts: Sequence[int], cycles: int, config: TournamentConfig, baseline_games: int,
-             db_url: str | None) -> list[ScalingRow]:
+def _scaling(
+    worker_counts: Sequence[int], cycles: int, config: TournamentConfig, baseline_games: int, db_url: str | None
+) -> list[ScalingRow]:
     counts = sorted(set(worker_counts) | {1})
     measured: list[tuple[MixFigures, BaselineFigures]] = []
     for count in counts:
@@ -227,13 +243,17 @@ def _scaling(worker_counts: Sequence[int], cycles: int, config: TournamentConfig
 
 def scaling_lines(rows: Sequence[ScalingRow]) -> list[str]:
     """The table as plain text lines (what the benchmark prints and docs/benchmarks.md quotes)."""
-    lines = [f"{'workers':>7} {'matches':>7} {'seconds':>8} {'matches/s':>9} {'efficiency':>10} {'cpu ms/match':>12} "
-             f"{'baseline':>8} {'vs baseline':>11} {'busy':>5} {'db share':>8} {'load':>5}"]
+    lines = [
+        f"{'workers':>7} {'matches':>7} {'seconds':>8} {'matches/s':>9} {'efficiency':>10} {'cpu ms/match':>12} "
+        f"{'baseline':>8} {'vs baseline':>11} {'busy':>5} {'db share':>8} {'load':>5}"
+    ]
     for row in rows:
         mix = row.mix
-        lines.append(f"{mix.workers:>7} {mix.matches:>7} {mix.run_seconds:>8.1f} {mix.matches_per_second:>9.2f} "
-                     f"{row.efficiency:>10.0%} {mix.cpu_ms_per_match:>12.0f} {row.baseline_efficiency:>8.0%} "
-                     f"{row.versus_baseline:>11.0%} {mix.busy:>5.0%} {mix.db_share:>8.1%} {mix.load_before:>5.2f}")
+        lines.append(
+            f"{mix.workers:>7} {mix.matches:>7} {mix.run_seconds:>8.1f} {mix.matches_per_second:>9.2f} "
+            f"{row.efficiency:>10.0%} {mix.cpu_ms_per_match:>12.0f} {row.baseline_efficiency:>8.0%} "
+            f"{row.versus_baseline:>11.0%} {mix.busy:>5.0%} {mix.db_share:>8.1%} {mix.load_before:>5.2f}"
+        )
     return lines
 
 
@@ -242,7 +262,9 @@ def parse_counts(text: str) -> list[int]:
     try:
         counts = [int(part) for part in text.split(",") if part.strip()]
     except ValueError:
-        raise ValueError(f"worker counts must be whole numbers separated by commas (e.g. 1,2,4,8), not {text!r}") from None
+        raise ValueError(
+            f"worker counts must be whole numbers separated by commas (e.g. 1,2,4,8), not {text!r}"
+        ) from None
     if not counts or any(count < 1 for count in counts):
         raise ValueError(f"worker counts must be 1 or more (e.g. 1,2,4,8), not {text!r}")
     return counts

@@ -60,8 +60,14 @@ class Schedule:
                 counts[ref] = counts.get(ref, 0) + 1
         return counts
 
-    def pending(self, cycles: int, deadline: float | None, done: Collection[str], submitted: Mapping[int, int],
-                start_cycle: Callable[[int], None]) -> Iterator[ScheduledMatch]:
+    def pending(
+        self,
+        cycles: int,
+        deadline: float | None,
+        done: Collection[str],
+        submitted: Mapping[int, int],
+        start_cycle: Callable[[int], None],
+    ) -> Iterator[ScheduledMatch]:
         """What to play: the missing matches of the ``cycles`` cycles started, then (with a time budget,
         ``deadline`` on the monotonic clock) new cycles while time is left; ``start_cycle(n)`` is told
         when n cycles are started. ``done`` and ``submitted`` (matches sent to the workers per cycle) are

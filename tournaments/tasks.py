@@ -28,8 +28,10 @@ class SchemaMismatch(ValueError):
 def _check_schema(message: Mapping[str, Any], what: str) -> None:
     found = message.get("schema")
     if found != SCHEMA_VERSION:
-        raise SchemaMismatch(f"a {what} of schema version {found!r} arrived where version {SCHEMA_VERSION} is "
-                             "expected: install the same version of the ladder on the coordinator and every worker")
+        raise SchemaMismatch(
+            f"a {what} of schema version {found!r} arrived where version {SCHEMA_VERSION} is "
+            "expected: install the same version of the ladder on the coordinator and every worker"
+        )
 
 
 @dataclass(frozen=True)
@@ -58,10 +60,16 @@ class MatchTask:
         """The task of ``message``; :class:`SchemaMismatch` if it is of another version."""
         _check_schema(message, "match task")
         return cls(
-            key=message["key"], game=message["game"], seats=tuple(message["seats"]), seed=int(message["seed"]),
-            options=dict(message.get("options") or {}), limits=dict(message.get("limits") or {}),
-            bot_seeds=tuple(message.get("bot_seeds") or ()), deal=message.get("deal") or "",
-            hashes=tuple(message.get("hashes") or ()), retire=tuple(message.get("retire") or ()),
+            key=message["key"],
+            game=message["game"],
+            seats=tuple(message["seats"]),
+            seed=int(message["seed"]),
+            options=dict(message.get("options") or {}),
+            limits=dict(message.get("limits") or {}),
+            bot_seeds=tuple(message.get("bot_seeds") or ()),
+            deal=message.get("deal") or "",
+            hashes=tuple(message.get("hashes") or ()),
+            retire=tuple(message.get("retire") or ()),
         )
 
 
@@ -82,8 +90,12 @@ class MatchRecord:
     stderr: tuple[str, ...]  # each seat's stderr (the end of it)
     started_at: datetime
     worker: str  # host:pid
-    host: Mapping[str, Any] = field(default_factory=dict)  # the host's CPU pressure during the match (ladder.sandbox.host_load)
-    voided: str = ""  # empty, or why the match is void: a seat timed out while the host starved it (not the bot's fault)
+    host: Mapping[str, Any] = field(
+        default_factory=dict
+    )  # the host's CPU pressure during the match (ladder.sandbox.host_load)
+    voided: str = (
+        ""  # empty, or why the match is void: a seat timed out while the host starved it (not the bot's fault)
+    )
 
     def to_wire(self) -> dict[str, Any]:
         message = {"schema": SCHEMA_VERSION, **asdict(self)}
@@ -97,10 +109,19 @@ class MatchRecord:
         _check_schema(message, "match record")
         failures = {int(seat): SeatFailure(**failure) for seat, failure in message["failures"].items()}
         return cls(
-            key=message["key"], scores=tuple(message["scores"]), ranks=tuple(message["ranks"]),
-            details=dict(message["details"]), actions_z=message["actions_z"], action_count=message["action_count"],
-            failures=failures, seconds=message["seconds"], cpu_seconds=message.get("cpu_seconds", 0.0),
-            think=tuple(message["think"]), stderr=tuple(message.get("stderr") or ()),
-            started_at=datetime.fromisoformat(message["started_at"]), worker=message["worker"],
-            host=dict(message.get("host") or {}), voided=message.get("voided", ""),
+            key=message["key"],
+            scores=tuple(message["scores"]),
+            ranks=tuple(message["ranks"]),
+            details=dict(message["details"]),
+            actions_z=message["actions_z"],
+            action_count=message["action_count"],
+            failures=failures,
+            seconds=message["seconds"],
+            cpu_seconds=message.get("cpu_seconds", 0.0),
+            think=tuple(message["think"]),
+            stderr=tuple(message.get("stderr") or ()),
+            started_at=datetime.fromisoformat(message["started_at"]),
+            worker=message["worker"],
+            host=dict(message.get("host") or {}),
+            voided=message.get("voided", ""),
         )

@@ -65,7 +65,9 @@ _all_sources: list[Any] = []  # every player source of this process, for close_p
 _played = 0
 
 
-def init_worker(log_queue: Any = None, level: int = logging.INFO, setup: str | None = None, results: str | None = None) -> None:
+def init_worker(
+    log_queue: Any = None, level: int = logging.INFO, setup: str | None = None, results: str | None = None
+) -> None:
     """Run once in each worker process: send its log records to the coordinator's log file.
 
     ``results`` is the coordinator's results folder as an absolute path, so
@@ -110,7 +112,9 @@ class _InProcessSource:
         from ladder.seats.players import builtin_player
 
         if BotRef.parse(ref).sandboxed:
-            raise BotFailure(FailureReason.CRASH, f"cannot run {ref}: the sandbox (ladder.seats.players.PlayerPool) is not available")
+            raise BotFailure(
+                FailureReason.CRASH, f"cannot run {ref}: the sandbox (ladder.seats.players.PlayerPool) is not available"
+            )
         return builtin_player(ref, game_id)
 
     def close(self) -> None:
@@ -152,7 +156,9 @@ def seat_player(ref: str, game_id: str, limits: dict[str, Any], deal: str = "") 
     except BotFailure as failure:
         return _UnavailablePlayer(failure)
     except Exception as error:  # a bot that cannot be loaded fails its seat, not the worker
-        return _UnavailablePlayer(BotFailure(FailureReason.CRASH, f"could not load {ref}: {type(error).__name__}: {error}"))
+        return _UnavailablePlayer(
+            BotFailure(FailureReason.CRASH, f"could not load {ref}: {type(error).__name__}: {error}")
+        )
 
 
 def _retire(refs: Any, limits: dict[str, Any]) -> None:
@@ -217,8 +223,10 @@ def seat_problem(ref: str, expected_hash: str) -> str | None:
             return f"{ref!r} is not a bot store reference (store:<64 hex digits>)"
         folder = store_folder(digest)
         if not folder.is_dir():
-            return (f"bot version {short} is not in this worker's bot store ({folder}): ship it with the run "
-                    "or share the results folder (see docs/dask.md)")
+            return (
+                f"bot version {short} is not in this worker's bot store ({folder}): ship it with the run "
+                "or share the results folder (see docs/dask.md)"
+            )
         try:
             stored_submission(ref, folder, digest)
         except UserError as error:
@@ -241,8 +249,10 @@ def seat_problem(ref: str, expected_hash: str) -> str | None:
 
         found = builtin_hash(ref)
         if found != expected_hash:
-            return (f"the built-in bot {ref!r} here is version {found[:12]}, the tournament entered {short}: "
-                    "install the same version of the ladder on every worker")
+            return (
+                f"the built-in bot {ref!r} here is version {found[:12]}, the tournament entered {short}: "
+                "install the same version of the ladder on every worker"
+            )
         return None
     return f"no bot {ref!r} here (neither built-in, nor store:<sha256>, nor ep:<name>)"
 
@@ -418,10 +428,20 @@ def play(task: MatchTask) -> MatchRecord:
     log.debug("match %s played in %.3f s", spec.key, time.perf_counter() - tick)
     for seat, failure in outcome.failures.items():
         # the bot's words are cleaned and every line of its stderr is marked as its own: it cannot forge a log line
-        tail = (f"\n  its stderr ends with:\n{bot_lines(failure.stderr_tail.rstrip(), f'seat {seat} bot')}"
-                if failure.stderr_tail.strip() else "")
-        log.warning("match %s: seat %d (%s) failed: %s: %s%s", spec.key, seat, spec.seats[seat], failure.reason,
-                    clean_text(failure.detail, one_line=True), tail)
+        tail = (
+            f"\n  its stderr ends with:\n{bot_lines(failure.stderr_tail.rstrip(), f'seat {seat} bot')}"
+            if failure.stderr_tail.strip()
+            else ""
+        )
+        log.warning(
+            "match %s: seat %d (%s) failed: %s: %s%s",
+            spec.key,
+            seat,
+            spec.seats[seat],
+            failure.reason,
+            clean_text(failure.detail, one_line=True),
+            tail,
+        )
     for seat, note in outcome.after_game.items():  # the result stands: told to the author, never counted
         log.warning("match %s: seat %d (%s): %s", spec.key, seat, spec.seats[seat], clean_text(note, one_line=True))
     voided = _voided(outcome.failures, spec.seats, host)
@@ -448,8 +468,11 @@ def play(task: MatchTask) -> MatchRecord:
 
 def _voided(failures: Mapping[int, Any], seats: tuple[str, ...], host: host_load.HostPressure) -> str:
     """Why the match is void (a seat's timeout was a host fault), with the host's pressure; empty if it counts."""
-    starved = [f"seat {seat} ({seats[seat]}): {failure.host_fault}" for seat, failure in sorted(failures.items())
-               if failure.host_fault]
+    starved = [
+        f"seat {seat} ({seats[seat]}): {failure.host_fault}"
+        for seat, failure in sorted(failures.items())
+        if failure.host_fault
+    ]
     if not starved:
         return ""
     return f"host fault, not the bot's: {'; '.join(starved)}; host during the match: {host.describe()}"

@@ -53,7 +53,9 @@ def measure(game: Game, num_players: int, seconds: float, seed: int = 0) -> Play
 
 
 def bench(
-    game_ids: Annotated[list[str] | None, typer.Argument(metavar="[GAME]...", help="Games to measure (default: all).")] = None,
+    game_ids: Annotated[
+        list[str] | None, typer.Argument(metavar="[GAME]...", help="Games to measure (default: all).")
+    ] = None,
     seconds: Annotated[float, typer.Option("--seconds", min=0.1, help="Time per configuration.")] = 3.0,
     as_json: Annotated[bool, typer.Option("--json", help="Print the figures as JSON.")] = False,
 ) -> None:
@@ -61,13 +63,31 @@ def bench(
     games = [get_game(g) for g in game_ids] if game_ids else all_games()
     figures = [measure(game, n, seconds) for game in games for n in game.player_counts()]
     if as_json:
-        print(json.dumps({"machine": machine(), "figures": [asdict(f) | {"actions_per_second": f.actions_per_second, "games_per_second": f.games_per_second} for f in figures]}, indent=2))
+        print(
+            json.dumps(
+                {
+                    "machine": machine(),
+                    "figures": [
+                        asdict(f) | {"actions_per_second": f.actions_per_second, "games_per_second": f.games_per_second}
+                        for f in figures
+                    ],
+                },
+                indent=2,
+            )
+        )
         return
     table = fitted_table(f"Random playouts, one process ({machine()})")
     for column in ("game", "players", "games", "actions", "actions/s", "games/s"):
         number_column(table, column, left=column == "game")
     for f in figures:
-        table.add_row(f.game, str(f.players), str(f.games), str(f.actions), f"{f.actions_per_second:,.0f}", f"{f.games_per_second:,.1f}")
+        table.add_row(
+            f.game,
+            str(f.players),
+            str(f.games),
+            str(f.actions),
+            f"{f.actions_per_second:,.0f}",
+            f"{f.games_per_second:,.1f}",
+        )
     print_table(Console(), table)
 
 

@@ -137,7 +137,11 @@ def measure_round_trip(path: str, layers: tuple[str, ...], requests: int = 3000)
     try:
         process.start()
         start_ms = (time.perf_counter() - tick) * 1000
-        process.request({"op": "start", "match": {"game": "bench", "seat": 0, "num_players": 1, "options": {}, "seed": 0}}, 5.0, "starting")
+        process.request(
+            {"op": "start", "match": {"game": "bench", "seat": 0, "num_players": 1, "options": {}, "seed": 0}},
+            5.0,
+            "starting",
+        )
         legal = [{"type": "play", "card": i} for i in range(10)]
         observation = {"hand": list(range(8)), "table": [1, 2, 3], "events": []}
         times = []
@@ -148,8 +152,14 @@ def measure_round_trip(path: str, layers: tuple[str, ...], requests: int = 3000)
     finally:
         process.close()
         os.sched_setaffinity(0, saved)
-    return RoundTrip("+".join(layers), requests, statistics.median(times) * 1e6, _percentile(times, 0.9) * 1e6,
-                     _percentile(times, 0.99) * 1e6, start_ms)
+    return RoundTrip(
+        "+".join(layers),
+        requests,
+        statistics.median(times) * 1e6,
+        _percentile(times, 0.9) * 1e6,
+        _percentile(times, 0.99) * 1e6,
+        start_ms,
+    )
 
 
 class _Timed:
@@ -184,8 +194,16 @@ def _bot_cpu_seconds(processes: list[BotProcess]) -> float:
     return total
 
 
-def measure_game(game: Game, num_players: int, path: str, layers: tuple[str, ...], matches: int,
-                 pin: bool = True, block: int = 20, timed_matches: int = 40) -> GameFigures:
+def measure_game(
+    game: Game,
+    num_players: int,
+    path: str,
+    layers: tuple[str, ...],
+    matches: int,
+    pin: bool = True,
+    block: int = 20,
+    timed_matches: int = 40,
+) -> GameFigures:
     """The same ``matches`` random-bot matches in-process and with every seat sandboxed.
 
     The two kinds run in alternating blocks of ``block`` matches (taking turns
@@ -209,7 +227,9 @@ def measure_game(game: Game, num_players: int, path: str, layers: tuple[str, ...
                 players = [_Timed(player, wrap) for player in players]
             outcome = play_match(spec, players)
             if outcome.failures:
-                raise RuntimeError(f"a random bot failed ({'sandboxed' if sandbox else 'in-process'}): {dict(outcome.failures)}")
+                raise RuntimeError(
+                    f"a random bot failed ({'sandboxed' if sandbox else 'in-process'}): {dict(outcome.failures)}"
+                )
             count += len(outcome.actions)
         return count
 
@@ -220,7 +240,7 @@ def measure_game(game: Game, num_players: int, path: str, layers: tuple[str, ...
         for number, first in enumerate(range(0, matches, block)):
             seeds = range(first, min(matches, first + block))
             times: dict[bool, float] = {}
-            for sandbox in ((False, True) if number % 2 == 0 else (True, False)):
+            for sandbox in (False, True) if number % 2 == 0 else (True, False):
                 bots = pool.processes()
                 cpu_before, bot_before, tick = time.thread_time(), _bot_cpu_seconds(bots), time.perf_counter()
                 count = run(seeds, sandbox, pool)
@@ -240,12 +260,30 @@ def measure_game(game: Game, num_players: int, path: str, layers: tuple[str, ...
         started = pool.started
     if sandboxed_actions != actions:
         raise RuntimeError("the sandboxed matches differ from the in-process ones")
-    return GameFigures(game.id, num_players, matches, actions, in_process, sandboxed, in_cpu, out_cpu, tuple(ratios),
-                       statistics.median(in_times) * 1e6, statistics.median(out_times) * 1e6, started, pin)
+    return GameFigures(
+        game.id,
+        num_players,
+        matches,
+        actions,
+        in_process,
+        sandboxed,
+        in_cpu,
+        out_cpu,
+        tuple(ratios),
+        statistics.median(in_times) * 1e6,
+        statistics.median(out_times) * 1e6,
+        started,
+        pin,
+    )
 
 
-def run_benchmark(game_ids: list[str] | None = None, matches: int = 200, requests: int = 3000,
-                  layers: tuple[str, ...] | None = None, pinning: tuple[bool, ...] = (True, False)) -> dict[str, Any]:
+def run_benchmark(
+    game_ids: list[str] | None = None,
+    matches: int = 200,
+    requests: int = 3000,
+    layers: tuple[str, ...] | None = None,
+    pinning: tuple[bool, ...] = (True, False),
+) -> dict[str, Any]:
     """Every figure as plain data (what the command prints and docs/benchmarks.md quotes)."""
     chosen = check_layers(layers) if layers else default_layers()
     games = [get_game(g) for g in game_ids] if game_ids else all_games()
@@ -254,15 +292,27 @@ def run_benchmark(game_ids: list[str] | None = None, matches: int = 200, request
         trips = [measure_round_trip(path, chosen, requests)]
         if chosen != ("process",) and "process" in chosen and "bubblewrap" in chosen:
             trips.append(measure_round_trip(path, tuple(layer for layer in chosen if layer != "bubblewrap"), requests))
-        figures = [measure_game(game, 2 if game.min_players <= 2 <= game.max_players else game.min_players, path, chosen,
-                                matches, pin)
-                   for pin in pinning for game in games]
+        figures = [
+            measure_game(
+                game, 2 if game.min_players <= 2 <= game.max_players else game.min_players, path, chosen, matches, pin
+            )
+            for pin in pinning
+            for game in games
+        ]
     return {
         "machine": machine(),
         "layers": list(chosen),
         "round_trips": [asdict(t) for t in trips],
-        "games": [asdict(f) | {"slowdown": f.slowdown, "median_slowdown": f.median_slowdown, "cpu_slowdown": f.cpu_slowdown,
-                               "overhead_us": f.overhead_us} for f in figures],
+        "games": [
+            asdict(f)
+            | {
+                "slowdown": f.slowdown,
+                "median_slowdown": f.median_slowdown,
+                "cpu_slowdown": f.cpu_slowdown,
+                "overhead_us": f.overhead_us,
+            }
+            for f in figures
+        ],
     }
 
 
@@ -283,20 +333,38 @@ def _scaling(counts: list[int], cycles: int) -> dict[str, Any]:
     from tournaments.scaling import measure_scaling, scaling_lines
 
     rows = measure_scaling(counts, cycles, sandboxed=True)
-    return {"rows": [asdict(r.mix) | {"efficiency": r.efficiency, "baseline_efficiency": r.baseline_efficiency,
-                                      "versus_baseline": r.versus_baseline} for r in rows],
-            "lines": scaling_lines(rows)}
+    return {
+        "rows": [
+            asdict(r.mix)
+            | {
+                "efficiency": r.efficiency,
+                "baseline_efficiency": r.baseline_efficiency,
+                "versus_baseline": r.versus_baseline,
+            }
+            for r in rows
+        ],
+        "lines": scaling_lines(rows),
+    }
 
 
 def bench_sandbox(
-    game_ids: Annotated[list[str] | None, typer.Argument(metavar="[GAME]...", help="Games to measure (default: all).")] = None,
+    game_ids: Annotated[
+        list[str] | None, typer.Argument(metavar="[GAME]...", help="Games to measure (default: all).")
+    ] = None,
     matches: Annotated[int, typer.Option("--matches", min=1, help="Random-bot matches per game.")] = 200,
-    requests: Annotated[int, typer.Option("--requests", min=10, help="Trivial requests for the round-trip figure.")] = 3000,
+    requests: Annotated[
+        int, typer.Option("--requests", min=10, help="Trivial requests for the round-trip figure.")
+    ] = 3000,
     as_json: Annotated[bool, typer.Option("--json", help="Print the figures as JSON.")] = False,
-    workers: Annotated[str | None, typer.Option(
-        "--workers", metavar="N,N,...",
-        help="Also run a tournament of sandboxed random bots at these worker counts (e.g. 1,2,4,8,16) beside the "
-             "hardware baseline (N copies of a CPU-bound engine loop).")] = None,
+    workers: Annotated[
+        str | None,
+        typer.Option(
+            "--workers",
+            metavar="N,N,...",
+            help="Also run a tournament of sandboxed random bots at these worker counts (e.g. 1,2,4,8,16) beside the "
+            "hardware baseline (N copies of a CPU-bound engine loop).",
+        ),
+    ] = None,
     cycles: Annotated[int, typer.Option("--cycles", min=1, help="Cycles of that tournament per worker count.")] = 3,
 ) -> None:
     """Measure the sandbox's cost: request round trip, overhead per decision, sandboxed vs in-process matches."""
@@ -312,23 +380,55 @@ def bench_sandbox(
     for column in ("layers", "requests", "median µs", "p90 µs", "p99 µs", "process start ms"):
         number_column(trips, column, left=column == "layers")
     for t in data["round_trips"]:
-        trips.add_row(t["layers"], str(t["requests"]), f"{t['median_us']:.0f}", f"{t['p90_us']:.0f}", f"{t['p99_us']:.0f}", f"{t['start_ms']:.0f}")
+        trips.add_row(
+            t["layers"],
+            str(t["requests"]),
+            f"{t['median_us']:.0f}",
+            f"{t['p90_us']:.0f}",
+            f"{t['p99_us']:.0f}",
+            f"{t['start_ms']:.0f}",
+        )
     print_table(console, trips)
     games = fitted_table(f"Random-bot matches, sandboxed ({'+'.join(data['layers'])}) vs in-process")
-    for column in ("game", "seats", "pinned", "actions", "in-process s", "sandboxed s", "slowdown", "by blocks", "by CPU",
-                   "µs/decision added"):
+    for column in (
+        "game",
+        "seats",
+        "pinned",
+        "actions",
+        "in-process s",
+        "sandboxed s",
+        "slowdown",
+        "by blocks",
+        "by CPU",
+        "µs/decision added",
+    ):
         number_column(games, column, left=column == "game")
     for g in data["games"]:
-        games.add_row(g["game"], str(g["players"]), "yes" if g["pinned"] else "no", str(g["actions"]),
-                      f"{g['in_process_seconds']:.2f}", f"{g['sandboxed_seconds']:.2f}", f"{g['slowdown']:.2f}x",
-                      f"{g['median_slowdown']:.2f}x", f"{g['cpu_slowdown']:.2f}x", f"{g['overhead_us']:.0f}")
+        games.add_row(
+            g["game"],
+            str(g["players"]),
+            "yes" if g["pinned"] else "no",
+            str(g["actions"]),
+            f"{g['in_process_seconds']:.2f}",
+            f"{g['sandboxed_seconds']:.2f}",
+            f"{g['slowdown']:.2f}x",
+            f"{g['median_slowdown']:.2f}x",
+            f"{g['cpu_slowdown']:.2f}x",
+            f"{g['overhead_us']:.0f}",
+        )
     print_table(console, games)
     if counts:
-        console.print(f"Sandboxed random bots, every game, {cycles} cycle(s), at N workers (each pinned with its bots to "
-                      "a CPU of its own), beside N copies of a CPU-bound engine loop (baseline):", highlight=False)
+        console.print(
+            f"Sandboxed random bots, every game, {cycles} cycle(s), at N workers (each pinned with its bots to "
+            "a CPU of its own), beside N copies of a CPU-bound engine loop (baseline):",
+            highlight=False,
+        )
         console.print("\n".join(data["scaling"]["lines"]), highlight=False, markup=False)
-    console.print(f"{matches} matches per game, in alternating blocks; slowdown: total wall time sandboxed / in-process; "
-                  "by blocks: the median of the blocks' ratios; by CPU: CPU time of the ladder and the bots / "
-                  "in-process (what the wall-clock ratio is on an idle machine). µs/decision added: median time of a "
-                  "sandboxed act() minus an in-process one. Pinned: the ladder and its bots on one CPU, as `ladder play` "
-                  "does with a sandboxed seat.", highlight=False)
+    console.print(
+        f"{matches} matches per game, in alternating blocks; slowdown: total wall time sandboxed / in-process; "
+        "by blocks: the median of the blocks' ratios; by CPU: CPU time of the ladder and the bots / "
+        "in-process (what the wall-clock ratio is on an idle machine). µs/decision added: median time of a "
+        "sandboxed act() minus an in-process one. Pinned: the ladder and its bots on one CPU, as `ladder play` "
+        "does with a sandboxed seat.",
+        highlight=False,
+    )

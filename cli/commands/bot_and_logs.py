@@ -18,7 +18,10 @@ from ladder.report import data as reportdata
 from ladder.report.data import ReportData, VersionInfo, load
 
 BotArgument = Annotated[str, typer.Argument(metavar="NAME", help="A bot name (every version), or name@hash.")]
-ReportOption = Annotated[Path | None, typer.Option("--report", metavar="DIR", help="Where `ladder report` writes the site (default: results/report).")]
+ReportOption = Annotated[
+    Path | None,
+    typer.Option("--report", metavar="DIR", help="Where `ladder report` writes the site (default: results/report)."),
+]
 JsonOption = Annotated[bool, typer.Option("--json", help="Print it as JSON.")]
 
 
@@ -68,22 +71,47 @@ def _version_json(data: ReportData, info: VersionInfo, site: Path, failures: int
     for pool in data.rated.pools():
         for position, standing in enumerate(data.rated.table(pool), start=1):
             if standing.bot_version_id == info.version_id:
-                standings.append({"pool": pool, "rank": position, "of": len(data.rated.standings[pool]),
-                                  "mu": standing.mu, "sigma": standing.sigma, "conservative": standing.conservative,
-                                  "matches": standing.matches, "win_rate": standing.win_rate,
-                                  "failures": standing.failures})
+                standings.append(
+                    {
+                        "pool": pool,
+                        "rank": position,
+                        "of": len(data.rated.standings[pool]),
+                        "mu": standing.mu,
+                        "sigma": standing.sigma,
+                        "conservative": standing.conservative,
+                        "matches": standing.matches,
+                        "win_rate": standing.win_rate,
+                        "failures": standing.failures,
+                    }
+                )
     found = reportdata.failures(data, [info.version_id])
     record = reportdata.record(data, info.version_id)
     return {
-        "bot": info.bot, "version": info.version, "hash": info.content_hash, "author": info.author, "source": info.source,
-        "record": {"matches": record.matches, "firsts": record.firsts, "failures": record.failures,
-                   "skipped": record.skipped, "errors": record.errors},
+        "bot": info.bot,
+        "version": info.version,
+        "hash": info.content_hash,
+        "author": info.author,
+        "source": info.source,
+        "record": {
+            "matches": record.matches,
+            "firsts": record.firsts,
+            "failures": record.failures,
+            "skipped": record.skipped,
+            "errors": record.errors,
+        },
         "ratings": standings,
         "page": str(site / info.page),
         "failures": [
-            {"match": f.match.match_id, "pool": f.match.pool, "seat": f.seat.seat, "reason": f.seat.failure_reason,
-             "detail": f.seat.failure_detail, "at_action": f.seat.at_action, "stderr_tail": f.seat.stderr_tail,
-             "replay": str(site / f.match.page)}
+            {
+                "match": f.match.match_id,
+                "pool": f.match.pool,
+                "seat": f.seat.seat,
+                "reason": f.seat.failure_reason,
+                "detail": f.seat.failure_detail,
+                "at_action": f.seat.at_action,
+                "stderr_tail": f.seat.stderr_tail,
+                "replay": str(site / f.match.page),
+            }
             for f in found[:failures]
         ],
         "failure_count": len(found),
@@ -93,21 +121,39 @@ def _version_json(data: ReportData, info: VersionInfo, site: Path, failures: int
 def _print_version(console: Console, item: dict[str, Any]) -> None:
     """One bot version for its author: who, its record, its ratings table, its latest failures, its page."""
     record = item["record"]
-    console.print(f"[bold]{escape(item['bot'])}[/bold] version {escape(item['version'])} ({item['hash'][:12]}), by "
-                  f"{escape(item['author'] or '(no author given)')}, {item['source']}", highlight=False)
-    console.print(f"{record['matches']} matches played, {record['firsts']} won at a table, {record['failures']} lost "
-                  f"by failure" + (f", {record['skipped']} skipped (benched)" if record["skipped"] else "")
-                  + (f", {record['errors']} could not be played" if record["errors"] else ""), highlight=False)
+    console.print(
+        f"[bold]{escape(item['bot'])}[/bold] version {escape(item['version'])} ({item['hash'][:12]}), by "
+        f"{escape(item['author'] or '(no author given)')}, {item['source']}",
+        highlight=False,
+    )
+    console.print(
+        f"{record['matches']} matches played, {record['firsts']} won at a table, {record['failures']} lost "
+        f"by failure"
+        + (f", {record['skipped']} skipped (benched)" if record["skipped"] else "")
+        + (f", {record['errors']} could not be played" if record["errors"] else ""),
+        highlight=False,
+    )
     if item["ratings"]:
         table = fitted_table("Ratings")
         for column in ("pool", "rank", "mu", "sigma", "mu-3σ", "matches", "win rate", "failed"):
             number_column(table, column, left=column == "pool")
         for row in item["ratings"]:
-            table.add_row(row["pool"], f"{row['rank']} of {row['of']}", f"{row['mu']:.2f}", f"{row['sigma']:.2f}",
-                          f"{row['conservative']:.2f}", str(row["matches"]), "-" if row["win_rate"] is None else f"{row['win_rate']:.0%}",
-                          str(row["failures"] or "-"))
-        print_table(console, table, "rank: by mu - 3 sigma in the pool; sigma: the rating's uncertainty "
-                                    "(the true skill is within mu ± 2 sigma with 95% belief)")
+            table.add_row(
+                row["pool"],
+                f"{row['rank']} of {row['of']}",
+                f"{row['mu']:.2f}",
+                f"{row['sigma']:.2f}",
+                f"{row['conservative']:.2f}",
+                str(row["matches"]),
+                "-" if row["win_rate"] is None else f"{row['win_rate']:.0%}",
+                str(row["failures"] or "-"),
+            )
+        print_table(
+            console,
+            table,
+            "rank: by mu - 3 sigma in the pool; sigma: the rating's uncertainty "
+            "(the true skill is within mu ± 2 sigma with 95% belief)",
+        )
     else:
         console.print("not rated in any pool yet", style="dim")
     _print_failures(console, item)
@@ -124,8 +170,11 @@ def _print_failures(console: Console, item: dict[str, Any]) -> None:
     console.print(f"[bold]Failures[/bold] (latest {shown} of {item['failure_count']}):", highlight=False)
     for failure in item["failures"]:
         where = f", after {failure['at_action']} moves" if failure["at_action"] is not None else ""
-        console.print(f"match {failure['match']} ({failure['pool']}, seat {failure['seat']}{where}): "
-                      f"[red]{escape(failure['reason'])}[/red]: {escape(failure['detail'])}", highlight=False)
+        console.print(
+            f"match {failure['match']} ({failure['pool']}, seat {failure['seat']}{where}): "
+            f"[red]{escape(failure['reason'])}[/red]: {escape(failure['detail'])}",
+            highlight=False,
+        )
         if failure["stderr_tail"].strip():
             _quoted(console, failure["stderr_tail"])
         console.print(f"  watch it: ladder replay {failure['match']}, or in the report:", highlight=False, style="dim")
@@ -146,22 +195,37 @@ def logs(
     for match in data.matches:
         for seat in match.seats:
             if seat.version_id in wanted and (all_matches or seat.stderr_tail.strip()):
-                entries.append({"match": match.match_id, "pool": match.pool, "seat": seat.seat, "version": data.versions[seat.version_id].label,
-                                "status": match.status, "failure": seat.failure_reason, "stderr": seat.stderr_tail,
-                                "finished": match.finished_at.strftime("%Y-%m-%d %H:%M:%S")})
+                entries.append(
+                    {
+                        "match": match.match_id,
+                        "pool": match.pool,
+                        "seat": seat.seat,
+                        "version": data.versions[seat.version_id].label,
+                        "status": match.status,
+                        "failure": seat.failure_reason,
+                        "stderr": seat.stderr_tail,
+                        "finished": match.finished_at.strftime("%Y-%m-%d %H:%M:%S"),
+                    }
+                )
     entries = entries[-limit:]
     if as_json:
         print(json.dumps(entries, indent=2))
         return
     console = Console()
     if not entries:
-        console.print(f"{escape(name)} wrote nothing to stderr in its recorded matches (sandboxed bots' stderr is kept; "
-                      "built-in bots run in the worker and have none)", highlight=False)
+        console.print(
+            f"{escape(name)} wrote nothing to stderr in its recorded matches (sandboxed bots' stderr is kept; "
+            "built-in bots run in the worker and have none)",
+            highlight=False,
+        )
         return
     for entry in entries:
         failed = f", failed: [red]{escape(entry['failure'])}[/red]" if entry["failure"] else ""
-        console.print(f"[bold]match {entry['match']}[/bold] {entry['pool']}, seat {entry['seat']}, {escape(entry['version'])}, "
-                      f"{entry['finished']}{failed}", highlight=False)
+        console.print(
+            f"[bold]match {entry['match']}[/bold] {entry['pool']}, seat {entry['seat']}, {escape(entry['version'])}, "
+            f"{entry['finished']}{failed}",
+            highlight=False,
+        )
         if entry["stderr"].strip():
             _quoted(console, entry["stderr"])
         else:

@@ -17,7 +17,13 @@ from ladder.text import clean_text
 
 
 def bots(
-    db: Annotated[str | None, typer.Option("--db", help="Database: an SQLAlchemy URL or an SQLite file's path (default $LADDER_DB or results/ladder.db).")] = None,
+    db: Annotated[
+        str | None,
+        typer.Option(
+            "--db",
+            help="Database: an SQLAlchemy URL or an SQLite file's path (default $LADDER_DB or results/ladder.db).",
+        ),
+    ] = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print the list as JSON.")] = False,
 ) -> None:
     """List the built-in bots, the bots registered with `ladder submit`, and bots offered by installed packages."""
@@ -26,7 +32,9 @@ def bots(
         for name, classes in bot_classes().items()
     ]
     registered = registered_bots(db)
-    packaged: list[dict[str, str]] = [{"name": bot.name, "entry_point": bot.value, "distribution": bot.distribution} for bot in entry_point_bots()]
+    packaged: list[dict[str, str]] = [
+        {"name": bot.name, "entry_point": bot.value, "distribution": bot.distribution} for bot in entry_point_bots()
+    ]
     if as_json:
         print(json.dumps({"builtin": builtin, "registered": registered, "entry_points": packaged}, indent=2))
         return
@@ -37,15 +45,27 @@ def bots(
     number_column(table, "games", left=True)
     label_column(table, "author")
     for row in builtin:
-        table.add_row(row["name"], "built-in", "", "", "\n".join(row["games"]), escape(clean_text(row["author"], one_line=True)))
+        table.add_row(
+            row["name"], "built-in", "", "", "\n".join(row["games"]), escape(clean_text(row["author"], one_line=True))
+        )
     for row in registered:
         latest = row["versions"][-1]
         versions = len(row["versions"])
         table.add_row(
-            escape(row["name"]), f"submitted, {versions} version{'s' if versions > 1 else ''}", escape(clean_text(latest["version"], one_line=True)),
-            latest["hash"][:8], "\n".join(latest["games"]), escape(clean_text(row["author"], one_line=True)),
+            escape(row["name"]),
+            f"submitted, {versions} version{'s' if versions > 1 else ''}",
+            escape(clean_text(latest["version"], one_line=True)),
+            latest["hash"][:8],
+            "\n".join(latest["games"]),
+            escape(clean_text(row["author"], one_line=True)),
         )
     for row in packaged:
-        table.add_row(escape(row["name"]), f"package {escape(row['distribution'])}", "", "", "(asks the bot)",
-                      escape(row["entry_point"]))
+        table.add_row(
+            escape(row["name"]),
+            f"package {escape(row['distribution'])}",
+            "",
+            "",
+            "(asks the bot)",
+            escape(row["entry_point"]),
+        )
     print_table(Console(), table, "hash: the start of the latest version's content hash; `--json` lists every version")

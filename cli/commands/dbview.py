@@ -27,7 +27,11 @@ from ladder.text import clean_text
 
 DbOption = Annotated[
     str | None,
-    typer.Option("--db", metavar="DB", help="Database: an SQLAlchemy URL or an SQLite file's path (default: $LADDER_DB or results/ladder.db)."),
+    typer.Option(
+        "--db",
+        metavar="DB",
+        help="Database: an SQLAlchemy URL or an SQLite file's path (default: $LADDER_DB or results/ladder.db).",
+    ),
 ]
 
 
@@ -42,8 +46,10 @@ def check_database_exists(url: str | None) -> None:
         return
     if not Path(parsed.database).is_file():
         where = "" if url else " (the default; choose another with --db or $LADDER_DB)"
-        raise UserError(f"the database {parsed.database} does not exist{where}; check the path, or run a tournament "
-                        f"first: `ladder run quick`")
+        raise UserError(
+            f"the database {parsed.database} does not exist{where}; check the path, or run a tournament "
+            f"first: `ladder run quick`"
+        )
 
 
 @contextmanager
@@ -133,8 +139,15 @@ def tournament_names(session: Session) -> dict[int, str]:
     return {t.id: f"{t.name} #{t.id}" for t in session.exec(select(TournamentRow)).all() if t.id is not None}
 
 
-def failure_lines(match_id: int | None, seat: int, bot: str | None, reason: str, detail: str, traceback: str,
-                  at_action: int | None = None) -> Text:
+def failure_lines(
+    match_id: int | None,
+    seat: int,
+    bot: str | None,
+    reason: str,
+    detail: str,
+    traceback: str,
+    at_action: int | None = None,
+) -> Text:
     """A failed seat told in full: who, why, after how many actions, then the bot's traceback (indented).
     The detail and traceback come from the bot: escape sequences and control characters are removed."""
     where = f"match {match_id} " if match_id is not None else ""
@@ -156,8 +169,17 @@ def failure_blocks(failed: list[tuple[int, dict[str, Any]]]) -> list[Text]:
             if seat["bot"] in benched_told:
                 continue
             benched_told.add(seat["bot"])
-        blocks.append(failure_lines(match_id, seat["seat"], seat["bot"], seat["failure"], seat.get("detail") or "",
-                                    seat.get("traceback") or "", seat.get("at_action")))
+        blocks.append(
+            failure_lines(
+                match_id,
+                seat["seat"],
+                seat["bot"],
+                seat["failure"],
+                seat.get("detail") or "",
+                seat.get("traceback") or "",
+                seat.get("at_action"),
+            )
+        )
     return blocks
 
 

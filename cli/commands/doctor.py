@@ -27,7 +27,9 @@ INSTALL_HINTS = {
 
 def doctor(
     as_json: Annotated[bool, typer.Option("--json", help="Print the findings as JSON.")] = False,
-    workers: Annotated[int | None, typer.Option("--workers", min=1, help="Say whether this many tournament workers fit this machine.")] = None,
+    workers: Annotated[
+        int | None, typer.Option("--workers", min=1, help="Say whether this many tournament workers fit this machine.")
+    ] = None,
 ) -> None:
     """Say which sandbox layers are active here (probed by starting a bot), and why any is missing."""
     cores = usable_cores()
@@ -38,33 +40,47 @@ def doctor(
     kind, why = separation(active)
     view = interpreter_view(active)
     if as_json:
-        print(json.dumps({
-            "layers": [asdict(status) for status in statuses],
-            "active": list(active),
-            "bots_can_run": _bots_can_run(active),
-            "separation": {"kind": kind, "detail": why},
-            "interpreter_view": view,
-            "between_turns": "stopped (SIGSTOP) while the ladder does not wait for the bot",
-            "default_limits": asdict(limits),
-            "usable_cores": cores,
-            "workers_warning": crowded,
-        }, indent=2))
+        print(
+            json.dumps(
+                {
+                    "layers": [asdict(status) for status in statuses],
+                    "active": list(active),
+                    "bots_can_run": _bots_can_run(active),
+                    "separation": {"kind": kind, "detail": why},
+                    "interpreter_view": view,
+                    "between_turns": "stopped (SIGSTOP) while the ladder does not wait for the bot",
+                    "default_limits": asdict(limits),
+                    "usable_cores": cores,
+                    "workers_warning": crowded,
+                },
+                indent=2,
+            )
+        )
         return
     console = Console()
     print_table(console, _layers_table(statuses))
     if not _bots_can_run(active):
-        console.print("[red]Submitted bots cannot run here:[/red] the ladder runs as root, and without bubblewrap it "
-                      "cannot run a bot as an unprivileged user, so it refuses to (install bubblewrap).", highlight=False)
+        console.print(
+            "[red]Submitted bots cannot run here:[/red] the ladder runs as root, and without bubblewrap it "
+            "cannot run a bot as an unprivileged user, so it refuses to (install bubblewrap).",
+            highlight=False,
+        )
     else:
         console.print(f"Submitted bots run with: [bold]{' + '.join(active)}[/bold]", highlight=False)
     console.print(f"Bots kept apart by: [bold]{kind}[/bold]: {why}.", highlight=False)
     console.print(f"What a bot can import: {view}.", highlight=False)
-    console.print("Between turns and between matches every bot is stopped (SIGSTOP): it uses no CPU while the "
-                  "ladder does not wait for it.", highlight=False)
+    console.print(
+        "Between turns and between matches every bot is stopped (SIGSTOP): it uses no CPU while the "
+        "ladder does not wait for it.",
+        highlight=False,
+    )
     missing = [name for name in LAYERS if name not in active]
     if missing:
-        console.print(f"[yellow]Missing: {', '.join(missing)}.[/yellow] `--require-layer NAME` on play/submit/validate "
-                      "refuses to run without a layer.", highlight=False)
+        console.print(
+            f"[yellow]Missing: {', '.join(missing)}.[/yellow] `--require-layer NAME` on play/submit/validate "
+            "refuses to run without a layer.",
+            highlight=False,
+        )
     console.print(
         f"Default limits: {limits.move_seconds:g} s of CPU time per move (plus a bank of {limits.bank_seconds:g} s per "
         f"match; a wall-clock cap of {WALL_FACTOR:g}x that), {limits.match_seconds:g} s per match, "
@@ -72,8 +88,11 @@ def doctor(
         f"{limits.reply_bytes // 1024} KB, files up to {limits.file_mb} MB, /tmp {limits.tmp_mb} MB.",
         highlight=False,
     )
-    console.print(f"Usable cores here: {cores}: a tournament carries up to {cores} worker{'s' if cores != 1 else ''} "
-                  "(one match keeps about one core busy).", highlight=False)
+    console.print(
+        f"Usable cores here: {cores}: a tournament carries up to {cores} worker{'s' if cores != 1 else ''} "
+        "(one match keeps about one core busy).",
+        highlight=False,
+    )
     if crowded is not None:
         console.print(f"[yellow]Warning:[/yellow] {escape(crowded)}.", highlight=False)
 

@@ -53,13 +53,43 @@ class _Exported:
     actions_z: bytes | None = None
 
 
-SEAT_COLUMNS = ("match_id", "tournament", "key", "game", "players", "options", "seed", "status", "finished_at", "seconds",
-                "seat", "bot", "version", "hash", "score", "rank", "failure_reason", "failure_detail", "at_action", "traceback")
+SEAT_COLUMNS = (
+    "match_id",
+    "tournament",
+    "key",
+    "game",
+    "players",
+    "options",
+    "seed",
+    "status",
+    "finished_at",
+    "seconds",
+    "seat",
+    "bot",
+    "version",
+    "hash",
+    "score",
+    "rank",
+    "failure_reason",
+    "failure_detail",
+    "at_action",
+    "traceback",
+)
 
 
 def export(
-    format_: Annotated[Format, typer.Option("--format", "-f", help="csv (one row per seat of each match) or json (matches, seats and ratings).")] = Format.csv,
-    out: Annotated[str | None, typer.Option("--out", "-o", help="File to write; - for stdout (default: results/exports/ladder-<time>.<format>).")] = None,
+    format_: Annotated[
+        Format,
+        typer.Option(
+            "--format", "-f", help="csv (one row per seat of each match) or json (matches, seats and ratings)."
+        ),
+    ] = Format.csv,
+    out: Annotated[
+        str | None,
+        typer.Option(
+            "--out", "-o", help="File to write; - for stdout (default: results/exports/ladder-<time>.<format>)."
+        ),
+    ] = None,
     actions: Annotated[bool, typer.Option("--actions", help="JSON only: include every match's action log.")] = False,
     db: DbOption = None,
 ) -> None:
@@ -103,13 +133,26 @@ class _Recorded:
 
         names = version_names(session)
         tournaments = tournament_names(session)
-        columns: list[Any] = [MatchRow.id, MatchRow.tournament_id, MatchRow.key, MatchRow.game, MatchRow.num_players, MatchRow.options_json,
-                   MatchRow.seed, MatchRow.status, MatchRow.finished_at, MatchRow.seconds, MatchRow.details_json]
+        columns: list[Any] = [
+            MatchRow.id,
+            MatchRow.tournament_id,
+            MatchRow.key,
+            MatchRow.game,
+            MatchRow.num_players,
+            MatchRow.options_json,
+            MatchRow.seed,
+            MatchRow.status,
+            MatchRow.finished_at,
+            MatchRow.seconds,
+            MatchRow.details_json,
+        ]
         if actions:
             columns.append(MatchRow.actions_z)
         matches = session.execute(sa_select(*(col(c) for c in columns)).order_by(col(MatchRow.id))).all()
         seats: dict[int, list[SeatResultRow]] = {}
-        for seat in session.exec(select(SeatResultRow).order_by(col(SeatResultRow.match_id), col(SeatResultRow.seat))).all():
+        for seat in session.exec(
+            select(SeatResultRow).order_by(col(SeatResultRow.match_id), col(SeatResultRow.seat))
+        ).all():
             seats.setdefault(seat.match_id, []).append(seat)
         rated, _ = ratings.current(session)
         return cls(names, tournaments, matches, seats, rated)
@@ -123,10 +166,30 @@ class _Recorded:
         for m in self.matches:
             for s in self.seats.get(m[0], []):
                 name = names.get(s.bot_version_id)
-                writer.writerow([m[0], tournaments.get(m[1], m[1]), m[2], m[3], m[4], m[5], m[6], m[7], m[8].isoformat(), f"{m[9]:.4f}",
-                                 s.seat, name.bot if name else "", name.version if name else "", name.content_hash if name else "",
-                                 "" if s.score is None else s.score, "" if s.rank is None else s.rank, s.failure_reason or "",
-                                 s.failure_detail, "" if s.at_action is None else s.at_action, s.stderr_tail])
+                writer.writerow(
+                    [
+                        m[0],
+                        tournaments.get(m[1], m[1]),
+                        m[2],
+                        m[3],
+                        m[4],
+                        m[5],
+                        m[6],
+                        m[7],
+                        m[8].isoformat(),
+                        f"{m[9]:.4f}",
+                        s.seat,
+                        name.bot if name else "",
+                        name.version if name else "",
+                        name.content_hash if name else "",
+                        "" if s.score is None else s.score,
+                        "" if s.rank is None else s.rank,
+                        s.failure_reason or "",
+                        s.failure_detail,
+                        "" if s.at_action is None else s.at_action,
+                        s.stderr_tail,
+                    ]
+                )
         return buffer.getvalue()
 
     def json(self, actions: bool) -> str:
@@ -135,19 +198,39 @@ class _Recorded:
         listed: list[dict[str, Any]] = []
         for m in self.matches:
             item = {
-                "id": m[0], "tournament": self.tournaments.get(m[1], m[1]), "key": m[2], "game": m[3], "players": m[4],
-                "options": json.loads(m[5]), "seed": m[6], "status": m[7], "finished_at": m[8].isoformat(), "seconds": m[9],
+                "id": m[0],
+                "tournament": self.tournaments.get(m[1], m[1]),
+                "key": m[2],
+                "game": m[3],
+                "players": m[4],
+                "options": json.loads(m[5]),
+                "seed": m[6],
+                "status": m[7],
+                "finished_at": m[8].isoformat(),
+                "seconds": m[9],
                 "details": json.loads(m[10]),
                 "seats": [self._seat_json(s) for s in self.seats.get(m[0], [])],
             }
             if actions:
                 item["actions"] = unpack_actions(m[11])
             listed.append(item)
-        return json.dumps({"matches": listed, "ratings": rankings_json(self.rated, self.names, self.rated.pools())}, indent=1) + "\n"
+        return (
+            json.dumps(
+                {"matches": listed, "ratings": rankings_json(self.rated, self.names, self.rated.pools())}, indent=1
+            )
+            + "\n"
+        )
 
     def _seat_json(self, s: SeatResultRow) -> dict[str, Any]:
         names = self.names
-        return {"seat": s.seat, "bot": names[s.bot_version_id].bot if s.bot_version_id in names else None,
-                "hash": names[s.bot_version_id].content_hash if s.bot_version_id in names else None,
-                "score": s.score, "rank": s.rank, "failure_reason": s.failure_reason, "failure_detail": s.failure_detail,
-                "at_action": s.at_action, "traceback": s.stderr_tail}
+        return {
+            "seat": s.seat,
+            "bot": names[s.bot_version_id].bot if s.bot_version_id in names else None,
+            "hash": names[s.bot_version_id].content_hash if s.bot_version_id in names else None,
+            "score": s.score,
+            "rank": s.rank,
+            "failure_reason": s.failure_reason,
+            "failure_detail": s.failure_detail,
+            "at_action": s.at_action,
+            "traceback": s.stderr_tail,
+        }

@@ -21,9 +21,13 @@ def games() -> None:
     label_column(table, "options (key=value)")
     label_column(table, "built-in bots")
     for game in all_games():
-        players = str(game.min_players) if game.min_players == game.max_players else f"{game.min_players}-{game.max_players}"
+        players = (
+            str(game.min_players) if game.min_players == game.max_players else f"{game.min_players}-{game.max_players}"
+        )
         options = escape("\n".join(spec.describe() for spec in game.option_specs) or "none")
         facts = game.facts
         scoring = escape(f"{facts.score_order.value}\nwin: {facts.win_condition}")
-        table.add_row(f"{game.id}\n[dim]{escape(game.name)}[/dim]", players, scoring, options, "\n".join(bots_for_game(game.id)))
+        table.add_row(
+            f"{game.id}\n[dim]{escape(game.name)}[/dim]", players, scoring, options, "\n".join(bots_for_game(game.id))
+        )
     print_table(Console(), table)

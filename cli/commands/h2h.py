@@ -35,9 +35,17 @@ def h2h(
             raise UserError(f"{first!r} and {second!r} name the same bot version")
         # SQLAlchemy's own select: SQLModel's is typed for at most four columns
         query = (
-            sa_select(col(MatchRow.id), col(MatchRow.tournament_id), col(MatchRow.game), col(MatchRow.num_players),
-                      col(MatchRow.deal), col(SeatResultRow.bot_version_id), col(SeatResultRow.score), col(SeatResultRow.rank),
-                      col(SeatResultRow.failure_reason))
+            sa_select(
+                col(MatchRow.id),
+                col(MatchRow.tournament_id),
+                col(MatchRow.game),
+                col(MatchRow.num_players),
+                col(MatchRow.deal),
+                col(SeatResultRow.bot_version_id),
+                col(SeatResultRow.score),
+                col(SeatResultRow.rank),
+                col(SeatResultRow.failure_reason),
+            )
             .join(SeatResultRow, col(SeatResultRow.match_id) == col(MatchRow.id))
             .where(col(MatchRow.status) == "played", col(SeatResultRow.bot_version_id).in_(a_versions | b_versions))
         )
@@ -59,7 +67,11 @@ def h2h(
         print(json.dumps({"first": first, "second": second, "games": summary}, indent=2))
         return
     if not summary:
-        raise UserError(f"{first} and {second} never met" + (f" in {game}" if game else "") + " (nor played the same solitaire deal)")
+        raise UserError(
+            f"{first} and {second} never met"
+            + (f" in {game}" if game else "")
+            + " (nor played the same solitaire deal)"
+        )
     _print_meetings(first, second, summary)
 
 
@@ -87,8 +99,15 @@ def _meetings(game_id: str, players: int, groups: dict[str, dict]) -> dict[str, 
     met = a_ahead + b_ahead + tied
     if not met:
         return None
-    return {"game": game_id, "players": players, "met": met, "first_ahead": a_ahead, "second_ahead": b_ahead,
-            "tied": tied, "mean_score_difference": sum(diffs) / len(diffs) if diffs else None}
+    return {
+        "game": game_id,
+        "players": players,
+        "met": met,
+        "first_ahead": a_ahead,
+        "second_ahead": b_ahead,
+        "tied": tied,
+        "mean_score_difference": sum(diffs) / len(diffs) if diffs else None,
+    }
 
 
 def _print_meetings(first: str, second: str, summary: list[dict[str, Any]]) -> None:
@@ -100,8 +119,18 @@ def _print_meetings(first: str, second: str, summary: list[dict[str, Any]]) -> N
     for item in summary:
         share = (item["first_ahead"] + item["tied"] / 2) / item["met"]
         diff = item["mean_score_difference"]
-        table.add_row(f"{item['game']} {'deals' if item['players'] == 1 else str(item['players']) + 'p'}",
-                      str(item["met"]), str(item["first_ahead"]), str(item["second_ahead"]), str(item["tied"]),
-                      f"{share:.1%}", "" if diff is None else f"{diff:+.2f}")
-    print_table(Console(), table, "tables: who finished ahead in the same match; solitaires: who scored more on the same "
-                                  "deal; A share: A's share of the meetings, ties counting half")
+        table.add_row(
+            f"{item['game']} {'deals' if item['players'] == 1 else str(item['players']) + 'p'}",
+            str(item["met"]),
+            str(item["first_ahead"]),
+            str(item["second_ahead"]),
+            str(item["tied"]),
+            f"{share:.1%}",
+            "" if diff is None else f"{diff:+.2f}",
+        )
+    print_table(
+        Console(),
+        table,
+        "tables: who finished ahead in the same match; solitaires: who scored more on the same "
+        "deal; A share: A's share of the meetings, ties counting half",
+    )

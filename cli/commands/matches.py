@@ -36,8 +36,21 @@ if TYPE_CHECKING:
 def matches(
     bot: Annotated[str | None, typer.Option("--bot", help="Only matches of this bot (name, or name@hash).")] = None,
     game: Annotated[str | None, typer.Option("--game", help="Only matches of this game.")] = None,
-    tournament: Annotated[str | None, typer.Option("--tournament", metavar="T", help="Only matches of this tournament (id, or name: its latest run; see `ladder tournaments`).")] = None,
-    status: Annotated[str | None, typer.Option("--status", help="played, skipped, error, voided (a host fault: played again by the next run) or unplayable (voided twice: not played again).")] = None,
+    tournament: Annotated[
+        str | None,
+        typer.Option(
+            "--tournament",
+            metavar="T",
+            help="Only matches of this tournament (id, or name: its latest run; see `ladder tournaments`).",
+        ),
+    ] = None,
+    status: Annotated[
+        str | None,
+        typer.Option(
+            "--status",
+            help="played, skipped, error, voided (a host fault: played again by the next run) or unplayable (voided twice: not played again).",
+        ),
+    ] = None,
     limit: Annotated[int, typer.Option("--limit", "-n", min=1, help="How many (newest first).")] = 30,
     db: DbOption = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print the matches as JSON.")] = False,
@@ -51,11 +64,21 @@ def matches(
         tournaments = tournament_names(session)
     listed = []
     for mid, tid, game_id, players, seed, state, error, seconds, finished, key in rows:
-        listed.append({
-            "id": mid, "tournament": tournaments.get(tid, str(tid)), "game": game_id, "players": players, "seed": seed,
-            "status": state, "error": error, "seconds": seconds, "finished": finished.isoformat(timespec="seconds"), "key": key,
-            "seats": [_seat_json(s, names) for s in seats.get(mid, [])],
-        })
+        listed.append(
+            {
+                "id": mid,
+                "tournament": tournaments.get(tid, str(tid)),
+                "game": game_id,
+                "players": players,
+                "seed": seed,
+                "status": state,
+                "error": error,
+                "seconds": seconds,
+                "finished": finished.isoformat(timespec="seconds"),
+                "key": key,
+                "seats": [_seat_json(s, names) for s in seats.get(mid, [])],
+            }
+        )
     if as_json:
         print(json.dumps(listed, indent=2))
         return
@@ -71,8 +94,9 @@ def matches(
             console.print(block)
 
 
-def _newest_matches(session: Session, bot: str | None, game: str | None, tournament: int | None, status: str | None,
-                    limit: int) -> Sequence[Any]:
+def _newest_matches(
+    session: Session, bot: str | None, game: str | None, tournament: int | None, status: str | None, limit: int
+) -> Sequence[Any]:
     """The ``limit`` newest matches that pass the filters, as rows of (id, tournament id, game, players, seed,
     status, error, seconds, finished, key)."""
     from sqlalchemy import select as sa_select
@@ -81,9 +105,18 @@ def _newest_matches(session: Session, bot: str | None, game: str | None, tournam
     from ladder.store.tables import SeatResultRow
 
     # SQLAlchemy's own select: SQLModel's is typed for at most four columns
-    query = sa_select(col(MatchRow.id), col(MatchRow.tournament_id), col(MatchRow.game), col(MatchRow.num_players),
-                      col(MatchRow.seed), col(MatchRow.status), col(MatchRow.error), col(MatchRow.seconds),
-                      col(MatchRow.finished_at), col(MatchRow.key))
+    query = sa_select(
+        col(MatchRow.id),
+        col(MatchRow.tournament_id),
+        col(MatchRow.game),
+        col(MatchRow.num_players),
+        col(MatchRow.seed),
+        col(MatchRow.status),
+        col(MatchRow.error),
+        col(MatchRow.seconds),
+        col(MatchRow.finished_at),
+        col(MatchRow.key),
+    )
     if game:
         query = query.where(col(MatchRow.game) == game)
     if tournament is not None:
@@ -92,8 +125,9 @@ def _newest_matches(session: Session, bot: str | None, game: str | None, tournam
         query = query.where(col(MatchRow.status) == status)
     if bot:
         versions = versions_of(session, bot)
-        query = query.where(col(MatchRow.id).in_(
-            select(SeatResultRow.match_id).where(col(SeatResultRow.bot_version_id).in_(versions))))
+        query = query.where(
+            col(MatchRow.id).in_(select(SeatResultRow.match_id).where(col(SeatResultRow.bot_version_id).in_(versions)))
+        )
     return session.execute(query.order_by(col(MatchRow.id).desc()).limit(limit)).all()
 
 
@@ -104,17 +138,26 @@ def _seats_by_match(session: Session, ids: list[int]) -> dict[int, list[SeatResu
     from ladder.store.tables import SeatResultRow
 
     seats: dict[int, list[SeatResultRow]] = {}
-    for seat in session.exec(select(SeatResultRow).where(col(SeatResultRow.match_id).in_(ids)).order_by(col(SeatResultRow.seat))).all():
+    for seat in session.exec(
+        select(SeatResultRow).where(col(SeatResultRow.match_id).in_(ids)).order_by(col(SeatResultRow.seat))
+    ).all():
         seats.setdefault(seat.match_id, []).append(seat)
     return seats
 
 
 def _seat_json(s: SeatResultRow, names: dict[int, VersionName]) -> dict[str, Any]:
     """A seat as --json lists it (bot and version None for a version no longer in the database)."""
-    return {"seat": s.seat, "bot": names[s.bot_version_id].bot if s.bot_version_id in names else None,
-            "version": names[s.bot_version_id].content_hash[:8] if s.bot_version_id in names else None,
-            "score": s.score, "rank": s.rank, "failure": s.failure_reason, "detail": s.failure_detail or None,
-            "traceback": s.stderr_tail or None, "at_action": s.at_action}
+    return {
+        "seat": s.seat,
+        "bot": names[s.bot_version_id].bot if s.bot_version_id in names else None,
+        "version": names[s.bot_version_id].content_hash[:8] if s.bot_version_id in names else None,
+        "score": s.score,
+        "rank": s.rank,
+        "failure": s.failure_reason,
+        "detail": s.failure_detail or None,
+        "traceback": s.stderr_tail or None,
+        "at_action": s.at_action,
+    }
 
 
 def _matches_table(listed: list[dict[str, Any]]) -> Table:
@@ -129,12 +172,19 @@ def _matches_table(listed: list[dict[str, Any]]) -> Table:
     table.add_column("finished", no_wrap=True)
     for item in listed:
         seat_text = ", ".join(
-            f"{s['bot']} {ordinal(s['rank'])}" + (f" ({s['score']:g})" if s["score"] is not None else "")
+            f"{s['bot']} {ordinal(s['rank'])}"
+            + (f" ({s['score']:g})" if s["score"] is not None else "")
             + (f" [{s['failure']}]" if s["failure"] else "")
             for s in item["seats"]
         )
         # Text cells: bot names, failures in brackets and error messages are shown as written, never read as markup
-        table.add_row(str(item["id"]), Text(clean_text(item["tournament"], one_line=True)), f"{item['game']} {item['players']}p", Text(seat_text),
-                      Text(item["status"] + (f": {clean_text(item['error'], one_line=True)}" if item["error"] else "")), f"{item['seconds']:.2f}",
-                      item["finished"][11:19])
+        table.add_row(
+            str(item["id"]),
+            Text(clean_text(item["tournament"], one_line=True)),
+            f"{item['game']} {item['players']}p",
+            Text(seat_text),
+            Text(item["status"] + (f": {clean_text(item['error'], one_line=True)}" if item["error"] else "")),
+            f"{item['seconds']:.2f}",
+            item["finished"][11:19],
+        )
     return table

@@ -88,21 +88,55 @@ def schedule(game: Game, bots: list[str], games: int, seed: int, options: dict) 
         if game.facts.solitaire:
             plan.append([(MatchSpec(game.id, (name,), seed + i, options), [index]) for index, name in enumerate(bots)])
         else:
-            plan.append([(MatchSpec(game.id, tuple(bots[j] for j in order), seed + i, options), list(order))
-                         for order in seatings(len(bots))])
+            plan.append(
+                [
+                    (MatchSpec(game.id, tuple(bots[j] for j in order), seed + i, options), list(order))
+                    for order in seatings(len(bots))
+                ]
+            )
     return plan
 
 
 def play(
     game_id: Annotated[str, typer.Argument(metavar="GAME", help="Game id (see `ladder games`).")],
-    bots: Annotated[list[str], typer.Argument(metavar="BOT...", help="One bot per seat (a solitaire: each bot plays the same deals).")],
-    games: Annotated[int, typer.Option("-n", "--games", min=1, help="How many deals; at a table each deal is played in every seating (2 bots: 2 matches a deal, 3 bots: 6); in a solitaire each bot plays each deal.")] = 100,
+    bots: Annotated[
+        list[str],
+        typer.Argument(metavar="BOT...", help="One bot per seat (a solitaire: each bot plays the same deals)."),
+    ],
+    games: Annotated[
+        int,
+        typer.Option(
+            "-n",
+            "--games",
+            min=1,
+            help="How many deals; at a table each deal is played in every seating (2 bots: 2 matches a deal, 3 bots: 6); in a solitaire each bot plays each deal.",
+        ),
+    ] = 100,
     seed: Annotated[int, typer.Option("--seed", help="Deal i uses seed SEED+i.")] = 0,
-    option: Annotated[list[str] | None, typer.Option("--option", "-o", help="Game option key=value; repeatable.")] = None,
+    option: Annotated[
+        list[str] | None, typer.Option("--option", "-o", help="Game option key=value; repeatable.")
+    ] = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print the summary as JSON.")] = False,
-    require_layer: Annotated[list[str] | None, typer.Option("--require-layer", metavar="LAYER", help="Refuse to run unless this sandbox layer (process, bubblewrap, seccomp) is available; repeatable.")] = None,
-    allow_package: Annotated[list[str] | None, typer.Option("--allow-package", metavar="PACKAGE", help="An installed package sandboxed bots may import; repeatable.")] = None,
-    workers: Annotated[int, typer.Option("--workers", "-w", min=1, help="Play the deals in this many processes (the results are the same as in one).")] = 1,
+    require_layer: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--require-layer",
+            metavar="LAYER",
+            help="Refuse to run unless this sandbox layer (process, bubblewrap, seccomp) is available; repeatable.",
+        ),
+    ] = None,
+    allow_package: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--allow-package", metavar="PACKAGE", help="An installed package sandboxed bots may import; repeatable."
+        ),
+    ] = None,
+    workers: Annotated[
+        int,
+        typer.Option(
+            "--workers", "-w", min=1, help="Play the deals in this many processes (the results are the same as in one)."
+        ),
+    ] = 1,
 ) -> None:
     """Play N deals (every seating of each) and summarise them per bot, with each bot's difference from the first
     and its confidence interval (built-in bots in this process, bot files sandboxed)."""
@@ -113,16 +147,36 @@ def play(
         game.check_options_for_players(len(bots), options)
     labels = seat_labels(bots)
     plan = schedule(game, bots, games, seed, options)
-    deals = play_deals(game, bots, plan, labels, SandboxLimits(packages=allowed_packages(allow_package or ())),
-                       require_layer or (), quiet=as_json, workers=workers)
+    deals = play_deals(
+        game,
+        bots,
+        plan,
+        labels,
+        SandboxLimits(packages=allowed_packages(allow_package or ())),
+        require_layer or (),
+        quiet=as_json,
+        workers=workers,
+    )
     outcomes = [match for deal in deals for match in deal]
     tallies = tally(outcomes)
     differences = paired_differences(deals, labels) if len(labels) > 1 else []
     failure = first_failure(outcomes)
     if as_json:
-        print(json.dumps({"game": game.id, "options": options, "games": games, "matches": len(outcomes), "seed": seed,
-                          "bots": [t.to_json() for t in tallies], "differences": [d.to_json() for d in differences],
-                          "first_failure": failure}, indent=2))
+        print(
+            json.dumps(
+                {
+                    "game": game.id,
+                    "options": options,
+                    "games": games,
+                    "matches": len(outcomes),
+                    "seed": seed,
+                    "bots": [t.to_json() for t in tallies],
+                    "differences": [d.to_json() for d in differences],
+                    "first_failure": failure,
+                },
+                indent=2,
+            )
+        )
     else:
         print_summary(game, options, games, seed, tallies)
         print_differences(game, differences, len(outcomes))
@@ -130,8 +184,16 @@ def play(
             print_first_failure(failure)
 
 
-def play_deals(game: Game, bots: list[str], plan: list[Deal], labels: list[str], limits: SandboxLimits,
-               require: Iterable[str], quiet: bool, workers: int = 1) -> list[list[tuple[MatchOutcome, list[str]]]]:
+def play_deals(
+    game: Game,
+    bots: list[str],
+    plan: list[Deal],
+    labels: list[str],
+    limits: SandboxLimits,
+    require: Iterable[str],
+    quiet: bool,
+    workers: int = 1,
+) -> list[list[tuple[MatchOutcome, list[str]]]]:
     """Play every match of ``plan``, deal by deal, each with its seats' labels; a progress bar on stderr
     unless ``quiet``. Each bot is checked once before the first match, and a sandboxed one is pinned to a core.
 
@@ -148,14 +210,18 @@ def play_deals(game: Game, bots: list[str], plan: list[Deal], labels: list[str],
         for name in bots:
             pool.check(name, game.id)
         staged = {name: pool.submission(name) for name in bots if not is_builtin(name)}  # built and copied once
-        with tqdm(total=sum(len(deal) for deal in plan), unit="match", delay=1.0, file=sys.stderr, disable=quiet or None) as progress:
+        with tqdm(
+            total=sum(len(deal) for deal in plan), unit="match", delay=1.0, file=sys.stderr, disable=quiet or None
+        ) as progress:
             if workers == 1:
                 played = [_play_deal(pool, deal, progress.update) for deal in plan]
             else:
                 pool.close()
                 played = _play_in_workers(plan, workers, _WorkerSetup(limits, require, staged), progress.update)
-    return [[(outcome, [labels[j] for j in order]) for outcome, (_, order) in zip(outcomes, deal)]
-            for outcomes, deal in zip(played, plan)]
+    return [
+        [(outcome, [labels[j] for j in order]) for outcome, (_, order) in zip(outcomes, deal)]
+        for outcomes, deal in zip(played, plan)
+    ]
 
 
 def _play_deal(pool: PlayerPool, deal: Deal, done: Callable[[int], object] = lambda _: None) -> list[MatchOutcome]:
@@ -176,19 +242,26 @@ class _WorkerSetup:
     staged: dict[str, Submission]
 
 
-def _play_in_workers(plan: list[Deal], workers: int, setup: _WorkerSetup, done: Callable[[int], object]) -> list[list[MatchOutcome]]:
+def _play_in_workers(
+    plan: list[Deal], workers: int, setup: _WorkerSetup, done: Callable[[int], object]
+) -> list[list[MatchOutcome]]:
     context = multiprocessing.get_context("forkserver")
     cpus = None
     if setup.staged:
         cpus = worker_cpus(workers)
         if workers > usable_cores():
-            print(f"warning: {workers} workers on {usable_cores()} usable cores: sandboxed bots will wait for a CPU "
-                  f"and may run out of wall-clock time; use --workers {usable_cores()} or fewer", file=sys.stderr)
+            print(
+                f"warning: {workers} workers on {usable_cores()} usable cores: sandboxed bots will wait for a CPU "
+                f"and may run out of wall-clock time; use --workers {usable_cores()} or fewer",
+                file=sys.stderr,
+            )
     cpu_queue = context.Queue() if cpus else None
     for cpu in cpus or ():
         assert cpu_queue is not None
         cpu_queue.put(cpu)
-    with ProcessPoolExecutor(workers, mp_context=context, initializer=_start_worker, initargs=(setup, cpu_queue)) as executor:
+    with ProcessPoolExecutor(
+        workers, mp_context=context, initializer=_start_worker, initargs=(setup, cpu_queue)
+    ) as executor:
         played = []
         for outcomes in executor.map(_play_deal_in_worker, plan):
             played.append(outcomes)
@@ -202,8 +275,12 @@ _worker_pool: PlayerPool | None = None  # the players of this worker process (se
 def _start_worker(setup: _WorkerSetup, cpus: Queue[int] | None) -> None:
     """Set up a `ladder play --workers` process: its own players, pinned to a CPU of its own if given one."""
     global _worker_pool
-    _worker_pool = PlayerPool(limits=setup.limits, require=setup.require, submissions=setup.staged,
-                              pin_cpu=cpus.get() if cpus is not None else False)
+    _worker_pool = PlayerPool(
+        limits=setup.limits,
+        require=setup.require,
+        submissions=setup.staged,
+        pin_cpu=cpus.get() if cpus is not None else False,
+    )
     multiprocessing.util.Finalize(_worker_pool, _worker_pool.close, exitpriority=10)
 
 
@@ -222,9 +299,14 @@ def first_failure(outcomes: list[tuple[MatchOutcome, list[str]]]) -> dict[str, A
 
 def print_first_failure(failure: dict[str, Any]) -> None:
     console = Console()
-    console.print(Text(f"first failure: {failure['bot']} in seat {failure['seat']} (seats {', '.join(failure['seats'])}; "
-                       f"seed {failure['seed']}), after {failure['at_action']} actions: {failure['reason']}: "
-                       f"{failure['detail']}", style="yellow"))
+    console.print(
+        Text(
+            f"first failure: {failure['bot']} in seat {failure['seat']} (seats {', '.join(failure['seats'])}; "
+            f"seed {failure['seed']}), after {failure['at_action']} actions: {failure['reason']}: "
+            f"{failure['detail']}",
+            style="yellow",
+        )
+    )
     for line in failure["stderr_tail"].strip().splitlines():
         console.print(Text(f"  | {line}", style="dim"))
 
@@ -235,19 +317,28 @@ def print_differences(game: Game, differences: list[Difference], matches: int) -
         return
     console = Console()
     seated = "" if game.facts.solitaire else f", each deal played in every seating ({matches} matches)"
-    table = compact_table(f"difference from {differences[0].baseline}, paired by deal{seated}",
-                          f"{CONFIDENCE:.0%} confidence interval (normal approximation over the deals)")
+    table = compact_table(
+        f"difference from {differences[0].baseline}, paired by deal{seated}",
+        f"{CONFIDENCE:.0%} confidence interval (normal approximation over the deals)",
+    )
     for column in ("bot", "measure", "deals", "difference", "interval", "verdict"):
-        table.add_column(column, justify="left" if column in ("bot", "measure", "verdict") else "right",
-                         no_wrap=column != "verdict")
+        table.add_column(
+            column, justify="left" if column in ("bot", "measure", "verdict") else "right", no_wrap=column != "verdict"
+        )
     for d in differences:
         shown = (lambda x: f"{x:+.1%}") if d.measure == "win rate" else (lambda x: f"{x:+.2f}")  # noqa: E731
         interval = "-" if d.deals < 2 else f"{shown(d.low)} to {shown(d.high)}"
         if d.deals < 2:
             verdict = "one deal: no interval"
         elif d.significant:
-            verdict = f"{d.bot} " + {"score": ("scores higher", "scores lower"), "win rate": ("wins more", "wins less"),
-                                     "rank": ("ranks behind", "ranks ahead")}[d.measure][0 if d.mean > 0 else 1]
+            verdict = (
+                f"{d.bot} "
+                + {
+                    "score": ("scores higher", "scores lower"),
+                    "win rate": ("wins more", "wins less"),
+                    "rank": ("ranks behind", "ranks ahead"),
+                }[d.measure][0 if d.mean > 0 else 1]
+            )
         else:
             verdict = "not significant (more deals: -n)"
         table.add_row(Text(d.bot), d.measure, str(d.deals), shown(d.mean), interval, verdict)
@@ -270,7 +361,9 @@ def print_summary(game: Game, options: dict, games: int, seed: int, tallies: lis
         console.print(details)
     listed = print_listed_details(console, game, rows)
     for tally_ in tallies:
-        counts = {key: value for key, value in tally_.to_json().items() if key.endswith("_counts") and key not in listed}
+        counts = {
+            key: value for key, value in tally_.to_json().items() if key.endswith("_counts") and key not in listed
+        }
         if not solitaire and not counts:
             continue
         console.print(Text(tally_.label, style="bold"))
@@ -310,8 +403,12 @@ def _bot_cells(row: dict[str, Any], solitaire: bool) -> list[str]:
     cells = [row["bot"], str(row["games"])]
     if solitaire:
         win_rate = "-" if row["win_rate"] is None else f"{row['win_rate']:.1%}"
-        cells += [win_rate, f"{row['mean_score']:.2f}", f"{row['score_stdev']:.2f}",
-                  f"{row['score_min']:g}/{row['score_median']:g}/{row['score_max']:g}"]
+        cells += [
+            win_rate,
+            f"{row['mean_score']:.2f}",
+            f"{row['score_stdev']:.2f}",
+            f"{row['score_min']:g}/{row['score_median']:g}/{row['score_max']:g}",
+        ]
     else:
         cells += [_wins_cell(row), f"{row['mean_score']:.2f}", f"{row['mean_rank']:.2f}"]
     cells.append(", ".join(f"{reason} {count}" for reason, count in row["failures"].items()) or "-")
@@ -320,7 +417,11 @@ def _bot_cells(row: dict[str, Any], solitaire: bool) -> list[str]:
 
 def _details_table(rows: list[dict[str, Any]]) -> Table | None:
     """The game's own yes/no and number details (rates and means), a column per bot; None when it has none."""
-    detail_keys = [k for k in rows[0] if (k.endswith("_rate") and k != "win_rate") or (k.startswith("mean_") and k not in ("mean_score", "mean_rank"))]
+    detail_keys = [
+        k
+        for k in rows[0]
+        if (k.endswith("_rate") and k != "win_rate") or (k.startswith("mean_") and k not in ("mean_score", "mean_rank"))
+    ]
     if not detail_keys:
         return None
     details = Table(title="details (per match)")
@@ -330,7 +431,13 @@ def _details_table(rows: list[dict[str, Any]]) -> Table | None:
     for key in detail_keys:
         label = key.removeprefix("mean_").removesuffix("_rate").replace("_", " ")
         label = f"{label} (rate)" if key.endswith("_rate") else f"{label} (mean)"
-        details.add_row(label, *[(f"{row[key]:.1%}" if key.endswith("_rate") else f"{row[key]:.2f}") if key in row else "" for row in rows])
+        details.add_row(
+            label,
+            *[
+                (f"{row[key]:.1%}" if key.endswith("_rate") else f"{row[key]:.2f}") if key in row else ""
+                for row in rows
+            ],
+        )
     return details
 
 

@@ -59,10 +59,22 @@ def pool_table(pool: str, rated: RatingSet, names: dict[int, VersionName], sure:
 
     solitaire = facts_of(pool.partition("/")[0]).solitaire
     draw = rated.draw_probability.get(pool, 0.0)
-    table = compact_table(_pool_title(pool, rated),
-                          f"TrueSkill, all matches at once (draw probability {draw:.3f}); by mu - 3σ; "
-                          f"ranks: 95% interval; P>next: P(above the next bot)")
-    for column in ("rank", "bot", "version", "mu", "σ", "mu-3σ", "ranks", "P>next", "deals" if solitaire else "matches"):
+    table = compact_table(
+        _pool_title(pool, rated),
+        f"TrueSkill, all matches at once (draw probability {draw:.3f}); by mu - 3σ; "
+        f"ranks: 95% interval; P>next: P(above the next bot)",
+    )
+    for column in (
+        "rank",
+        "bot",
+        "version",
+        "mu",
+        "σ",
+        "mu-3σ",
+        "ranks",
+        "P>next",
+        "deals" if solitaire else "matches",
+    ):
         _column(table, column)
     _column(table, "mean" if solitaire else "win%")
     _column(table, "fail")
@@ -100,8 +112,11 @@ def _pair_cell(pair: Any) -> str:
 
 
 def overall_table(rated: RatingSet, names: dict[int, VersionName], spread: dict[int, OverallInterval]) -> Table:
-    table = compact_table("Overall, across games", ratings_trueskill_model.OVERALL_METHOD +
-                          "; 95% interval: the score when each pool's skills are drawn from their ratings")
+    table = compact_table(
+        "Overall, across games",
+        ratings_trueskill_model.OVERALL_METHOD
+        + "; 95% interval: the score when each pool's skills are drawn from their ratings",
+    )
     for column in ("rank", "bot", "version", "overall score", "95% interval", "pools played", "mean mu-3σ"):
         _column(table, column)
     for position, row in enumerate(ratings_across_pools.overall(rated), start=1):
@@ -119,8 +134,13 @@ def overall_table(rated: RatingSet, names: dict[int, VersionName], spread: dict[
     return table
 
 
-def rankings_json(rated: RatingSet, names: dict[int, VersionName], pools: Iterable[str],
-                  sure: dict[str, PoolCertainty] | None = None, spread: dict[int, OverallInterval] | None = None) -> dict[str, Any]:
+def rankings_json(
+    rated: RatingSet,
+    names: dict[int, VersionName],
+    pools: Iterable[str],
+    sure: dict[str, PoolCertainty] | None = None,
+    spread: dict[int, OverallInterval] | None = None,
+) -> dict[str, Any]:
     """The tables as JSON; ``sure`` and ``spread`` (the certainty, at the defaults when not given)."""
     pools = list(pools)
     labels = distinct_labels(names)
@@ -129,8 +149,11 @@ def rankings_json(rated: RatingSet, names: dict[int, VersionName], pools: Iterab
 
     def who(version: int) -> dict[str, Any]:
         name = names.get(version)
-        return {"bot": name.bot if name else None, "version": name.version if name else None,
-                "hash": name.content_hash if name else None}
+        return {
+            "bot": name.bot if name else None,
+            "version": name.version if name else None,
+            "hash": name.content_hash if name else None,
+        }
 
     def pool_json(pool: str) -> dict[str, Any]:
         certainty = sure[pool]
@@ -144,17 +167,30 @@ def rankings_json(rated: RatingSet, names: dict[int, VersionName], pools: Iterab
             "indifference": certainty.indifference,
             "pair_level": certainty.pair_level,
             "table": [
-                who(s.bot_version_id) | {
-                    "rank": i, "mu": s.mu, "sigma": s.sigma, "conservative": s.conservative, "matches": s.matches,
-                    "wins": s.wins, "win_rate": s.win_rate, "mean_score": s.mean_score, "failures": s.failures,
+                who(s.bot_version_id)
+                | {
+                    "rank": i,
+                    "mu": s.mu,
+                    "sigma": s.sigma,
+                    "conservative": s.conservative,
+                    "matches": s.matches,
+                    "wins": s.wins,
+                    "win_rate": s.win_rate,
+                    "mean_score": s.mean_score,
+                    "failures": s.failures,
                     "rank_interval": list(certainty.rank_intervals[s.bot_version_id]),
                     "p_above_next": following[s.bot_version_id].p_order if s.bot_version_id in following else None,
                 }
                 for i, s in enumerate(rated.table(pool), start=1)
             ],
             "adjacent_pairs": [
-                {"upper": who(pair.upper), "lower": who(pair.lower), "p_order": pair.p_order, "p_equal": pair.p_equal,
-                 "state": pair.state.value}
+                {
+                    "upper": who(pair.upper),
+                    "lower": who(pair.lower),
+                    "p_order": pair.p_order,
+                    "p_equal": pair.p_equal,
+                    "state": pair.state.value,
+                }
                 for pair in certainty.pairs
             ],
         }
@@ -165,9 +201,14 @@ def rankings_json(rated: RatingSet, names: dict[int, VersionName], pools: Iterab
         "matches": rated.match_count,
         "pools": {pool: pool_json(pool) for pool in pools},
         "overall": [
-            who(r.bot_version_id) | {"rank": i, "score": r.score, "score_interval": [spread[r.bot_version_id].low,
-                                                                                   spread[r.bot_version_id].high],
-                                     "pools": r.pools, "mean_conservative": r.mean_conservative}
+            who(r.bot_version_id)
+            | {
+                "rank": i,
+                "score": r.score,
+                "score_interval": [spread[r.bot_version_id].low, spread[r.bot_version_id].high],
+                "pools": r.pools,
+                "mean_conservative": r.mean_conservative,
+            }
             for i, r in enumerate(ratings_across_pools.overall(rated), start=1)
         ],
     }
@@ -176,7 +217,6 @@ def rankings_json(rated: RatingSet, names: dict[int, VersionName], pools: Iterab
 def tournament_id(session: Session, ref: str) -> int:
     """A tournament by id (``3``) or by name (the latest of that name)."""
     from sqlmodel import col
-
 
     rows = session.exec(select(TournamentRow).order_by(col(TournamentRow.id))).all()
     found = [row.id for row in rows if str(row.id) == ref or row.name == ref]
@@ -199,9 +239,17 @@ def filtered_ratings(session: Session, tournament: str | None, latest_versions: 
     return ratings_trueskill_model.compute(facts)
 
 
-def print_rankings(session: Session, games: list[str] | None = None, console: Console | None = None,
-                   as_json: bool = False, overall: bool | None = None, confidence: float = 0.95,
-                   indifference: float | None = None, rated: RatingSet | None = None, scope: str = "") -> None:
+def print_rankings(
+    session: Session,
+    games: list[str] | None = None,
+    console: Console | None = None,
+    as_json: bool = False,
+    overall: bool | None = None,
+    confidence: float = 0.95,
+    indifference: float | None = None,
+    rated: RatingSet | None = None,
+    scope: str = "",
+) -> None:
     """Print the leaderboard of each pool of ``games`` (all when None), then the overall table
     (by default only when every game is shown). ``rated``: ratings computed from a chosen set of matches
     (``scope`` says which), instead of every match's."""
@@ -214,8 +262,16 @@ def print_rankings(session: Session, games: list[str] | None = None, console: Co
 
     names = version_names(session)
     labels = distinct_labels(names)
-    sure = {pool: certainty.assess(rated.table(pool), pool, confidence, certainty.INDIFFERENCE if indifference is None
-                                   else indifference, labels) for pool in pools}
+    sure = {
+        pool: certainty.assess(
+            rated.table(pool),
+            pool,
+            confidence,
+            certainty.INDIFFERENCE if indifference is None else indifference,
+            labels,
+        )
+        for pool in pools
+    }
     show_overall = (games is None) if overall is None else (overall and len(rated.pools()) > 1)
     spread = certainty.overall_intervals(rated) if as_json or show_overall else {}
     if as_json:
@@ -247,21 +303,41 @@ def _rated_note(rated: RatingSet, fresh: bool, scope: str) -> str:
     were stale, and how many events TrueSkill could not rate."""
     note = f"{rated.match_count} matches rated" + (f" ({scope})" if scope else "")
     if not fresh and not scope:
-        note += " (computed now: the stored ratings are older; a run stores them when it ends, `ladder rerate` any time)"
+        note += (
+            " (computed now: the stored ratings are older; a run stores them when it ends, `ladder rerate` any time)"
+        )
     if rated.unrated_events:
         note += f"; {rated.unrated_events} events could not be rated (numerical limits of TrueSkill)"
     return note
 
 
 def rankings(
-    game: Annotated[str | None, typer.Argument(metavar="[GAME]", help="Only this game's tables (default: every game).")] = None,
+    game: Annotated[
+        str | None, typer.Argument(metavar="[GAME]", help="Only this game's tables (default: every game).")
+    ] = None,
     db: DbOption = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print the tables as JSON.")] = False,
-    confidence: Annotated[float, typer.Option(min=0.5, max=0.9999, help="How sure the whole order of a pool must be "
-                                              "to call it settled.")] = 0.95,
-    indifference: Annotated[float, typer.Option(min=0.0, help="Skills closer than this (in mu points) count as equal.")] = 1.0,
-    tournament: Annotated[str | None, typer.Option("--tournament", metavar="T", help="Only the matches of this tournament (id, or name: its latest run; see `ladder tournaments`).")] = None,
-    latest_versions: Annotated[bool, typer.Option("--latest-versions", help="Only the latest version of each bot (matches with an older version are left out).")] = False,
+    confidence: Annotated[
+        float, typer.Option(min=0.5, max=0.9999, help="How sure the whole order of a pool must be to call it settled.")
+    ] = 0.95,
+    indifference: Annotated[
+        float, typer.Option(min=0.0, help="Skills closer than this (in mu points) count as equal.")
+    ] = 1.0,
+    tournament: Annotated[
+        str | None,
+        typer.Option(
+            "--tournament",
+            metavar="T",
+            help="Only the matches of this tournament (id, or name: its latest run; see `ladder tournaments`).",
+        ),
+    ] = None,
+    latest_versions: Annotated[
+        bool,
+        typer.Option(
+            "--latest-versions",
+            help="Only the latest version of each bot (matches with an older version are left out).",
+        ),
+    ] = False,
 ) -> None:
     """The leaderboard of each game (rank, bot, version, mu, sigma, mu - 3 sigma, 95% rank interval, the
     probability of being above the next bot, matches, win rate), its verdict (settled / not yet, and why),
@@ -275,5 +351,12 @@ def rankings(
                 scopes.append(f"in tournament {tournament}")
             if latest_versions:
                 scopes.append("among the latest version of each bot")
-        print_rankings(session, [game] if game else None, as_json=as_json, confidence=confidence,
-                       indifference=indifference, rated=rated, scope=" and ".join(scopes))
+        print_rankings(
+            session,
+            [game] if game else None,
+            as_json=as_json,
+            confidence=confidence,
+            indifference=indifference,
+            rated=rated,
+            scope=" and ".join(scopes),
+        )

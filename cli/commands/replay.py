@@ -33,8 +33,11 @@ def observation_lines(observation: Any) -> list[str]:
     then the events it saw since its last decision, one per line."""
     if not isinstance(observation, dict):
         return [compact(observation)]
-    simple = [f"{key} {compact(value)}" for key, value in observation.items()
-              if not isinstance(value, (dict, list)) and key != "events"]
+    simple = [
+        f"{key} {compact(value)}"
+        for key, value in observation.items()
+        if not isinstance(value, (dict, list)) and key != "events"
+    ]
     lines = [", ".join(simple)] if simple else []
     for key, value in observation.items():
         if isinstance(value, (dict, list)) and key != "events":
@@ -59,10 +62,22 @@ def legal_lines(legal: list[Any], chosen: Any) -> list[str]:
 
 def replay(
     match_ref: Annotated[str, typer.Argument(metavar="MATCH", help="A match id (see `ladder matches`) or key.")],
-    view: Annotated[list[int] | None, typer.Option("--view", help="At this seat's decisions, show what it saw, the legal actions offered and its choice; repeatable.")] = None,
+    view: Annotated[
+        list[int] | None,
+        typer.Option(
+            "--view",
+            help="At this seat's decisions, show what it saw, the legal actions offered and its choice; repeatable.",
+        ),
+    ] = None,
     board: Annotated[bool, typer.Option("--board", help="Show the whole state (every card) after each move.")] = False,
     step: Annotated[bool, typer.Option("--step", help="Wait for Enter after each move.")] = False,
-    as_json: Annotated[bool, typer.Option("--json", help="Print the replay as JSON: every move, with the --view seats' raw observations and legal actions.")] = False,
+    as_json: Annotated[
+        bool,
+        typer.Option(
+            "--json",
+            help="Print the replay as JSON: every move, with the --view seats' raw observations and legal actions.",
+        ),
+    ] = False,
     db: DbOption = None,
 ) -> None:
     """Replay a recorded match move by move: game + seed + options + the action log, through the engine."""
@@ -73,18 +88,39 @@ def replay(
         _refuse_unplayed(None if as_json else console, match, failures, who)
     game = get_game(match.game)
     _check_view(view or [], match)
-    player = _Replayer.of(match, seats, who, view or [], board=board, step=step and not as_json,
-                          out=(lambda *args, **kwargs: None) if as_json else console.print)
+    player = _Replayer.of(
+        match,
+        seats,
+        who,
+        view or [],
+        board=board,
+        step=step and not as_json,
+        out=(lambda *args, **kwargs: None) if as_json else console.print,
+    )
     state, moves = player.play(game)
     result = state.result()
     recorded = [s.score for s in seats]
     replays = state.is_over() and list(result.scores) == recorded
     if as_json:
-        print(json.dumps({
-            "match": match.id, "key": match.key, "game": match.game, "players": match.num_players, "seed": match.seed,
-            "options": match.options, "seats": who, "moves": moves, "scores": list(result.scores), "recorded_scores": recorded,
-            "replays": replays, "failures": _failures_json(failures, who),
-        }, indent=2))
+        print(
+            json.dumps(
+                {
+                    "match": match.id,
+                    "key": match.key,
+                    "game": match.game,
+                    "players": match.num_players,
+                    "seed": match.seed,
+                    "options": match.options,
+                    "seats": who,
+                    "moves": moves,
+                    "scores": list(result.scores),
+                    "recorded_scores": recorded,
+                    "replays": replays,
+                    "failures": _failures_json(failures, who),
+                },
+                indent=2,
+            )
+        )
     else:
         _print_result(console, seats, who, result.scores)
     if not replays:
@@ -102,19 +138,27 @@ def _recorded(db: str | None, match_ref: str) -> tuple[MatchRow, Sequence[SeatRe
 
     with database(db) as session:
         match = find_match(session, match_ref)
-        seats = session.exec(select(SeatResultRow).where(SeatResultRow.match_id == match.id).order_by(col(SeatResultRow.seat))).all()
+        seats = session.exec(
+            select(SeatResultRow).where(SeatResultRow.match_id == match.id).order_by(col(SeatResultRow.seat))
+        ).all()
         names = version_names(session)
     who = [names[s.bot_version_id].bot if s.bot_version_id in names else "?" for s in seats]
     return match, seats, who
 
 
-def _refuse_unplayed(console: Console | None, match: MatchRow, failures: Sequence[SeatResultRow], who: list[str]) -> NoReturn:
+def _refuse_unplayed(
+    console: Console | None, match: MatchRow, failures: Sequence[SeatResultRow], who: list[str]
+) -> NoReturn:
     """A skipped or errored match has no complete log to replay: say why it was not played (its failed seats
     in full, unless ``console`` is None: --json) and stop."""
     if console is not None:
         for s in failures:
-            console.print(failure_lines(match.id, s.seat, who[s.seat], s.failure_reason or "", s.failure_detail, s.stderr_tail))
-    raise UserError(f"match {match.id} was not played ({match.status}{': ' + match.error if match.error else ''}); nothing to replay")
+            console.print(
+                failure_lines(match.id, s.seat, who[s.seat], s.failure_reason or "", s.failure_detail, s.stderr_tail)
+            )
+    raise UserError(
+        f"match {match.id} was not played ({match.status}{': ' + match.error if match.error else ''}); nothing to replay"
+    )
 
 
 def _check_view(view: list[int], match: MatchRow) -> None:
@@ -125,8 +169,17 @@ def _check_view(view: list[int], match: MatchRow) -> None:
 
 
 def _failures_json(failures: Sequence[SeatResultRow], who: list[str]) -> list[dict[str, Any]]:
-    return [{"seat": s.seat, "bot": who[s.seat], "reason": s.failure_reason, "detail": s.failure_detail,
-             "traceback": s.stderr_tail, "at_action": s.at_action} for s in failures]
+    return [
+        {
+            "seat": s.seat,
+            "bot": who[s.seat],
+            "reason": s.failure_reason,
+            "detail": s.failure_detail,
+            "traceback": s.stderr_tail,
+            "at_action": s.at_action,
+        }
+        for s in failures
+    ]
 
 
 @dataclass
@@ -143,15 +196,34 @@ class _Replayer:
     step: bool  # wait for Enter after each move
 
     @classmethod
-    def of(cls, match: MatchRow, seats: Sequence[SeatResultRow], who: list[str], view: list[int], *, board: bool,
-           step: bool, out: Callable[..., None]) -> _Replayer:
-        return cls(match=match, who=who, viewers=list(dict.fromkeys(view)), board=board, step=step, out=out,
-                   failed_at={s.seat: s.at_action for s in seats if s.failure_reason and s.at_action is not None})
+    def of(
+        cls,
+        match: MatchRow,
+        seats: Sequence[SeatResultRow],
+        who: list[str],
+        view: list[int],
+        *,
+        board: bool,
+        step: bool,
+        out: Callable[..., None],
+    ) -> _Replayer:
+        return cls(
+            match=match,
+            who=who,
+            viewers=list(dict.fromkeys(view)),
+            board=board,
+            step=step,
+            out=out,
+            failed_at={s.seat: s.at_action for s in seats if s.failure_reason and s.at_action is not None},
+        )
 
     def header(self) -> None:
         match = self.match
-        self.out(f"[bold]match {match.id}[/bold] {match.game}, {match.num_players} player(s), seed {match.seed}, "
-                 f"options {json.dumps(match.options)}", highlight=False)
+        self.out(
+            f"[bold]match {match.id}[/bold] {match.game}, {match.num_players} player(s), seed {match.seed}, "
+            f"options {json.dumps(match.options)}",
+            highlight=False,
+        )
         self.out(Text("seats: " + ", ".join(f"{i}={name}" for i, name in enumerate(self.who))), highlight=False)
 
     def play(self, game: Game) -> tuple[State, list[dict[str, Any]]]:
@@ -170,13 +242,21 @@ class _Replayer:
         assert seat is not None
         stand_in = seat in self.failed_at and number - 1 >= self.failed_at[seat]
         actor = f"{self.who[seat]} (random stand-in)" if stand_in else self.who[seat]
-        move: dict[str, Any] = {"number": number, "seat": seat, "bot": self.who[seat], "stand_in": stand_in, "action": action}
+        move: dict[str, Any] = {
+            "number": number,
+            "seat": seat,
+            "bot": self.who[seat],
+            "stand_in": stand_in,
+            "action": action,
+        }
         if seat in self.viewers:
             move |= self.show_decision(state, seat, actor, number, action)
         try:
             state.apply(action)
         except IllegalActionError as error:
-            raise UserError(f"match {self.match.id} does not replay at move {number}: {error} (the engine changed since it was played?)") from None
+            raise UserError(
+                f"match {self.match.id} does not replay at move {number}: {error} (the engine changed since it was played?)"
+            ) from None
         self.out(Text(f"{number:>4}. seat {seat} {actor}: {json.dumps(action)}"), highlight=False)
         if self.board:
             self.out(state.render(), highlight=False, markup=False)
@@ -198,8 +278,18 @@ class _Replayer:
 
 def _print_result(console: Console, seats: Sequence[SeatResultRow], who: list[str], scores: Sequence[float]) -> None:
     """Each seat's replayed score beside its recorded rank, then every failed seat told in full."""
-    console.print(Text("result: " + ", ".join(
-        f"seat {s.seat} {who[s.seat]} score {scores[s.seat]:g}, recorded {ordinal(s.rank)}" for s in seats)))
+    console.print(
+        Text(
+            "result: "
+            + ", ".join(
+                f"seat {s.seat} {who[s.seat]} score {scores[s.seat]:g}, recorded {ordinal(s.rank)}" for s in seats
+            )
+        )
+    )
     for s in seats:
         if s.failure_reason:
-            console.print(failure_lines(None, s.seat, who[s.seat], s.failure_reason or "", s.failure_detail, s.stderr_tail, s.at_action))
+            console.print(
+                failure_lines(
+                    None, s.seat, who[s.seat], s.failure_reason or "", s.failure_detail, s.stderr_tail, s.at_action
+                )
+            )

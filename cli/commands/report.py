@@ -17,8 +17,12 @@ from ladder.report.site import write_site
 
 
 def report(
-    out: Annotated[Path | None, typer.Option("--out", metavar="DIR", help="Where to write the site (default: results/report).")] = None,
-    open_browser: Annotated[bool, typer.Option("--open", help="Open the site's front page in a web browser when written.")] = False,
+    out: Annotated[
+        Path | None, typer.Option("--out", metavar="DIR", help="Where to write the site (default: results/report).")
+    ] = None,
+    open_browser: Annotated[
+        bool, typer.Option("--open", help="Open the site's front page in a web browser when written.")
+    ] = False,
     db: DbOption = None,
 ) -> None:
     """Write a static website from the database: every leaderboard, a page per bot, head-to-head matrices,
@@ -29,12 +33,19 @@ def report(
     console = Console(stderr=True)
     with database(db) as session:
         try:
-            summary = write_site(session, target, progress=lambda message: console.print(f"[dim]  {escape(message)}[/dim]", highlight=False))
+            summary = write_site(
+                session,
+                target,
+                progress=lambda message: console.print(f"[dim]  {escape(message)}[/dim]", highlight=False),
+            )
         except OSError as error:
             raise UserError(f"cannot write the report into {target}: {error.strerror or error}") from None
     Console().print(
         f"report written: {summary.pages} pages ({summary.bots} bots, {summary.pools} pools, {summary.tournaments} "
         f"tournaments, {summary.replays} replays; {summary.bytes / 1e6:.1f} MB) in {escape(str(target))}\n"
-        f"open {escape(str(summary.index.resolve()))}", highlight=False, soft_wrap=True)
+        f"open {escape(str(summary.index.resolve()))}",
+        highlight=False,
+        soft_wrap=True,
+    )
     if open_browser and not webbrowser.open(summary.index.resolve().as_uri()):
         Console(stderr=True).print("no web browser found here; open the file above yourself", highlight=False)

@@ -22,18 +22,65 @@ if TYPE_CHECKING:
 
 
 def run(
-    file: Annotated[str, typer.Argument(metavar="FILE", help="A tournament file (a path), or the name of a ready-made one shipped with the ladder: quick, overnight, known-order.")],
-    hours: Annotated[float | None, typer.Option("--hours", help="Time budget: play cycles of the schedule until it is spent.")] = None,
-    workers: Annotated[int | None, typer.Option("--workers", min=1, help="Worker processes (default: the file's, else one per core); with --backend dask and no --scheduler, the workers of the local cluster it starts.")] = None,
-    backend: Annotated[str | None, typer.Option("--backend", metavar="local|dask", help="Where the matches are played: worker processes on this machine (local, the default) or a Dask cluster (dask; pip install \"card-ladder\\[dask]\").")] = None,
-    scheduler: Annotated[str | None, typer.Option("--scheduler", metavar="tcp://HOST:PORT", help="A running Dask scheduler to play on (implies --backend dask); without it --backend dask starts a local cluster.")] = None,
+    file: Annotated[
+        str,
+        typer.Argument(
+            metavar="FILE",
+            help="A tournament file (a path), or the name of a ready-made one shipped with the ladder: quick, overnight, known-order.",
+        ),
+    ],
+    hours: Annotated[
+        float | None, typer.Option("--hours", help="Time budget: play cycles of the schedule until it is spent.")
+    ] = None,
+    workers: Annotated[
+        int | None,
+        typer.Option(
+            "--workers",
+            min=1,
+            help="Worker processes (default: the file's, else one per core); with --backend dask and no --scheduler, the workers of the local cluster it starts.",
+        ),
+    ] = None,
+    backend: Annotated[
+        str | None,
+        typer.Option(
+            "--backend",
+            metavar="local|dask",
+            help='Where the matches are played: worker processes on this machine (local, the default) or a Dask cluster (dask; pip install "card-ladder\\[dask]").',
+        ),
+    ] = None,
+    scheduler: Annotated[
+        str | None,
+        typer.Option(
+            "--scheduler",
+            metavar="tcp://HOST:PORT",
+            help="A running Dask scheduler to play on (implies --backend dask); without it --backend dask starts a local cluster.",
+        ),
+    ] = None,
     db: DbOption = None,
     progress: Annotated[bool, typer.Option("--progress/--no-progress", help="Show the progress bar.")] = True,
-    show_rankings: Annotated[bool, typer.Option("--rankings/--no-rankings", help="Print the rankings at the end.")] = True,
+    show_rankings: Annotated[
+        bool, typer.Option("--rankings/--no-rankings", help="Print the rankings at the end.")
+    ] = True,
     as_json: Annotated[bool, typer.Option("--json", help="Print what the run did as JSON (no rankings).")] = False,
-    dry_run: Annotated[bool, typer.Option("--dry-run", help="Only show what would be played (matches per game and table size).")] = False,
-    deal_secret: Annotated[str | None, typer.Option("--deal-secret", metavar="HEX", help="Deal a new tournament from this secret (64 hex digits, as `ladder tournaments` shows a revealed one) instead of a fresh one: two runs with the same secret get the same deals. Deals from a revealed secret are public: use it to reproduce, not for a tournament that counts.")] = None,
-    require_layer: Annotated[list[str] | None, typer.Option("--require-layer", metavar="LAYER", help="Refuse to start unless this sandbox layer (process, bubblewrap, seccomp) is available; repeatable.")] = None,
+    dry_run: Annotated[
+        bool, typer.Option("--dry-run", help="Only show what would be played (matches per game and table size).")
+    ] = False,
+    deal_secret: Annotated[
+        str | None,
+        typer.Option(
+            "--deal-secret",
+            metavar="HEX",
+            help="Deal a new tournament from this secret (64 hex digits, as `ladder tournaments` shows a revealed one) instead of a fresh one: two runs with the same secret get the same deals. Deals from a revealed secret are public: use it to reproduce, not for a tournament that counts.",
+        ),
+    ] = None,
+    require_layer: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--require-layer",
+            metavar="LAYER",
+            help="Refuse to start unless this sandbox layer (process, bubblewrap, seccomp) is available; repeatable.",
+        ),
+    ] = None,
 ) -> None:
     """Run a tournament file; run it again to resume (only the missing matches are played).
 
@@ -50,9 +97,19 @@ def run(
             return
         print_plan(plan)
         return
-    report = run_tournament(file, RunOptions(hours=hours, workers=workers, db_url=db, progress=progress and not as_json,
-                                             backend=backend, scheduler=scheduler, deal_secret=deal_secret,
-                                             require_layers=tuple(require_layer or ())))
+    report = run_tournament(
+        file,
+        RunOptions(
+            hours=hours,
+            workers=workers,
+            db_url=db,
+            progress=progress and not as_json,
+            backend=backend,
+            scheduler=scheduler,
+            deal_secret=deal_secret,
+            require_layers=tuple(require_layer or ()),
+        ),
+    )
     if as_json:
         print(json.dumps(report.to_json(), indent=2))
         if report.state == "stopped":
@@ -90,28 +147,45 @@ def _print_report(console: Console, report: RunReport) -> None:
     for note in report.notes:
         console.print(f"note: {note}", style="yellow", highlight=False, markup=False)
     for label, reason in report.benched.items():
-        console.print(f"benched {label}: {clean_text(reason, one_line=True)}", style="yellow", highlight=False, markup=False)
+        console.print(
+            f"benched {label}: {clean_text(reason, one_line=True)}", style="yellow", highlight=False, markup=False
+        )
     rate = report.played_now / report.seconds if report.seconds else 0.0
-    finished = report.played_now + report.skipped_now + report.errors_now + report.voided_now  # the progress bar's count
+    finished = (
+        report.played_now + report.skipped_now + report.errors_now + report.voided_now
+    )  # the progress bar's count
     console.print(
         f"tournament {report.name} #{report.tournament_id}: {report.state}, {report.recorded} of {report.scheduled} "
         f"matches recorded; this run finished {finished} in {report.seconds:.0f} s ({rate:.1f} played/s, "
-        f"{report.workers} worker{'s' if report.workers != 1 else ''}" + (f" on Dask at {report.scheduler}" if report.backend == "dask" else "") + ")"
+        f"{report.workers} worker{'s' if report.workers != 1 else ''}"
+        + (f" on Dask at {report.scheduler}" if report.backend == "dask" else "")
+        + ")"
         + f": played {report.played_now}"
         + (f", skipped {report.skipped_now}" if report.skipped_now else "")
         + (f", {report.errors_now} errors" if report.errors_now else "")
         + (f", {report.voided_now} voided for a host fault (run again to replay them)" if report.voided_now else "")
-        + (f", {report.unplayable_now} unplayable (voided again for a host fault: not played again, counted for "
-           "nothing; see `ladder matches --status unplayable`)" if report.unplayable_now else "")
+        + (
+            f", {report.unplayable_now} unplayable (voided again for a host fault: not played again, counted for "
+            "nothing; see `ladder matches --status unplayable`)"
+            if report.unplayable_now
+            else ""
+        )
         + (f", {report.abandoned} abandoned" if report.abandoned else ""),
         highlight=False,
     )
     if report.deal_secret:
-        console.print(f"deal secret revealed: {report.deal_secret} (its sha256 {report.deal_commitment[:16]}... "
-                      "is the commitment published at the start)", highlight=False)
+        console.print(
+            f"deal secret revealed: {report.deal_secret} (its sha256 {report.deal_commitment[:16]}... "
+            "is the commitment published at the start)",
+            highlight=False,
+        )
     elif report.deal_commitment:
-        console.print(f"deals sealed: commitment {report.deal_commitment[:16]}...; the secret is revealed when the "
-                      "tournament ends", style="dim", highlight=False)
+        console.print(
+            f"deals sealed: commitment {report.deal_commitment[:16]}...; the secret is revealed when the "
+            "tournament ends",
+            style="dim",
+            highlight=False,
+        )
     console.print(f"log: {report.log_path}", style="dim", highlight=False, markup=False)
 
 
@@ -139,15 +213,19 @@ def print_plan(plan: dict[str, Any]) -> None:
     if resumes is None:
         say(f"starts a new tournament: no tournament {plan['name']!r} with this seed and these games in the database")
     else:
-        say(f"resumes tournament {plan['name']} #{resumes['tournament']} ({resumes['state']}): {resumes['recorded']} matches "
-            f"already recorded, {plan['to_play']} to play")
+        say(
+            f"resumes tournament {plan['name']} #{resumes['tournament']} ({resumes['state']}): {resumes['recorded']} matches "
+            f"already recorded, {plan['to_play']} to play"
+        )
     estimate = plan["estimate"]
     if plan["to_play"] == 0:
         say("nothing left to play" + (" (the time budget would start new cycles)" if plan["hours"] else ""))
     elif estimate["from_matches"]:
         workers = estimate["workers"]
-        line = (f"estimated time: about {duration(estimate['seconds'])} with {workers} worker{'s' if workers != 1 else ''}, "
-                f"from the mean time of {estimate['from_matches']} stored matches of the same games and table sizes")
+        line = (
+            f"estimated time: about {duration(estimate['seconds'])} with {workers} worker{'s' if workers != 1 else ''}, "
+            f"from the mean time of {estimate['from_matches']} stored matches of the same games and table sizes"
+        )
         if estimate["tables_never_played"]:
             line += f" (no estimate for {', '.join(estimate['tables_never_played'])}: never played here)"
         say(line)

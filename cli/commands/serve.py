@@ -17,18 +17,67 @@ DbOption = Annotated[str | None, typer.Option("--db", help="Database URL (defaul
 
 
 def serve(
-    host: Annotated[str, typer.Option("--host", help="Address to listen on; keep 127.0.0.1 behind a TLS reverse proxy.")] = "127.0.0.1",
+    host: Annotated[
+        str, typer.Option("--host", help="Address to listen on; keep 127.0.0.1 behind a TLS reverse proxy.")
+    ] = "127.0.0.1",
     port: Annotated[int, typer.Option("--port", min=1, max=65535, help="Port to listen on.")] = 8000,
     workers: Annotated[int, typer.Option("--workers", min=0, help="Local match workers (0: one per core).")] = 0,
-    scheduler: Annotated[str | None, typer.Option("--scheduler", metavar="ADDRESS", help="Play on the Dask cluster of this scheduler instead of local workers.")] = None,
+    scheduler: Annotated[
+        str | None,
+        typer.Option(
+            "--scheduler",
+            metavar="ADDRESS",
+            help="Play on the Dask cluster of this scheduler instead of local workers.",
+        ),
+    ] = None,
     db: DbOption = None,
-    placement: Annotated[int, typer.Option("--placement", min=1, max=20, help="Deals a new version plays against each bot of each pool it claims, first.")] = 2,
-    active_versions: Annotated[int, typer.Option("--active-versions", min=1, max=20, help="Versions per author on the schedule; older ones retire from it (keeping their ratings).")] = 2,
-    house: Annotated[list[str] | None, typer.Option("--house", metavar="BOT", help="A built-in bot entered in every pool it plays, as a yardstick; repeatable.")] = None,
-    per_hour: Annotated[int, typer.Option("--submissions-per-hour", min=1, help="Submissions each author may send per hour.")] = 12,
-    refresh: Annotated[float, typer.Option("--refresh-seconds", min=1, help="Once every leaderboard is settled, play one deal per pool this often (to keep checking the order).")] = 60.0,
-    check_matches: Annotated[int, typer.Option("--check-matches", min=1, max=50, help="Matches per game and table size in a submission's check (as `ladder validate --matches`).")] = 2,
-    secure_cookies: Annotated[bool, typer.Option("--secure-cookies", help="Send the login cookie over HTTPS only (behind a TLS proxy).")] = False,
+    placement: Annotated[
+        int,
+        typer.Option(
+            "--placement",
+            min=1,
+            max=20,
+            help="Deals a new version plays against each bot of each pool it claims, first.",
+        ),
+    ] = 2,
+    active_versions: Annotated[
+        int,
+        typer.Option(
+            "--active-versions",
+            min=1,
+            max=20,
+            help="Versions per author on the schedule; older ones retire from it (keeping their ratings).",
+        ),
+    ] = 2,
+    house: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--house", metavar="BOT", help="A built-in bot entered in every pool it plays, as a yardstick; repeatable."
+        ),
+    ] = None,
+    per_hour: Annotated[
+        int, typer.Option("--submissions-per-hour", min=1, help="Submissions each author may send per hour.")
+    ] = 12,
+    refresh: Annotated[
+        float,
+        typer.Option(
+            "--refresh-seconds",
+            min=1,
+            help="Once every leaderboard is settled, play one deal per pool this often (to keep checking the order).",
+        ),
+    ] = 60.0,
+    check_matches: Annotated[
+        int,
+        typer.Option(
+            "--check-matches",
+            min=1,
+            max=50,
+            help="Matches per game and table size in a submission's check (as `ladder validate --matches`).",
+        ),
+    ] = 2,
+    secure_cookies: Annotated[
+        bool, typer.Option("--secure-cookies", help="Send the login cookie over HTTPS only (behind a TLS proxy).")
+    ] = False,
 ) -> None:
     """Serve the ladder: authors submit bots over HTTP, a scheduler plays them all the time, live pages and a JSON API show the results."""
     from bots.registry import bot_names
@@ -39,11 +88,21 @@ def serve(
     for name in house or ():
         if name not in bot_names():
             raise UserError(f"--house {name}: no built-in bot of that name; built-in bots: {', '.join(bot_names())}")
-    settings = ServeSettings(db_url=db, host=host, port=port, workers=workers,
-                             scheduler=check_scheduler_address(scheduler) if scheduler else None,
-                             placement_deals=placement, active_versions_per_author=active_versions,
-                             house_bots=tuple(house or ()), submissions_per_hour=per_hour, secure_cookies=secure_cookies, check_matches=check_matches, refresh_seconds=refresh,
-                             worker_setup=os.environ.get("LADDER_WORKER_SETUP") or None)
+    settings = ServeSettings(
+        db_url=db,
+        host=host,
+        port=port,
+        workers=workers,
+        scheduler=check_scheduler_address(scheduler) if scheduler else None,
+        placement_deals=placement,
+        active_versions_per_author=active_versions,
+        house_bots=tuple(house or ()),
+        submissions_per_hour=per_hour,
+        secure_cookies=secure_cookies,
+        check_matches=check_matches,
+        refresh_seconds=refresh,
+        worker_setup=os.environ.get("LADDER_WORKER_SETUP") or None,
+    )
     run_server(settings)
 
 
@@ -56,7 +115,12 @@ class AuthorAction(enum.StrEnum):
 def author(
     action: Annotated[AuthorAction, typer.Argument(help="add (prints a new token once), revoke, or list.")],
     name: Annotated[str | None, typer.Argument(help="The author's name.")] = None,
-    operator: Annotated[bool, typer.Option("--operator", help="With add: the operator (may pause, bench and retire bots, sees every submission).")] = False,
+    operator: Annotated[
+        bool,
+        typer.Option(
+            "--operator", help="With add: the operator (may pause, bench and retire bots, sees every submission)."
+        ),
+    ] = False,
     db: DbOption = None,
 ) -> None:
     """Add an author of the served ladder (their token is printed once, stored only as a hash), revoke one, or list them."""
@@ -80,8 +144,10 @@ def author(
             console.print(f"revoked the token of {escape(name)}; their bots and submissions stay", highlight=False)
             return
         token = add_author(session, name, Role.OPERATOR if operator else Role.AUTHOR)
-    console.print(f"added {'operator' if operator else 'author'} {escape(name)}; their token (shown once, keep it secret):",
-                  highlight=False)
+    console.print(
+        f"added {'operator' if operator else 'author'} {escape(name)}; their token (shown once, keep it secret):",
+        highlight=False,
+    )
     print(token)
 
 
@@ -100,8 +166,11 @@ def login(
     finally:
         client.close()
     path = save_token(url, token)
-    Console().print(f"logged in to {escape(normal_url(url))} as {escape(me['name'])} ({me['role']}); token stored in "
-                    f"{escape(str(path))}", highlight=False)
+    Console().print(
+        f"logged in to {escape(normal_url(url))} as {escape(me['name'])} ({me['role']}); token stored in "
+        f"{escape(str(path))}",
+        highlight=False,
+    )
 
 
 class AdminAction(enum.StrEnum):
@@ -112,7 +181,10 @@ class AdminAction(enum.StrEnum):
 
 
 def admin(
-    action: Annotated[AdminAction, typer.Argument(help="pause, bench (with a reason shown on its page), retire (for good), or resume.")],
+    action: Annotated[
+        AdminAction,
+        typer.Argument(help="pause, bench (with a reason shown on its page), retire (for good), or resume."),
+    ],
     bot: Annotated[str, typer.Argument(help="The bot's name.")],
     reason: Annotated[str, typer.Option("--reason", help="Why: shown on the bot's page.")] = "",
     db: DbOption = None,
@@ -143,20 +215,27 @@ def submit_to_server(path: str, name: str | None, url: str, as_json: bool, wait:
             if as_json:
                 print(json.dumps(accepted))
             return
-        status = client.wait(accepted["id"], (lambda _s: None) if as_json else
-                             (lambda state: console.print(f"[dim]  {state}[/dim]", highlight=False)))
+        status = client.wait(
+            accepted["id"],
+            (lambda _s: None) if as_json else (lambda state: console.print(f"[dim]  {state}[/dim]", highlight=False)),
+        )
     finally:
         client.close()
     if as_json:
         print(json.dumps(status, indent=2))
     if status["state"] == "active":
         if not as_json:
-            console.print(f"[green]active[/green]: {escape(status['bot'])} ({status['content_hash'][:12]}) passed the "
-                          "check and is on the schedule", highlight=False)
+            console.print(
+                f"[green]active[/green]: {escape(status['bot'])} ({status['content_hash'][:12]}) passed the "
+                "check and is on the schedule",
+                highlight=False,
+            )
         return
     if status["state"] != "failed":
-        raise UserError(f"submission #{accepted['id']} is still {status['state']}; see it later with "
-                        f"`ladder submissions --server {url}` or on {url}/me")
+        raise UserError(
+            f"submission #{accepted['id']} is still {status['state']}; see it later with "
+            f"`ladder submissions --server {url}` or on {url}/me"
+        )
     if not as_json and status.get("explanation", "").strip():
         console.print("  What the bot said (the end of its output):", highlight=False)
         for line in clean_text(status["explanation"]).strip().splitlines()[-30:]:
@@ -185,4 +264,6 @@ def submissions(
     console.print(f"{escape(me['name'])} ({me['role']}) on {escape(server)}", highlight=False)
     for row in me["submissions"]:
         problem = f": {escape(row['problem'])}" if row["problem"] else ""
-        console.print(f"#{row['id']}  {row['state']:<9} {escape(row['bot'] or row['filename'])}{problem}", highlight=False)
+        console.print(
+            f"#{row['id']}  {row['state']:<9} {escape(row['bot'] or row['filename'])}{problem}", highlight=False
+        )

@@ -91,7 +91,7 @@ def phrase_lines(text: str, width: int) -> list[str]:
             lines.append(current.rstrip())
             current = ""
         while cell_len(phrase.rstrip()) > width:  # one phrase longer than a line: break it between words
-            cut = phrase.rstrip()[:width + 1].rfind(" ")
+            cut = phrase.rstrip()[: width + 1].rfind(" ")
             cut = cut if cut > 0 else width
             lines.append(phrase[:cut].rstrip())
             phrase = phrase[cut:].lstrip()

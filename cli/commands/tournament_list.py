@@ -39,8 +39,10 @@ def reveal_secret(session: Session, tournament_id: int) -> TournamentRow:
     if row.deal_secret is None:
         raise UserError(f"tournament #{tournament_id} was made before sealed deals: it has no secret to reveal")
     if live_state(row) in ("running", "running?"):
-        raise UserError(f"tournament #{tournament_id} is running (process {row.pid} on {row.host}): stop it first; "
-                        "its secret stays sealed while matches can still be played")
+        raise UserError(
+            f"tournament #{tournament_id} is running (process {row.pid} on {row.host}): stop it first; "
+            "its secret stays sealed while matches can still be played"
+        )
     if row.secret_revealed_at is None:
         row.secret_revealed_at = utcnow()
         session.add(row)
@@ -51,7 +53,14 @@ def reveal_secret(session: Session, tournament_id: int) -> TournamentRow:
 def tournaments(
     db: DbOption = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print the list as JSON.")] = False,
-    reveal: Annotated[int | None, typer.Option("--reveal", metavar="ID", help="End this stopped or incomplete tournament and reveal its deal secret (that secret never deals again; running its file again plays the missing matches from a new secret).")] = None,
+    reveal: Annotated[
+        int | None,
+        typer.Option(
+            "--reveal",
+            metavar="ID",
+            help="End this stopped or incomplete tournament and reveal its deal secret (that secret never deals again; running its file again plays the missing matches from a new secret).",
+        ),
+    ] = None,
 ) -> None:
     """List tournament runs: state (running, stopped, interrupted, complete, budget spent), progress and sealed deals."""
     from sqlmodel import col
@@ -61,8 +70,12 @@ def tournaments(
     with database(db) as session:
         if reveal is not None:
             revealed = reveal_secret(session, reveal)
-            Console().print(f"tournament {revealed.name} #{revealed.id}: deal secret {revealed.deal_secret} "
-                            f"(sha256 {revealed.deal_commitment})", highlight=False, markup=False)
+            Console().print(
+                f"tournament {revealed.name} #{revealed.id}: deal secret {revealed.deal_secret} "
+                f"(sha256 {revealed.deal_commitment})",
+                highlight=False,
+                markup=False,
+            )
             return
         rows = session.exec(select(TournamentRow).order_by(col(TournamentRow.id))).all()
         counts = _match_counts(session)
@@ -81,10 +94,12 @@ def _match_counts(session: Session) -> dict[int, Counter[str]]:
     """Each tournament's matches counted by status, except that a match with an older version of one of its
     bots counts as "older versions" whatever its status."""
 
-
     latest = latest_version_ids(session)
-    outdated = {match_id for match_id, version in session.exec(
-        select(SeatResultRow.match_id, SeatResultRow.bot_version_id)).all() if version not in latest}
+    outdated = {
+        match_id
+        for match_id, version in session.exec(select(SeatResultRow.match_id, SeatResultRow.bot_version_id)).all()
+        if version not in latest
+    }
     counts: dict[int, Counter[str]] = {}
     for match_id, tid, status in session.exec(select(MatchRow.id, MatchRow.tournament_id, MatchRow.status)).all():
         # the matches of a bot's older versions stay recorded, but a new version has its own matches to play
@@ -92,21 +107,34 @@ def _match_counts(session: Session) -> dict[int, Counter[str]]:
     return counts
 
 
-def _tournament_json(row: TournamentRow, match_counts: dict[int, Counter[str]], benched: Counter[int]) -> dict[str, Any]:
+def _tournament_json(
+    row: TournamentRow, match_counts: dict[int, Counter[str]], benched: Counter[int]
+) -> dict[str, Any]:
     """A tournament as --json lists it (and the table shows it)."""
     from ladder.store.tables import live_state
 
     assert row.id is not None  # a stored row
     counts = match_counts.get(row.id, Counter())
     return {
-        "id": row.id, "name": row.name, "file": row.file, "seed": row.seed, "state": live_state(row),
-        "scheduled": row.scheduled, "cycles": row.cycles, "played": counts["played"],
-        "skipped": counts["skipped"], "errors": counts["error"], "voided": counts["voided"],
+        "id": row.id,
+        "name": row.name,
+        "file": row.file,
+        "seed": row.seed,
+        "state": live_state(row),
+        "scheduled": row.scheduled,
+        "cycles": row.cycles,
+        "played": counts["played"],
+        "skipped": counts["skipped"],
+        "errors": counts["error"],
+        "voided": counts["voided"],
         "unplayable": counts["unplayable"],
         "older_versions": counts["older versions"],
-        "benched": benched[row.id], "created": row.created_at.isoformat(timespec="seconds"),
+        "benched": benched[row.id],
+        "created": row.created_at.isoformat(timespec="seconds"),
         "updated": row.updated_at.isoformat(timespec="seconds"),
-        "deals": _deals(row), "deal_commitment": row.deal_commitment or None, "deal_secret": row.shown_secret(),
+        "deals": _deals(row),
+        "deal_commitment": row.deal_commitment or None,
+        "deal_secret": row.shown_secret(),
         "previous_deals": json.loads(row.previous_deals),
         "secret_revealed": row.secret_revealed_at.isoformat(timespec="seconds") if row.secret_revealed_at else None,
     }
@@ -122,26 +150,40 @@ def _print_tournaments(listed: list[dict[str, Any]]) -> None:
     label_column(table, "problems")
     for item in listed:
         table.add_row(
-            str(item["id"]), escape(clean_text(item["name"], one_line=True)), item["state"], f"{item['played'] + item['skipped'] + item['unplayable']} of {item['scheduled']}",
-            str(item["cycles"]), item["updated"][5:16].replace("T", " "), _problems(item),
+            str(item["id"]),
+            escape(clean_text(item["name"], one_line=True)),
+            item["state"],
+            f"{item['played'] + item['skipped'] + item['unplayable']} of {item['scheduled']}",
+            str(item["cycles"]),
+            item["updated"][5:16].replace("T", " "),
+            _problems(item),
         )
-    print_table(Console(), table, "done: matches played, skipped or unplayable, of those scheduled; updated: the last activity, "
-                                  "month-day hour:minute (UTC); problems: matches skipped (a benched bot), matches "
-                                  "that could not be played (errors), voided for a host fault (played again by the next run), unplayable (voided "
-                                  "twice: not played again), bots benched, matches of older bot versions; "
-                                  "`--json` gives every field in full")
+    print_table(
+        Console(),
+        table,
+        "done: matches played, skipped or unplayable, of those scheduled; updated: the last activity, "
+        "month-day hour:minute (UTC); problems: matches skipped (a benched bot), matches "
+        "that could not be played (errors), voided for a host fault (played again by the next run), unplayable (voided "
+        "twice: not played again), bots benched, matches of older bot versions; "
+        "`--json` gives every field in full",
+    )
     console = Console()
     for item in listed:  # a hash a line: each fits 80 columns
         if item["deal_commitment"]:
             secret = item["deal_secret"] or "sealed until the tournament ends"
-            console.print(f"#{item['id']} {clean_text(item['name'], one_line=True)}: deals\n"
-                          f"  commitment {item['deal_commitment']}\n  secret     {secret}",
-                          highlight=False, markup=False)
+            console.print(
+                f"#{item['id']} {clean_text(item['name'], one_line=True)}: deals\n"
+                f"  commitment {item['deal_commitment']}\n  secret     {secret}",
+                highlight=False,
+                markup=False,
+            )
 
 
 def _problems(item: dict[str, Any]) -> str:
     """What went wrong in a tournament, in a few words ("-" for nothing)."""
-    problems = ", ".join(f"{item[key]} {key}" for key in ("skipped", "errors", "voided", "unplayable", "benched") if item[key])
+    problems = ", ".join(
+        f"{item[key]} {key}" for key in ("skipped", "errors", "voided", "unplayable", "benched") if item[key]
+    )
     if item["older_versions"]:
         problems += (", " if problems else "") + f"{item['older_versions']} of older versions"
     return problems or "-"

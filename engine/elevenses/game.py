@@ -65,7 +65,10 @@ class ElevensesGame(Game):
     id = "elevenses"
     name = "Elevenses"
     facts = GameFacts(
-        min_players=2, max_players=4, score_order=ScoreOrder.HIGHER_IS_BETTER, win_rule=WinRule.FIRST_RANK,
+        min_players=2,
+        max_players=4,
+        score_order=ScoreOrder.HIGHER_IS_BETTER,
+        win_rule=WinRule.FIRST_RANK,
         win_condition="the most sugar cubes once someone has the target (5 in en); tied leaders share victory",
     )
     option_specs = (
@@ -156,7 +159,12 @@ class ElevensesGame(Game):
         to keep the generic suite short: random games are long (random play seldom ends a round)."""
         return [
             {},
-            {"edition": "fr", "special_guests": True, "guest_cards": ALTERNATIVE_GUEST_CARDS, "sugar_bowl": LIMITED_BOWL},
+            {
+                "edition": "fr",
+                "special_guests": True,
+                "guest_cards": ALTERNATIVE_GUEST_CARDS,
+                "sugar_bowl": LIMITED_BOWL,
+            },
             {"target": 9, "special_guests": True, "ties": PLAY_ON_TIES, "turn_cap": TURN_CAP_RANGE[0]},
         ]
 
@@ -192,5 +200,6 @@ class ElevensesGame(Game):
         the rules can reach (raises :class:`DealError`).
         """
         return state_from_deal(self, deal, options)
+
 
 GAME = ElevensesGame()

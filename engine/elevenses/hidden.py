@@ -67,7 +67,9 @@ def state_from_observation(
     seat: int = obs["seat"]
     n: int = obs["num_players"]
     options = game.validate_options(obs["options"])
-    state = ElevensesState(game, n, options, rng.getrandbits(63), game.guest_table(options), record_events=record_events)
+    state = ElevensesState(
+        game, n, options, rng.getrandbits(63), game.guest_table(options), record_events=record_events
+    )
     _restore_public(state, obs)
     phase = obs["phase"]
     visible = [False] * (n * CARDS_PER_SET)
@@ -108,7 +110,9 @@ def _restore_public(state: ElevensesState, obs: Mapping[str, Any]) -> None:
     state.target = phase.get("target", -1)
 
 
-def _read_spreads(state: ElevensesState, obs: Mapping[str, Any], visible: list[bool], slots_by_set: list[list[Place]]) -> None:
+def _read_spreads(
+    state: ElevensesState, obs: Mapping[str, Any], visible: list[bool], slots_by_set: list[list[Place]]
+) -> None:
     """Lay out the cards the seat sees in the spreads (and the centre); list each face-down place it cannot see."""
     if obs["centre"] is not None:  # the Elevenses that ended the last round (a finished match)
         state.centre = _card(obs["centre"])
@@ -149,7 +153,9 @@ def _shown_kitchens(state: ElevensesState, obs: Mapping[str, Any]) -> dict[int, 
     return shown_kitchens
 
 
-def _read_kitchens(state: ElevensesState, obs: Mapping[str, Any], visible: list[bool], slots_by_set: list[list[Place]]) -> None:
+def _read_kitchens(
+    state: ElevensesState, obs: Mapping[str, Any], visible: list[bool], slots_by_set: list[list[Place]]
+) -> None:
     """Fill the kitchens the seat sees; list a place per unseen kitchen card (and the card Sandwiches drew)."""
     shown_kitchens = _shown_kitchens(state, obs)
     for s in range(state.num_players):
@@ -277,7 +283,10 @@ def _try_draw(
         slots.remove(place)
         unknown.remove(eleven)
         result.append((place, eleven))
-    elif any(card == eleven and not _elevenses_place_ok(place, card_set, state, one_card_participants) for place, card in result):
+    elif any(
+        card == eleven and not _elevenses_place_ok(place, card_set, state, one_card_participants)
+        for place, card in result
+    ):
         return None
     rng.shuffle(unknown)
     result.extend(zip(slots, unknown))

@@ -241,7 +241,7 @@ class ElevensesState(State):
         self._begin_turn((s + 1) % self.num_players)
 
     def _reveal_guests(self) -> None:
-        """"At the end of a turn in which the 3 morning tea cards depicted on your special guest
+        """ "At the end of a turn in which the 3 morning tea cards depicted on your special guest
         card are face-up in your spread, you may reveal your special guest card." The English
         edition says "a turn", the French "votre tour" (your turn); a seat's face-up cards only
         grow on its own turn, so both come to the same, and the guest is revealed at once."""
@@ -406,7 +406,9 @@ class ElevensesState(State):
     def _sandwiches_keep_actions(self) -> list[Action]:
         actions: list[Action] = [{"type": "return"}]
         if self.transit % CARDS_PER_SET != _E:  # "An Elevenses card may never be taken!"
-            actions.extend({"type": "keep", "give": _cj(g)} for g in self.kitchen[self.actor] if g % CARDS_PER_SET != _E)
+            actions.extend(
+                {"type": "keep", "give": _cj(g)} for g in self.kitchen[self.actor] if g % CARDS_PER_SET != _E
+            )
         return actions
 
     def _set_aside_actions(self) -> list[Action]:
@@ -453,7 +455,7 @@ class ElevensesState(State):
     # the two kinds of turn
     # ==================================================================================
     def _arrange(self, s: int, card: int, position: int) -> None:
-        """"the player chooses a card from her kitchen and plays it face-down to her spread, in
+        """ "the player chooses a card from her kitchen and plays it face-down to her spread, in
         any position from 2-9 where there is a face-down card. She then picks up the face-down
         card that was in this position and adds it to her kitchen without anyone seeing.\""""
         kitchen = self.kitchen[s]
@@ -464,7 +466,13 @@ class ElevensesState(State):
         log = self.log
         if log is not None:
             log.add(
-                {"type": "arrange", "seat": s, "position": position, "placed_back": BACK[card], "picked_up_back": BACK[picked]},
+                {
+                    "type": "arrange",
+                    "seat": s,
+                    "position": position,
+                    "placed_back": BACK[card],
+                    "picked_up_back": BACK[picked],
+                },
                 self._others[s],
             )
             log.add(
@@ -501,7 +509,9 @@ class ElevensesState(State):
         self.up[s][number] = True
         self.up_count[s] += 1
         if log is not None:
-            log.add({"type": "play", "seat": s, "card": _cj(card), "picked_up_back": None if picked < 0 else BACK[picked]})
+            log.add(
+                {"type": "play", "seat": s, "card": _cj(card), "picked_up_back": None if picked < 0 else BACK[picked]}
+            )
             if picked >= 0:
                 log.add({"type": "picked_up", "seat": s, "position": number, "card": _cj(picked)}, self._alone[s])
         if number == TEA:
@@ -535,7 +545,7 @@ class ElevensesState(State):
         self._end_turn()
 
     def _tea(self, s: int, target: int, position: int) -> None:
-        """"The flipped card remains in its position. It may later be picked up and played again.\""""
+        """ "The flipped card remains in its position. It may later be picked up and played again.\""""
         card = self.card_at[target][position]
         self.up[target][position] = False
         self.up_count[target] -= 1
@@ -554,7 +564,12 @@ class ElevensesState(State):
             # "Look at the cards in her kitchen without any other players seeing."
             if log is not None:
                 log.add(
-                    {"type": "milk_look", "seat": s, "target": target, "kitchen": [_cj(c) for c in self.kitchen[target]]},
+                    {
+                        "type": "milk_look",
+                        "seat": s,
+                        "target": target,
+                        "kitchen": [_cj(c) for c in self.kitchen[target]],
+                    },
                     self._alone[s],
                 )
             self.phase = MILK_SWAP
@@ -594,11 +609,25 @@ class ElevensesState(State):
             if log is not None:
                 pair = frozenset((taker, owner))
                 log.add(
-                    {"type": "swap", "special": number, "taker": taker, "owner": owner, "taken_back": BACK[take], "given_back": BACK[give]},
+                    {
+                        "type": "swap",
+                        "special": number,
+                        "taker": taker,
+                        "owner": owner,
+                        "taken_back": BACK[take],
+                        "given_back": BACK[give],
+                    },
                     frozenset(range(self.num_players)) - pair,
                 )
                 log.add(
-                    {"type": "swap", "special": number, "taker": taker, "owner": owner, "taken": _cj(take), "given": _cj(give)},
+                    {
+                        "type": "swap",
+                        "special": number,
+                        "taker": taker,
+                        "owner": owner,
+                        "taken": _cj(take),
+                        "given": _cj(give),
+                    },
                     pair,
                 )
         self._end_turn()
@@ -624,7 +653,7 @@ class ElevensesState(State):
             log.add({"type": "sandwiches_draw", "seat": chooser, "owner": owner, "back": back, "card": _cj(card)}, pair)
 
     def _sandwiches_resolve(self, give: int) -> None:
-        """"Your opponent looks at the taken card secretly and decides to either return it to
+        """ "Your opponent looks at the taken card secretly and decides to either return it to
         you or to keep it. If she keeps it, she must give you a card from her kitchen." Others
         only see a card of some back handed back to the Sandwiches player."""
         owner = self.player
@@ -646,7 +675,10 @@ class ElevensesState(State):
             if give < 0:
                 log.add({"type": "sandwiches_return", "seat": chooser, "owner": owner, "card": _cj(card)}, pair)
             else:
-                log.add({"type": "sandwiches_keep", "seat": chooser, "owner": owner, "card": _cj(card), "given": _cj(give)}, pair)
+                log.add(
+                    {"type": "sandwiches_keep", "seat": chooser, "owner": owner, "card": _cj(card), "given": _cj(give)},
+                    pair,
+                )
         self._end_turn()
 
     def _start_passing(self, s: int, direction: int) -> None:
@@ -710,7 +742,10 @@ class ElevensesState(State):
                 }
             )
             for giver, receiver, card_given in moves:
-                log.add({"type": "received", "seat": receiver, "from": giver, "card": _cj(card_given)}, self._alone[receiver])
+                log.add(
+                    {"type": "received", "seat": receiver, "from": giver, "card": _cj(card_given)},
+                    self._alone[receiver],
+                )
         self.pass_order = []
         self.pass_index = 0
         self.pass_choice = [-1] * self.num_players
@@ -928,7 +963,7 @@ def placing_cubes(values: Sequence[int]) -> list[int]:
 
 
 def next_server(cubes: Sequence[int], holder: int) -> int:
-    """"The player who now has the fewest total sugar cubes takes the starting server card. If
+    """ "The player who now has the fewest total sugar cubes takes the starting server card. If
     multiple players are tied for the fewest, then the tied player closest to the current
     holder of the starting server card in clockwise order takes" it (a tied holder, at
     distance zero, keeps it)."""
@@ -939,4 +974,3 @@ def next_server(cubes: Sequence[int], holder: int) -> int:
         if cubes[seat] == fewest:
             return seat
     raise AssertionError("unreachable")
-

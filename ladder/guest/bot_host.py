@@ -172,7 +172,9 @@ def _find_bot_class(module: Any, attribute: str | None, base: type) -> type:
         candidates = [
             value
             for value in vars(module).values()
-            if isinstance(value, type) and issubclass(value, base) and value is not base
+            if isinstance(value, type)
+            and issubclass(value, base)
+            and value is not base
             and value.__module__ == module.__name__
         ]
         if not candidates:
@@ -208,8 +210,9 @@ def _text(value: Any, what: str) -> str:
     try:
         text.encode("utf-8")
     except UnicodeEncodeError:
-        raise ValueError(f"the bot's {what} is not valid Unicode text (it holds a lone surrogate such as "
-                         f"'\\ud800'); use plain text") from None
+        raise ValueError(
+            f"the bot's {what} is not valid Unicode text (it holds a lone surrogate such as '\\ud800'); use plain text"
+        ) from None
     return text
 
 
@@ -333,7 +336,9 @@ def _serve(host: _Host, protocol: Any) -> None:
 class _Host:
     """Answers the ladder's requests with the bot class ``cls`` (a fresh bot object for every match)."""
 
-    def __init__(self, cls: type | None, load_error: dict[str, str] | None, match_start: type, clock_type: type) -> None:
+    def __init__(
+        self, cls: type | None, load_error: dict[str, str] | None, match_start: type, clock_type: type
+    ) -> None:
         self.cls = cls
         self.load_error = load_error
         self.match_start = match_start
@@ -364,7 +369,11 @@ class _Host:
                 self.bot = self.cls()  # type: ignore[misc]
                 self.set_clock(request.get("clock"))
                 match = request["match"]
-                self.bot.start(self.match_start(match["game"], match["seat"], match["num_players"], match["options"], match["seed"]))
+                self.bot.start(
+                    self.match_start(
+                        match["game"], match["seat"], match["num_players"], match["options"], match["seed"]
+                    )
+                )
             except Exception as error:  # noqa: BLE001 - every exception of the bot's is reported
                 return {"error": _error(error)}
             return {"ok": True}

@@ -73,8 +73,9 @@ def _run(command: list[str], folder: str, env: dict[str, str]) -> int:
     if command[0].startswith("./"):
         command = [os.path.join(folder, command[0][2:]), *command[1:]]
     try:
-        status = subprocess.run(command, cwd=folder, env=env, stdin=subprocess.DEVNULL, stdout=2, stderr=2,
-                                check=False).returncode
+        status = subprocess.run(
+            command, cwd=folder, env=env, stdin=subprocess.DEVNULL, stdout=2, stderr=2, check=False
+        ).returncode
     except OSError as error:
         print(f"ladder: cannot run {command[0]!r}: {error.strerror or error}", file=sys.stderr, flush=True)
         return CANNOT_RUN

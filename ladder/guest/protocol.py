@@ -46,7 +46,9 @@ if orjson is not None:
     _dumps = orjson.dumps
     _loads = orjson.loads
     # Subclasses, dataclasses and datetimes go to the standard library (which writes or refuses them as before).
-    _ORJSON_OPTIONS = orjson.OPT_PASSTHROUGH_DATACLASS | orjson.OPT_PASSTHROUGH_DATETIME | orjson.OPT_PASSTHROUGH_SUBCLASS
+    _ORJSON_OPTIONS = (
+        orjson.OPT_PASSTHROUGH_DATACLASS | orjson.OPT_PASSTHROUGH_DATETIME | orjson.OPT_PASSTHROUGH_SUBCLASS
+    )
 
 
 def encode(message: dict[str, Any]) -> bytes:
@@ -153,5 +155,6 @@ def _check_text(text: str, where: str) -> None:
         text.encode("utf-8")
     except UnicodeEncodeError as error:
         bad = text[error.start]
-        raise ProtocolError(f"the text at {where[:80]} is not valid Unicode (a lone surrogate, "
-                            f"\\u{ord(bad):04x})") from None
+        raise ProtocolError(
+            f"the text at {where[:80]} is not valid Unicode (a lone surrogate, \\u{ord(bad):04x})"
+        ) from None

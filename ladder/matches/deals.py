@@ -49,8 +49,10 @@ class DealSecret:
         """The secret written as hex; :class:`UserError` (one line) unless it is 64 hex digits."""
         cleaned = text.strip().lower()
         if len(cleaned) != 2 * SECRET_BYTES or any(c not in "0123456789abcdef" for c in cleaned):
-            raise UserError(f"{where}: a deal secret is {2 * SECRET_BYTES} hex digits (as `ladder tournaments` "
-                            f"shows it once revealed), not {text[:80]!r}")
+            raise UserError(
+                f"{where}: a deal secret is {2 * SECRET_BYTES} hex digits (as `ladder tournaments` "
+                f"shows it once revealed), not {text[:80]!r}"
+            )
         return cls(bytes.fromhex(cleaned))
 
     @property

@@ -84,8 +84,13 @@ class SeatFailure:
     host_fault: str = ""
 
     def to_json(self) -> dict[str, Any]:
-        return {"reason": self.reason, "detail": self.detail, "stderr_tail": self.stderr_tail, "at_action": self.at_action,
-                "host_fault": self.host_fault}
+        return {
+            "reason": self.reason,
+            "detail": self.detail,
+            "stderr_tail": self.stderr_tail,
+            "at_action": self.at_action,
+            "host_fault": self.host_fault,
+        }
 
     @classmethod
     def of(cls, failure: BotFailure, at_action: int) -> SeatFailure:
@@ -147,15 +152,19 @@ def apply_failure_rule(result: GameResult, failed: Sequence[int]) -> GameResult:
         if seat in failed_set:
             ranks.append(n - len(failed_set) + 1)
         else:
-            better = sum(1 for other in range(n) if other not in failed_set and result.ranks[other] < result.ranks[seat])
+            better = sum(
+                1 for other in range(n) if other not in failed_set and result.ranks[other] < result.ranks[seat]
+            )
             ranks.append(better + 1)
     return GameResult(result.scores, tuple(ranks), result.details)
 
 
 def after_game_note(failure: BotFailure) -> str:
     """What a bot that failed while hearing the result is told (its stderr, the log): the result stands."""
-    return (f"[ladder] after the game was over, while hearing the result: {failure.reason}: {failure.detail} "
-            "(logged; the result of the match stands)")
+    return (
+        f"[ladder] after the game was over, while hearing the result: {failure.reason}: {failure.detail} "
+        "(logged; the result of the match stands)"
+    )
 
 
 def _with_note(stderr: str, note: str) -> str:
@@ -219,7 +228,12 @@ def play_match(spec: MatchSpec, players: Sequence[Player]) -> MatchOutcome:
         chosen = find_legal(action, legal)  # exact JSON types: 2.0 is not 2, true is not 1
         if chosen is None:
             shown = repr(action)
-            fail(seat, BotFailure(FailureReason.ILLEGAL, f"answered {shown[:200]}, which is not one of the {len(legal)} legal actions"))
+            fail(
+                seat,
+                BotFailure(
+                    FailureReason.ILLEGAL, f"answered {shown[:200]}, which is not one of the {len(legal)} legal actions"
+                ),
+            )
             continue
         state.apply(chosen)
         actions.append(chosen)
@@ -235,8 +249,12 @@ def play_match(spec: MatchSpec, players: Sequence[Player]) -> MatchOutcome:
         except BotFailure as failure:  # the game is over: the result is final, whatever the bot does now
             after_game[seat] = after_game_note(failure)
             end_tails[seat] = failure.stderr_tail
-    stderr = tuple(failures[seat].stderr_tail if seat in failures
-                   else _with_note(end_tails.get(seat) or str(getattr(players[seat], "stderr_text", "")), after_game.get(seat, ""))
-                   for seat in range(num_players))
-    return MatchOutcome(spec, result, tuple(actions), failures, time.perf_counter() - started, tuple(think), stderr,
-                        after_game)
+    stderr = tuple(
+        failures[seat].stderr_tail
+        if seat in failures
+        else _with_note(end_tails.get(seat) or str(getattr(players[seat], "stderr_text", "")), after_game.get(seat, ""))
+        for seat in range(num_players)
+    )
+    return MatchOutcome(
+        spec, result, tuple(actions), failures, time.perf_counter() - started, tuple(think), stderr, after_game
+    )

@@ -59,8 +59,12 @@ class BotTally:
         """How the scores spread (none when there are no scores)."""
         if not self.scores:
             return {}
-        return {"score_stdev": statistics.pstdev(self.scores), "score_min": min(self.scores),
-                "score_median": statistics.median(self.scores), "score_max": max(self.scores)}
+        return {
+            "score_stdev": statistics.pstdev(self.scores),
+            "score_min": min(self.scores),
+            "score_median": statistics.median(self.scores),
+            "score_max": max(self.scores),
+        }
 
     def _detail_figures(self) -> dict[str, Any]:
         """One figure per detail the game reports, by the kind of its values: the rate of a yes/no detail, the
@@ -120,8 +124,16 @@ class Difference:
         return self.deals >= 2 and not self.low <= 0.0 <= self.high
 
     def to_json(self) -> dict[str, Any]:
-        return {"bot": self.bot, "baseline": self.baseline, "measure": self.measure, "deals": self.deals,
-                "mean": self.mean, "low": self.low, "high": self.high, "significant": self.significant}
+        return {
+            "bot": self.bot,
+            "baseline": self.baseline,
+            "measure": self.measure,
+            "deals": self.deals,
+            "mean": self.mean,
+            "low": self.low,
+            "high": self.high,
+            "significant": self.significant,
+        }
 
 
 CONFIDENCE = 0.95
@@ -138,7 +150,9 @@ class DealMeans(NamedTuple):
 MEASURES = (("score", 0), ("win rate", 1), ("rank", 2))  # (name, index in DealMeans)
 
 
-def paired_differences(deals: Iterable[Sequence[tuple[MatchOutcome, list[str]]]], labels: list[str]) -> list[Difference]:
+def paired_differences(
+    deals: Iterable[Sequence[tuple[MatchOutcome, list[str]]]], labels: list[str]
+) -> list[Difference]:
     """Each bot after the first against the first (``labels[0]``), in mean score and in win rate.
 
     ``deals`` holds, per deal, its matches: ``[(outcome, seat labels), ...]``. A bot's value on a deal is
@@ -163,8 +177,11 @@ def _deal_means(matches: Sequence[tuple[MatchOutcome, list[str]]]) -> dict[str, 
     tallies = {t.label: t for t in tally(matches)}
     at_table = any(len(seat_labels) > 1 for _, seat_labels in matches)
     return {
-        label: DealMeans(statistics.fmean(t.scores), (t.wins / t.games) if t.can_win else None,
-                         statistics.fmean(t.ranks) if at_table else None)
+        label: DealMeans(
+            statistics.fmean(t.scores),
+            (t.wins / t.games) if t.can_win else None,
+            statistics.fmean(t.ranks) if at_table else None,
+        )
         for label, t in tallies.items()
     }
 

@@ -27,12 +27,14 @@ def overall(rated: RatingSet) -> list[OverallRow]:
     rows = []
     for version in versions:
         played = [table[version] for table in rated.standings.values() if version in table]
-        rows.append(OverallRow(
-            version,
-            sum(shares[version]) / len(shares[version]) if shares[version] else 0.0,
-            len(played),
-            sum(s.conservative for s in played) / len(played) if played else 0.0,
-        ))
+        rows.append(
+            OverallRow(
+                version,
+                sum(shares[version]) / len(shares[version]) if shares[version] else 0.0,
+                len(played),
+                sum(s.conservative for s in played) / len(played) if played else 0.0,
+            )
+        )
     rows.sort(key=lambda r: (-r.score, -r.mean_conservative, r.bot_version_id))
     return rows
 
@@ -44,6 +46,8 @@ def _share_above(table: dict[int, Standing], version: int) -> float:
     others = [s for v, s in table.items() if v != version]
     if not others:
         return 1.0
-    above = sum(1.0 if mine.conservative > o.conservative else 0.5 if mine.conservative == o.conservative else 0.0
-                for o in others)
+    above = sum(
+        1.0 if mine.conservative > o.conservative else 0.5 if mine.conservative == o.conservative else 0.0
+        for o in others
+    )
     return above / len(others)

@@ -117,8 +117,9 @@ def pair_level(confidence: float, bots: int) -> float:
 Quantity = TypeVar("Quantity", int, float)
 
 
-def rank_intervals(table: Sequence[Standing], samples: int = SAMPLES, seed: int = SAMPLE_SEED,
-                   interval: float = INTERVAL) -> dict[int, tuple[int, int]]:
+def rank_intervals(
+    table: Sequence[Standing], samples: int = SAMPLES, seed: int = SAMPLE_SEED, interval: float = INTERVAL
+) -> dict[int, tuple[int, int]]:
     """Each bot's central ``interval`` of ranks (1 = top) when skills are drawn from the ratings."""
     rng = random.Random(seed)
     seen: dict[int, list[int]] = {s.bot_version_id: [] for s in table}
@@ -139,8 +140,13 @@ def _central(values: list[Quantity], interval: float) -> tuple[Quantity, Quantit
     return low, high
 
 
-def assess(table: Sequence[Standing], pool: str, confidence: float = CONFIDENCE, indifference: float = INDIFFERENCE,
-           names: dict[int, str] | None = None) -> PoolCertainty:
+def assess(
+    table: Sequence[Standing],
+    pool: str,
+    confidence: float = CONFIDENCE,
+    indifference: float = INDIFFERENCE,
+    names: dict[int, str] | None = None,
+) -> PoolCertainty:
     """The certainty of a pool's leaderboard ``table`` (in leaderboard order)."""
     level = pair_level(confidence, len(table))
     pairs = []
@@ -155,20 +161,37 @@ def assess(table: Sequence[Standing], pool: str, confidence: float = CONFIDENCE,
     elif not open_pairs:
         equal = sum(pair.state is PairState.EQUAL for pair in pairs)
         verdict = Verdict.SETTLED
-        reason = (f"every adjacent pair is ordered{' or equal within ' + format(indifference, 'g') if equal else ''} "
-                  f"at >= {level:.1%} each (the whole order at >= {confidence:.0%})")
+        reason = (
+            f"every adjacent pair is ordered{' or equal within ' + format(indifference, 'g') if equal else ''} "
+            f"at >= {level:.1%} each (the whole order at >= {confidence:.0%})"
+        )
     else:
         worst = min(open_pairs, key=AdjacentPair.certainty)
         who = f"{name(worst.upper) or f'#{worst.upper}'} over {name(worst.lower) or f'#{worst.lower}'}"
         verdict = Verdict.NOT_YET
-        reason = (f"{len(open_pairs)} of {len(pairs)} adjacent pairs open; least certain: {who} at "
-                  f"{worst.p_order:.1%} (needs {level:.1%}, or {level:.1%} that they are within {indifference:g})")
-    return PoolCertainty(pool, tuple(s.bot_version_id for s in table), tuple(pairs), rank_intervals(table),
-                         verdict, reason, confidence, indifference, level)
+        reason = (
+            f"{len(open_pairs)} of {len(pairs)} adjacent pairs open; least certain: {who} at "
+            f"{worst.p_order:.1%} (needs {level:.1%}, or {level:.1%} that they are within {indifference:g})"
+        )
+    return PoolCertainty(
+        pool,
+        tuple(s.bot_version_id for s in table),
+        tuple(pairs),
+        rank_intervals(table),
+        verdict,
+        reason,
+        confidence,
+        indifference,
+        level,
+    )
 
 
-def assess_all(rated: RatingSet, confidence: float = CONFIDENCE, indifference: float = INDIFFERENCE,
-               names: dict[int, str] | None = None) -> dict[str, PoolCertainty]:
+def assess_all(
+    rated: RatingSet,
+    confidence: float = CONFIDENCE,
+    indifference: float = INDIFFERENCE,
+    names: dict[int, str] | None = None,
+) -> dict[str, PoolCertainty]:
     return {pool: assess(rated.table(pool), pool, confidence, indifference, names) for pool in rated.pools()}
 
 
@@ -179,8 +202,9 @@ class OverallInterval:
     high: float
 
 
-def overall_intervals(rated: RatingSet, samples: int = SAMPLES // 4, seed: int = SAMPLE_SEED,
-                      interval: float = INTERVAL) -> dict[int, OverallInterval]:
+def overall_intervals(
+    rated: RatingSet, samples: int = SAMPLES // 4, seed: int = SAMPLE_SEED, interval: float = INTERVAL
+) -> dict[int, OverallInterval]:
     """The central ``interval`` of each bot's overall score (mean share of a pool's others it is above, over
     the pools it played, as :func:`ladder.ratings.across_pools.overall` counts it) when every pool's skills are drawn from
     its ratings."""
@@ -196,7 +220,9 @@ def overall_intervals(rated: RatingSet, samples: int = SAMPLES // 4, seed: int =
     return {version: OverallInterval(version, *_central(values, interval)) for version, values in scores.items()}
 
 
-def _drawn_share_totals(rng: random.Random, rated: RatingSet, pools: list[str], versions: list[int]) -> dict[int, float]:
+def _drawn_share_totals(
+    rng: random.Random, rated: RatingSet, pools: list[str], versions: list[int]
+) -> dict[int, float]:
     """One sample: every pool's skills drawn from its ratings (in version order, so a seed gives the same
     draws), and each bot's sum over the pools of the share of that pool's others it is above, ties counting
     half (alone in a pool: 1)."""

@@ -23,9 +23,17 @@ def load_match_facts(session: Session, tournament_id: int | None = None) -> list
     # SQLAlchemy's own select: SQLModel's is typed for at most four columns
     query = (
         sa_select(
-            col(MatchRow.id), col(MatchRow.tournament_id), col(MatchRow.game), col(MatchRow.num_players),
-            col(MatchRow.deal), col(MatchRow.details_json), col(SeatResultRow.seat), col(SeatResultRow.bot_version_id),
-            col(SeatResultRow.score), col(SeatResultRow.rank), col(SeatResultRow.failure_reason),
+            col(MatchRow.id),
+            col(MatchRow.tournament_id),
+            col(MatchRow.game),
+            col(MatchRow.num_players),
+            col(MatchRow.deal),
+            col(MatchRow.details_json),
+            col(SeatResultRow.seat),
+            col(SeatResultRow.bot_version_id),
+            col(SeatResultRow.score),
+            col(SeatResultRow.rank),
+            col(SeatResultRow.failure_reason),
         )
         .join(SeatResultRow, col(SeatResultRow.match_id) == col(MatchRow.id))
         .where(col(MatchRow.status) == MatchStatus.PLAYED)
@@ -60,7 +68,9 @@ def _fact(rows: list[Any]) -> MatchFact:
 def played_matches_marker(session: Session) -> tuple[int, int]:
     """(number of played matches, highest played match id): what the stored ratings are checked against."""
     count, last = session.exec(
-        select(func.count(col(MatchRow.id)), func.max(col(MatchRow.id))).where(col(MatchRow.status) == MatchStatus.PLAYED)
+        select(func.count(col(MatchRow.id)), func.max(col(MatchRow.id))).where(
+            col(MatchRow.status) == MatchStatus.PLAYED
+        )
     ).one()
     return int(count or 0), int(last or 0)
 
@@ -77,9 +87,18 @@ def store(session: Session, rated: RatingSet) -> None:
     session.exec(delete(RatingStateRow))
     rows = [
         {
-            "pool": s.pool, "game": s.game, "num_players": s.num_players, "bot_version_id": s.bot_version_id,
-            "mu": s.mu, "sigma": s.sigma, "conservative": s.conservative, "matches": s.matches, "wins": s.wins,
-            "score_sum": s.score_sum, "failures": s.failures, "draw_probability": s.draw_probability,
+            "pool": s.pool,
+            "game": s.game,
+            "num_players": s.num_players,
+            "bot_version_id": s.bot_version_id,
+            "mu": s.mu,
+            "sigma": s.sigma,
+            "conservative": s.conservative,
+            "matches": s.matches,
+            "wins": s.wins,
+            "score_sum": s.score_sum,
+            "failures": s.failures,
+            "draw_probability": s.draw_probability,
         }
         for table in rated.standings.values()
         for s in table.values()
@@ -87,12 +106,23 @@ def store(session: Session, rated: RatingSet) -> None:
     if rows:
         session.execute(insert(RatingRow), rows)
     history = [
-        {"pool": h.pool, "event": h.event, "match_id": h.match_id, "bot_version_id": h.bot_version_id, "mu": h.mu, "sigma": h.sigma}
+        {
+            "pool": h.pool,
+            "event": h.event,
+            "match_id": h.match_id,
+            "bot_version_id": h.bot_version_id,
+            "mu": h.mu,
+            "sigma": h.sigma,
+        }
         for h in rated.history
     ]
     for start in range(0, len(history), 20_000):
-        session.execute(insert(RatingHistoryRow), history[start:start + 20_000])
-    session.add(RatingStateRow(computed_at=utcnow(), match_count=rated.match_count, last_match_id=rated.last_match_id, method=METHOD))
+        session.execute(insert(RatingHistoryRow), history[start : start + 20_000])
+    session.add(
+        RatingStateRow(
+            computed_at=utcnow(), match_count=rated.match_count, last_match_id=rated.last_match_id, method=METHOD
+        )
+    )
     session.commit()
 
 
@@ -113,8 +143,18 @@ def load_stored(session: Session) -> RatingSet | None:
     rated = RatingSet(match_count=state.match_count, last_match_id=state.last_match_id)
     for row in session.exec(select(RatingRow)).all():
         rated.standings.setdefault(row.pool, {})[row.bot_version_id] = Standing(
-            row.pool, row.game, row.num_players, row.bot_version_id, row.mu, row.sigma, row.matches, row.wins,
-            row.score_sum, row.failures, row.draw_probability, facts_of(row.game).can_win,
+            row.pool,
+            row.game,
+            row.num_players,
+            row.bot_version_id,
+            row.mu,
+            row.sigma,
+            row.matches,
+            row.wins,
+            row.score_sum,
+            row.failures,
+            row.draw_probability,
+            facts_of(row.game).can_win,
         )
         rated.draw_probability[row.pool] = row.draw_probability
     return rated

@@ -169,7 +169,9 @@ def deal_ranks(scores: Sequence[float], failed: Sequence[bool], higher_is_better
     return tuple(1 + sum(1 for other in key if other > mine) for mine in key)
 
 
-UNKNOWN_GAME_FACTS = GameFacts(1, 1_000, ScoreOrder.HIGHER_IS_BETTER, WinRule.FIRST_RANK, "unknown: the game is no longer registered")
+UNKNOWN_GAME_FACTS = GameFacts(
+    1, 1_000, ScoreOrder.HIGHER_IS_BETTER, WinRule.FIRST_RANK, "unknown: the game is no longer registered"
+)
 """The facts assumed for recorded matches of a game this process does not know (rated as a table)."""
 
 
@@ -230,8 +232,9 @@ def _count_seats(standings: Standings, pool: str, fact: MatchFact, facts: GameFa
     for seat in fact.seats:
         s = standings[pool].get(seat.bot_version_id)
         if s is None:
-            s = standings[pool][seat.bot_version_id] = Standing(pool, fact.game, fact.num_players, seat.bot_version_id,
-                                                                can_win=facts.can_win)
+            s = standings[pool][seat.bot_version_id] = Standing(
+                pool, fact.game, fact.num_players, seat.bot_version_id, can_win=facts.can_win
+            )
         s.matches += 1
         s.score_sum += seat.score or 0.0
         s.failures += seat.failed
@@ -248,8 +251,9 @@ def _match_event(pool: str, fact: MatchFact) -> Event | None:
     playing itself (TrueSkill rates distinct players) or a single seat."""
     versions = tuple(seat.bot_version_id for seat in fact.seats)
     if len(set(versions)) == len(versions) and len(versions) > 1:
-        return Event(pool, fact.match_id, versions, tuple(s.rank or 0 for s in fact.seats),
-                     tuple(s.failed for s in fact.seats))
+        return Event(
+            pool, fact.match_id, versions, tuple(s.rank or 0 for s in fact.seats), tuple(s.failed for s in fact.seats)
+        )
     return None
 
 
@@ -274,7 +278,9 @@ def _deal_event(standings: Standings, played: Sequence[DealEntry], facts: GameFa
     return None
 
 
-def compute(matches: Sequence[MatchFact], games: Mapping[str, GameFacts] | None = None, history: bool = True) -> RatingSet:
+def compute(
+    matches: Sequence[MatchFact], games: Mapping[str, GameFacts] | None = None, history: bool = True
+) -> RatingSet:
     """Rate ``matches`` and return every pool's standings (order-free) and, if asked, history (in match-id order).
 
     ``games``: each game's facts by id (solitaire or not, score order, win rule); the registered games' by default.
@@ -331,7 +337,9 @@ def outcome_key(event: Event) -> Outcome:
     return tuple(sorted((version, levels.index(rank) + 1) for version, rank in zip(event.versions, event.ranks)))
 
 
-def order_free(env: trueskill.TrueSkill, events: Sequence[Event], versions: Iterable[int]) -> tuple[dict[int, tuple[float, float]], int]:
+def order_free(
+    env: trueskill.TrueSkill, events: Sequence[Event], versions: Iterable[int]
+) -> tuple[dict[int, tuple[float, float]], int]:
     """Every bot's (mu, sigma) given all ``events`` at once, by expectation propagation (see the module
     docstring), and the number of events TrueSkill could not rate (left out)."""
     propagation = _Propagation.start(events, versions)
@@ -406,8 +414,9 @@ class _Propagation:
             moved = max(moved, *self._replace_message(v, factor.count, message, cavity[v], rating))
         return moved
 
-    def _replace_message(self, v: int, count: int, message: dict[int, NaturalGaussian], cavity: NaturalGaussian,
-                         rating: trueskill.Rating) -> tuple[float, float]:
+    def _replace_message(
+        self, v: int, count: int, message: dict[int, NaturalGaussian], cavity: NaturalGaussian, rating: trueskill.Rating
+    ) -> tuple[float, float]:
         """Make bot ``v``'s part of ``message`` what TrueSkill's new ``rating`` says beyond the ``cavity``;
         return how far its mu and its sigma moved."""
         # a TrueSkill update never widens a rating, so the message's precision is >= 0 (up to rounding)
@@ -484,7 +493,9 @@ class _Propagation:
         return sum(self.factors[index].count for index in self.failed)
 
 
-def _rate_outcome(env: trueskill.TrueSkill, outcome: Outcome, groups: list[tuple[trueskill.Rating]]) -> list[tuple[trueskill.Rating]]:
+def _rate_outcome(
+    env: trueskill.TrueSkill, outcome: Outcome, groups: list[tuple[trueskill.Rating]]
+) -> list[tuple[trueskill.Rating]]:
     """TrueSkill's update of ``groups`` (one bot each) by ``outcome``: :func:`duel` for two, the package's
     factor graph for more."""
     if len(outcome) == 2:
@@ -512,8 +523,9 @@ def _connected_groups(versions: Iterable[int], outcomes: Iterable[Outcome]) -> l
     return list(groups.values())
 
 
-def duel(env: trueskill.TrueSkill, first: trueskill.Rating, second: trueskill.Rating, first_rank: int,
-         second_rank: int) -> list[tuple[trueskill.Rating]]:
+def duel(
+    env: trueskill.TrueSkill, first: trueskill.Rating, second: trueskill.Rating, first_rank: int, second_rank: int
+) -> list[tuple[trueskill.Rating]]:
     """``env.rate`` of a two-player event, in closed form with the package's own v and w functions.
 
     For two single players TrueSkill's factor graph has no loop, so its
@@ -535,14 +547,24 @@ def duel(env: trueskill.TrueSkill, first: trueskill.Rating, second: trueskill.Ra
     if not math.isfinite(v) or not math.isfinite(w):
         raise FloatingPointError(f"TrueSkill's duel update is not finite (v {v}, w {w})")
     return [
-        (env.create_rating(first.mu + first.sigma**2 / spread * v,
-                           first.sigma * math.sqrt(max(0.0, 1 - first.sigma**2 / spread**2 * w))),),
-        (env.create_rating(second.mu - second.sigma**2 / spread * v,
-                           second.sigma * math.sqrt(max(0.0, 1 - second.sigma**2 / spread**2 * w))),),
+        (
+            env.create_rating(
+                first.mu + first.sigma**2 / spread * v,
+                first.sigma * math.sqrt(max(0.0, 1 - first.sigma**2 / spread**2 * w)),
+            ),
+        ),
+        (
+            env.create_rating(
+                second.mu - second.sigma**2 / spread * v,
+                second.sigma * math.sqrt(max(0.0, 1 - second.sigma**2 / spread**2 * w)),
+            ),
+        ),
     ]
 
 
-def online_history(env: trueskill.TrueSkill, pool: str, events: Sequence[Event], versions: Iterable[int]) -> list[HistoryPoint]:
+def online_history(
+    env: trueskill.TrueSkill, pool: str, events: Sequence[Event], versions: Iterable[int]
+) -> list[HistoryPoint]:
     """One-pass TrueSkill in recording order: the ratings after each event, as the matches arrived."""
     current = {version: env.create_rating() for version in versions}
     history: list[HistoryPoint] = []

@@ -183,8 +183,10 @@ class ReportData:
         for match in self.matches:
             if match.tournament_id != tournament_id:
                 continue
-            older = any(s.version_id in self.versions and latest[self.versions[s.version_id].bot] != s.version_id
-                        for s in match.seats)
+            older = any(
+                s.version_id in self.versions and latest[self.versions[s.version_id].bot] != s.version_id
+                for s in match.seats
+            )
             counts["older versions" if older else match.status] += 1
         return counts
 
@@ -201,36 +203,94 @@ def load(session: Session) -> ReportData:
     """Read everything the report shows from ``session``'s database."""
     versions = {
         v.id: VersionInfo(v.id, b.name, b.author, v.version, v.content_hash, v.source, tuple(v.games), v.created_at)
-        for v, b in session.exec(select(BotVersionRow, BotRow).join(BotRow, col(BotRow.id) == col(BotVersionRow.bot_id))).all()
+        for v, b in session.exec(
+            select(BotVersionRow, BotRow).join(BotRow, col(BotRow.id) == col(BotVersionRow.bot_id))
+        ).all()
         if v.id is not None
     }
     benched: dict[int, list[tuple[int, str]]] = defaultdict(list)
     for bench in session.exec(select(BenchRow).order_by(BenchRow.id)).all():  # type: ignore[arg-type]
         benched[bench.tournament_id].append((bench.bot_version_id, bench.reason))
     tournaments = {
-        t.id: TournamentRecord(t.id, t.name, t.file, t.seed, t.fingerprint, live_state(t), t.scheduled, t.cycles,
-                               t.created_at, t.updated_at, t.finished_at, t.config, tuple(benched[t.id]))
+        t.id: TournamentRecord(
+            t.id,
+            t.name,
+            t.file,
+            t.seed,
+            t.fingerprint,
+            live_state(t),
+            t.scheduled,
+            t.cycles,
+            t.created_at,
+            t.updated_at,
+            t.finished_at,
+            t.config,
+            tuple(benched[t.id]),
+        )
         for t in session.exec(select(TournamentRow).order_by(TournamentRow.id)).all()  # type: ignore[arg-type]
         if t.id is not None
     }
     seats: dict[int, list[SeatRecord]] = defaultdict(list)
     for s in session.exec(select(SeatResultRow).order_by(SeatResultRow.match_id, SeatResultRow.seat)).all():  # type: ignore[arg-type]
-        seats[s.match_id].append(SeatRecord(s.seat, s.bot_version_id, s.score, s.rank, s.failure_reason, s.failure_detail,
-                                            s.stderr_tail, s.at_action))
-    columns = (MatchRow.id, MatchRow.tournament_id, MatchRow.key, MatchRow.deal, MatchRow.game, MatchRow.options_json,
-               MatchRow.num_players, MatchRow.seed, MatchRow.status, MatchRow.error, MatchRow.seconds, MatchRow.think_json,
-               MatchRow.action_count, MatchRow.finished_at)
+        seats[s.match_id].append(
+            SeatRecord(
+                s.seat,
+                s.bot_version_id,
+                s.score,
+                s.rank,
+                s.failure_reason,
+                s.failure_detail,
+                s.stderr_tail,
+                s.at_action,
+            )
+        )
+    columns = (
+        MatchRow.id,
+        MatchRow.tournament_id,
+        MatchRow.key,
+        MatchRow.deal,
+        MatchRow.game,
+        MatchRow.options_json,
+        MatchRow.num_players,
+        MatchRow.seed,
+        MatchRow.status,
+        MatchRow.error,
+        MatchRow.seconds,
+        MatchRow.think_json,
+        MatchRow.action_count,
+        MatchRow.finished_at,
+    )
     matches = [
-        MatchRecord(mid, tid, key, deal, game, json.loads(options or "{}"), players, seed, status, error, seconds,
-                    tuple(json.loads(think or "[]")), count, finished, tuple(seats.get(mid, ())))
-        for mid, tid, key, deal, game, options, players, seed, status, error, seconds, think, count, finished
-        in session.exec(select(*columns).order_by(MatchRow.id)).all()  # type: ignore[call-overload]
+        MatchRecord(
+            mid,
+            tid,
+            key,
+            deal,
+            game,
+            json.loads(options or "{}"),
+            players,
+            seed,
+            status,
+            error,
+            seconds,
+            tuple(json.loads(think or "[]")),
+            count,
+            finished,
+            tuple(seats.get(mid, ())),
+        )
+        for mid, tid, key, deal, game, options, players, seed, status, error, seconds, think, count, finished in session.exec(
+            select(*columns).order_by(MatchRow.id)
+        ).all()  # type: ignore[call-overload]
     ]
     rated, fresh = ratings_persistence.current(session)
-    history = rated.history if not fresh else [
-        HistoryPoint(h.pool, h.event, h.match_id, h.bot_version_id, h.mu, h.sigma)
-        for h in session.exec(select(RatingHistoryRow).order_by(RatingHistoryRow.id)).all()  # type: ignore[arg-type]
-    ]
+    history = (
+        rated.history
+        if not fresh
+        else [
+            HistoryPoint(h.pool, h.event, h.match_id, h.bot_version_id, h.mu, h.sigma)
+            for h in session.exec(select(RatingHistoryRow).order_by(RatingHistoryRow.id)).all()  # type: ignore[arg-type]
+        ]
+    )
     return ReportData(versions, tournaments, matches, rated, fresh, history)
 
 
@@ -246,7 +306,7 @@ def match_actions(session: Session, match_ids: Iterable[int]) -> Iterator[tuple[
 
 def above_probability(upper: Standing, lower: Standing) -> float:
     """The chance that ``upper``'s true skill is above ``lower``'s, with both ratings taken as normal beliefs."""
-    spread = math.sqrt(upper.sigma ** 2 + lower.sigma ** 2)
+    spread = math.sqrt(upper.sigma**2 + lower.sigma**2)
     if spread == 0:
         return 0.5 if upper.mu == lower.mu else float(upper.mu > lower.mu)
     return 0.5 * (1 + math.erf((upper.mu - lower.mu) / (spread * math.sqrt(2))))
@@ -289,7 +349,9 @@ def head_to_head(data: ReportData, pool: str) -> dict[tuple[int, int], PairCount
     in a solitaire, who scored more on the same deal."""
     counts: dict[tuple[int, int], PairCount] = defaultdict(PairCount)
     groups: dict[Any, list[tuple[int, float]]] = defaultdict(list)  # group -> (version, key: lower is better)
-    sign = -ratings_trueskill_model.facts_of(pool.partition("/")[0]).score_sign  # the game's score order: lower key is better
+    sign = -ratings_trueskill_model.facts_of(
+        pool.partition("/")[0]
+    ).score_sign  # the game's score order: lower key is better
     for match in data.matches:
         if match.status != MatchStatus.PLAYED or match.pool != pool:
             continue
@@ -366,7 +428,9 @@ def _widest_wins_and_losses(tables: list[NotableMatch], count: int) -> tuple[lis
     wins = [n for n in tables if n.seat.rank == 1 and not n.seat.failure_reason]
     losses = [n for n in tables if (n.seat.rank or 0) > 1 or n.seat.failure_reason]
     best = sorted(wins, key=lambda n: (-n.margin, n.match.match_id))[:count]
-    worst = sorted(losses, key=lambda n: (not n.seat.failure_reason, -(n.seat.rank or 0), n.margin, n.match.match_id))[:count]
+    worst = sorted(losses, key=lambda n: (not n.seat.failure_reason, -(n.seat.rank or 0), n.margin, n.match.match_id))[
+        :count
+    ]
     return best, worst
 
 
@@ -414,7 +478,12 @@ def solitaire_scores(data: ReportData, version_id: int) -> dict[str, list[float]
     scores: dict[str, list[float]] = defaultdict(list)
     for match in data.matches_of(version_id):
         seat = match.seat_of(version_id)
-        if match.num_players == 1 and match.status == MatchStatus.PLAYED and seat is not None and seat.score is not None:
+        if (
+            match.num_players == 1
+            and match.status == MatchStatus.PLAYED
+            and seat is not None
+            and seat.score is not None
+        ):
             scores[match.pool].append(seat.score)
     return dict(scores)
 

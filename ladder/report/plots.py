@@ -13,13 +13,15 @@ import matplotlib.pyplot as plt  # noqa: E402
 
 from ladder.ratings.trueskill_model import HistoryPoint  # noqa: E402
 
-matplotlib.rcParams.update({
-    "svg.fonttype": "none",  # text stays text: small files, readable, selectable
-    "svg.hashsalt": "ladder-report",  # the same data draws the same file
-    "font.size": 9,
-    "axes.spines.top": False,
-    "axes.spines.right": False,
-})
+matplotlib.rcParams.update(
+    {
+        "svg.fonttype": "none",  # text stays text: small files, readable, selectable
+        "svg.hashsalt": "ladder-report",  # the same data draws the same file
+        "font.size": 9,
+        "axes.spines.top": False,
+        "axes.spines.right": False,
+    }
+)
 
 
 def _label(text: str) -> str:
@@ -41,10 +43,17 @@ def rating_history(history: Mapping[str, Sequence[HistoryPoint]]) -> str:
         xs = [p.event for p in points]
         mus = [p.mu for p in points]
         line = axes.plot(xs, mus, marker="." if len(xs) < 40 else None, label=_label(f"{pool} mu"))[0]
-        axes.fill_between(xs, [p.mu - p.sigma for p in points], [p.mu + p.sigma for p in points],
-                          color=line.get_color(), alpha=0.15)
-        axes.plot(xs, [p.mu - 3 * p.sigma for p in points], color=line.get_color(), linestyle=":", linewidth=1,
-                  label=_label(f"{pool} mu-3σ"))
+        axes.fill_between(
+            xs, [p.mu - p.sigma for p in points], [p.mu + p.sigma for p in points], color=line.get_color(), alpha=0.15
+        )
+        axes.plot(
+            xs,
+            [p.mu - 3 * p.sigma for p in points],
+            color=line.get_color(),
+            linestyle=":",
+            linewidth=1,
+            label=_label(f"{pool} mu-3σ"),
+        )
     axes.set_xlabel("rated events of the pool (matches; deals in solitaires), in match order")
     axes.set_ylabel("TrueSkill")
     axes.grid(alpha=0.3)

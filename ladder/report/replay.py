@@ -48,8 +48,10 @@ def _events(state: State, since: int) -> tuple[list[dict[str, Any]], int]:
 
 def board_change(before: list[str] | None, after: list[str]) -> dict[str, Any]:
     """What turns the drawing ``before`` into ``after``: its length in lines and the lines that differ, by index."""
-    return {"length": len(after),
-            "lines": [[i, line] for i, line in enumerate(after) if before is None or i >= len(before) or before[i] != line]}
+    return {
+        "length": len(after),
+        "lines": [[i, line] for i, line in enumerate(after) if before is None or i >= len(before) or before[i] != line],
+    }
 
 
 def view_change(before: dict[str, Any] | None, after: dict[str, Any]) -> dict[str, Any]:
@@ -83,8 +85,15 @@ def build_replay(match: MatchRecord, actions: list[dict[str, Any]]) -> Replay:
             views.append(view_change(previous_views[seat], view))
             previous_views[seat] = view
         board = state.render().split("\n")
-        frames.append({"move": move, "board": board_change(previous_board, board), "to_move": state.current_player,
-                       "events": events, "views": views})
+        frames.append(
+            {
+                "move": move,
+                "board": board_change(previous_board, board),
+                "to_move": state.current_player,
+                "events": events,
+                "views": views,
+            }
+        )
         previous_board = board
 
     frame(None)

@@ -50,8 +50,12 @@ class SiteSummary:
 
 
 def _environment() -> Environment:
-    env = Environment(loader=PackageLoader("ladder.report", "templates"), autoescape=select_autoescape(["html"]),
-                      trim_blocks=True, lstrip_blocks=True)
+    env = Environment(
+        loader=PackageLoader("ladder.report", "templates"),
+        autoescape=select_autoescape(["html"]),
+        trim_blocks=True,
+        lstrip_blocks=True,
+    )
     env.filters["pool_title"] = reportdata.pool_title
     env.filters["num"] = lambda value, digits=2: "-" if value is None else f"{value:.{digits}f}"
     env.filters["pct"] = lambda value: "-" if value is None else f"{value:.0%}"
@@ -74,7 +78,8 @@ class _Writer:
     def page(self, path: str, template: str, **context: Any) -> None:
         depth = path.count("/")
         html = self.env.get_template(template).render(
-            root="../" * depth, data=self.data, generated=self.generated, version=self.data.versions.get, **context)
+            root="../" * depth, data=self.data, generated=self.generated, version=self.data.versions.get, **context
+        )
         target = self.out / path
         target.parent.mkdir(parents=True, exist_ok=True)
         target.write_text(html, encoding="utf-8")
@@ -125,16 +130,28 @@ def _write_index(writer: _Writer, pools: list[str]) -> None:
     """The front page: every pool's leaderboard and the overall table, with how they are computed."""
     data = writer.data
     overall = ratings_across_pools.overall(data.rated)
-    writer.page("index.html", "index.html", pools=pools, boards={p: reportdata.leaderboard(data, p) for p in pools},
-                overall=overall, method=ratings_trueskill_model.METHOD, overall_method=ratings_trueskill_model.OVERALL_METHOD)
+    writer.page(
+        "index.html",
+        "index.html",
+        pools=pools,
+        boards={p: reportdata.leaderboard(data, p) for p in pools},
+        overall=overall,
+        method=ratings_trueskill_model.METHOD,
+        overall_method=ratings_trueskill_model.OVERALL_METHOD,
+    )
 
 
 def _write_pools(writer: _Writer, played_pools: list[str]) -> None:
     """A head-to-head matrix page for every pool with a recorded match."""
     data = writer.data
     for pool in played_pools:
-        writer.page(f"pools/{reportdata.slug(pool)}.html", "pool.html", pool=pool,
-                    order=reportdata.pool_versions(data, pool), counts=reportdata.head_to_head(data, pool))
+        writer.page(
+            f"pools/{reportdata.slug(pool)}.html",
+            "pool.html",
+            pool=pool,
+            order=reportdata.pool_versions(data, pool),
+            counts=reportdata.head_to_head(data, pool),
+        )
 
 
 def _write_tournaments(writer: _Writer) -> None:
@@ -144,8 +161,14 @@ def _write_tournaments(writer: _Writer) -> None:
         matches = [m for m in data.matches if m.tournament_id == tournament.tournament_id]
         statuses = data.tournament_statuses(tournament.tournament_id)
         by_pool = Counter(m.pool for m in matches)
-        writer.page(tournament.page, "tournament.html", tournament=tournament, matches=matches, statuses=statuses,
-                    by_pool=sorted(by_pool.items()))
+        writer.page(
+            tournament.page,
+            "tournament.html",
+            tournament=tournament,
+            matches=matches,
+            statuses=statuses,
+            by_pool=sorted(by_pool.items()),
+        )
 
 
 def _write_bot_pages(writer: _Writer, pools: list[str], played_pools: list[str]) -> int:
@@ -162,8 +185,12 @@ def _write_bot_pages(writer: _Writer, pools: list[str], played_pools: list[str])
     return len(bots)
 
 
-def _write_bot_page(writer: _Writer, info: reportdata.VersionInfo, pools: list[str],
-                    h2h: dict[str, dict[tuple[int, int], reportdata.PairCount]]) -> None:
+def _write_bot_page(
+    writer: _Writer,
+    info: reportdata.VersionInfo,
+    pools: list[str],
+    h2h: dict[str, dict[tuple[int, int], reportdata.PairCount]],
+) -> None:
     """One bot version's page: its rating history plot, its place in every pool, its opponents (most met
     first), its solitaire scores, failures and notable matches."""
     data = writer.data
@@ -172,18 +199,31 @@ def _write_bot_page(writer: _Writer, info: reportdata.VersionInfo, pools: list[s
     plot = f"plots/rating-{reportdata.slug(info.bot)}-{info.content_hash[:8]}.svg"
     writer.file(plot, plots.rating_history(history))
     solos = _write_solitaire_plots(writer, info)
-    standings = [(pool, standing, position) for pool in pools
-                 for position, standing in enumerate(data.rated.table(pool), start=1)
-                 if standing.bot_version_id == version_id]
+    standings = [
+        (pool, standing, position)
+        for pool in pools
+        for position, standing in enumerate(data.rated.table(pool), start=1)
+        if standing.bot_version_id == version_id
+    ]
     opponents = []
     for pool, counts in h2h.items():
         for (a, b), pair in sorted(counts.items(), key=lambda item: -item[1].met):
             if a == version_id:
                 opponents.append((pool, b, pair))
     best, worst = reportdata.notable_matches(data, version_id)
-    writer.page(info.page, "bot.html", info=info, plot=plot, standings=standings, record=reportdata.record(data, version_id),
-                opponents=opponents, failures=reportdata.failures(data, [version_id]), best=best, worst=worst,
-                solos=solos)
+    writer.page(
+        info.page,
+        "bot.html",
+        info=info,
+        plot=plot,
+        standings=standings,
+        record=reportdata.record(data, version_id),
+        opponents=opponents,
+        failures=reportdata.failures(data, [version_id]),
+        best=best,
+        worst=worst,
+        solos=solos,
+    )
 
 
 @dataclass(frozen=True)
@@ -207,9 +247,18 @@ def _write_solitaire_plots(writer: _Writer, info: reportdata.VersionInfo) -> lis
     for pool, scores in sorted(reportdata.solitaire_scores(writer.data, info.version_id).items()):
         picture = f"plots/scores-{reportdata.slug(info.bot)}-{info.content_hash[:8]}-{reportdata.slug(pool)}.svg"
         writer.file(picture, plots.score_histogram(scores, pool))
-        solos.append(SolitaireScores(pool=pool, plot=picture, count=len(scores), mean=statistics.fmean(scores),
-                                     median=statistics.median(scores), low=min(scores), high=max(scores),
-                                     buckets=score_histogram(scores)))
+        solos.append(
+            SolitaireScores(
+                pool=pool,
+                plot=picture,
+                count=len(scores),
+                mean=statistics.fmean(scores),
+                median=statistics.median(scores),
+                low=min(scores),
+                high=max(scores),
+                buckets=score_histogram(scores),
+            )
+        )
     return solos
 
 
@@ -219,6 +268,11 @@ def _write_replays(session: Session, writer: _Writer) -> None:
     by_id = {m.match_id: m for m in data.matches}
     for match_id, actions in reportdata.match_actions(session, list(by_id)):
         match = by_id[match_id]
-        writer.page(match.page, "match.html", match=match, replay=build_replay(match, actions).to_json(),
-                    tournament=data.tournaments.get(match.tournament_id),
-                    seat_names=[data.name(s.version_id) for s in match.seats])
+        writer.page(
+            match.page,
+            "match.html",
+            match=match,
+            replay=build_replay(match, actions).to_json(),
+            tournament=data.tournaments.get(match.tournament_id),
+            seat_names=[data.name(s.version_id) for s in match.seats],
+        )

@@ -56,8 +56,19 @@ from ladder.text import clean_text
 
 BUILD_FOLDER = "/build"
 BUILD_HOST = "/ladder-build/build_host.py"
-SYSTEM_VIEW = ("/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32", "/etc/alternatives",
-               "/etc/ld.so.cache", "/etc/ld.so.conf", "/etc/ld.so.conf.d")
+SYSTEM_VIEW = (
+    "/usr",
+    "/bin",
+    "/sbin",
+    "/lib",
+    "/lib32",
+    "/lib64",
+    "/libx32",
+    "/etc/alternatives",
+    "/etc/ld.so.cache",
+    "/etc/ld.so.conf",
+    "/etc/ld.so.conf.d",
+)
 """What a build sees of the host, read-only: the programs, libraries and headers (a compiler and what it needs)."""
 TAR_OVERHEAD = 1536  # bytes a tar stream may add per file (header and padding), beyond the files themselves
 KEPT_STDERR_BYTES = 64 * 1024
@@ -102,9 +113,11 @@ def build_refusal(layers: tuple[str, ...] | None = None) -> str | None:
     chosen = available_layers() if layers is None else layers
     if "bubblewrap" in chosen and "bubblewrap" in available_layers():
         return None
-    return ("a build runs only inside bubblewrap (no network, a read-only view of the system), which is not "
-            "available here: install bubblewrap (apt-get install bubblewrap), or submit the built program "
-            "(command = [\"./program\"]) without a build")
+    return (
+        "a build runs only inside bubblewrap (no network, a read-only view of the system), which is not "
+        "available here: install bubblewrap (apt-get install bubblewrap), or submit the built program "
+        '(command = ["./program"]) without a build'
+    )
 
 
 def _shown(command: tuple[str, ...]) -> str:
@@ -161,8 +174,19 @@ def _file_copies(files: dict[str, bytes], manifest: Manifest) -> tuple[list[str]
 
 def _bwrap_command(manifest: Manifest, limits: BuildLimits, copies: list[str], lease: UidLease | None) -> list[str]:
     binary, _folders = interpreter()
-    args = [shutil.which("bwrap") or "bwrap", "--unshare-pid", "--unshare-net", "--unshare-ipc", "--unshare-uts",
-            "--unshare-cgroup-try", "--die-with-parent", "--new-session", "--hostname", "build", "--clearenv"]
+    args = [
+        shutil.which("bwrap") or "bwrap",
+        "--unshare-pid",
+        "--unshare-net",
+        "--unshare-ipc",
+        "--unshare-uts",
+        "--unshare-cgroup-try",
+        "--die-with-parent",
+        "--new-session",
+        "--hostname",
+        "build",
+        "--clearenv",
+    ]
     if is_root():  # privileged bubblewrap: the host gives the folder to the build's uid, then becomes it
         args += ["--cap-drop", "ALL", "--cap-add", "CAP_SETUID", "--cap-add", "CAP_SETGID", "--cap-add", "CAP_CHOWN"]
     else:
@@ -171,19 +195,43 @@ def _bwrap_command(manifest: Manifest, limits: BuildLimits, copies: list[str], l
     for key, value in env.items():
         args += ["--setenv", key, value]
     _system_view(args)
-    args += ["--ro-bind", str(Path(__file__).resolve().parent.parent / "guest" / "build_host.py"), BUILD_HOST,
-             "--proc", "/proc", "--dev", "/dev",
-             "--size", str(limits.tmp_mb << 20), "--perms", "1777", "--tmpfs", "/tmp",
-             "--size", str(limits.folder_mb << 20), "--perms", "0755", "--tmpfs", BUILD_FOLDER,
-             *copies, "--chdir", BUILD_FOLDER]
+    args += [
+        "--ro-bind",
+        str(Path(__file__).resolve().parent.parent / "guest" / "build_host.py"),
+        BUILD_HOST,
+        "--proc",
+        "/proc",
+        "--dev",
+        "/dev",
+        "--size",
+        str(limits.tmp_mb << 20),
+        "--perms",
+        "1777",
+        "--tmpfs",
+        "/tmp",
+        "--size",
+        str(limits.folder_mb << 20),
+        "--perms",
+        "0755",
+        "--tmpfs",
+        BUILD_FOLDER,
+        *copies,
+        "--chdir",
+        BUILD_FOLDER,
+    ]
     config = {
         "folder": BUILD_FOLDER,
         "command": list(manifest.build),
         "env": env,
         "drop_to": [lease.uid, lease.gid] if lease is not None else None,
-        "limits": {"memory_bytes": limits.memory_mb << 20, "cpu_seconds": max(1, int(limits.seconds) + 1),
-                   "processes": limits.processes, "file_bytes": limits.file_mb << 20, "open_files": 1024,
-                   "core_bytes": 0},
+        "limits": {
+            "memory_bytes": limits.memory_mb << 20,
+            "cpu_seconds": max(1, int(limits.seconds) + 1),
+            "processes": limits.processes,
+            "file_bytes": limits.file_mb << 20,
+            "open_files": 1024,
+            "core_bytes": 0,
+        },
     }
     return [*args, binary, "-S", "-s", "-B", "-P", BUILD_HOST, json.dumps(config)]
 
@@ -220,8 +268,10 @@ def _collect(popen: subprocess.Popen[bytes], limits: BuildLimits, shown: str) ->
                 elif key.fd == out:
                     got.folder += chunk
                     if len(got.folder) > folder_cap:
-                        got.problem = (f"the build ({shown}) left more than {MAX_TOTAL_BYTES >> 20} MB of files; "
-                                       "that is the most a bot may bring")
+                        got.problem = (
+                            f"the build ({shown}) left more than {MAX_TOTAL_BYTES >> 20} MB of files; "
+                            "that is the most a bot may bring"
+                        )
                 else:
                     got.messages += chunk
                     got.printed += len(chunk)
@@ -257,9 +307,17 @@ def _run_sandboxed(files: dict[str, bytes], manifest: Manifest, limits: BuildLim
         copies, fds = _file_copies(files, manifest)
         command = _bwrap_command(manifest, limits, copies, lease)
         try:
-            popen = subprocess.Popen(command, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                                     pass_fds=fds, start_new_session=True, close_fds=True, cwd="/",
-                                     env={"PATH": "/usr/bin:/bin"})
+            popen = subprocess.Popen(
+                command,
+                stdin=subprocess.DEVNULL,
+                stdout=subprocess.PIPE,
+                stderr=subprocess.PIPE,
+                pass_fds=fds,
+                start_new_session=True,
+                close_fds=True,
+                cwd="/",
+                env={"PATH": "/usr/bin:/bin"},
+            )
         except OSError as error:
             raise BuildFailure(f"the build sandbox (bubblewrap) could not start: {error}") from None
         for fd in fds:  # bubblewrap copies them at its start: ours are no longer needed
@@ -290,8 +348,10 @@ def _failed(status: int | None, shown: str) -> str:
         except ValueError:
             signal_name = None
     if signal_name is not None:
-        return (f"the build ({shown}) was killed by {signal_name} (a limit of the build: CPU time, memory or file "
-                "size); its output is below")
+        return (
+            f"the build ({shown}) was killed by {signal_name} (a limit of the build: CPU time, memory or file "
+            "size); its output is below"
+        )
     return f"the build ({shown}) failed with exit status {status}: fix it (its output is below) and submit again"
 
 
@@ -310,8 +370,10 @@ def _unpack(folder: bytes, shown: str) -> dict[str, bytes]:
                 if member.isdir():
                     continue
                 if not member.isreg():
-                    raise BuildFailure(f"the build ({shown}) left {name}, which is not a plain file (a symbolic link?); "
-                                       "a bot's folder must hold plain files only")
+                    raise BuildFailure(
+                        f"the build ({shown}) left {name}, which is not a plain file (a symbolic link?); "
+                        "a bot's folder must hold plain files only"
+                    )
                 extracted = archive.extractfile(member)
                 if not is_skipped(name) and extracted is not None:
                     files[name] = extracted.read()
@@ -320,13 +382,15 @@ def _unpack(folder: bytes, shown: str) -> dict[str, bytes]:
     if len(files) > MAX_FILES:
         raise BuildFailure(f"the build ({shown}) left more than {MAX_FILES} files; a bot may have at most {MAX_FILES}")
     if sum(len(data) for data in files.values()) > MAX_TOTAL_BYTES:
-        raise BuildFailure(f"the build ({shown}) left more than {MAX_TOTAL_BYTES >> 20} MB of files; "
-                           "that is the most a bot may bring")
+        raise BuildFailure(
+            f"the build ({shown}) left more than {MAX_TOTAL_BYTES >> 20} MB of files; that is the most a bot may bring"
+        )
     return files
 
 
-def build_files(files: dict[str, bytes], label: str, layers: tuple[str, ...] | None = None,
-                limits: BuildLimits | None = None) -> dict[str, bytes]:
+def build_files(
+    files: dict[str, bytes], label: str, layers: tuple[str, ...] | None = None, limits: BuildLimits | None = None
+) -> dict[str, bytes]:
     """The files of a bot after its ``build`` (the bot's own when it has none); :class:`BuildFailure` if it fails.
 
     The submitted ``bot.toml`` is put back over whatever the build left under that name: the manifest
@@ -349,8 +413,10 @@ def build_files(files: dict[str, bytes], label: str, layers: tuple[str, ...] | N
     built[MANIFEST_FILE] = files[MANIFEST_FILE]
     program = manifest.command[0]
     if program.startswith("./") and program[2:] not in built:
-        raise BuildFailure(f"the build ({shown}) succeeded but left no {program[2:]}, the program command runs "
-                           f"({program})", _tail(got.messages, chosen.stderr_lines))
+        raise BuildFailure(
+            f"the build ({shown}) succeeded but left no {program[2:]}, the program command runs ({program})",
+            _tail(got.messages, chosen.stderr_lines),
+        )
     return built
 
 

@@ -69,7 +69,9 @@ class ExecutableBotProcess(BotProcess):
     def system_folders(self) -> tuple[str, ...]:
         return RUNTIME_FOLDERS
 
-    def request(self, message: dict[str, Any], timeout: float, what: str, cpu_seconds: float | None = None) -> dict[str, Any]:
+    def request(
+        self, message: dict[str, Any], timeout: float, what: str, cpu_seconds: float | None = None
+    ) -> dict[str, Any]:
         """The same contract as a Python bot's process: a reply the players understand, or :class:`BotFailure`."""
         if self.dead or self.popen is None:
             raise BotFailure(FailureReason.CRASH, "the bot process is not running", self.stderr_tail())
@@ -78,8 +80,15 @@ class ExecutableBotProcess(BotProcess):
         clock = {"clock": message["clock"]} if "clock" in message else {}
         if op == "hello":
             manifest = self.manifest
-            return {"bot": {"name": manifest.name, "author": manifest.author, "version": manifest.version,
-                            "games": list(manifest.games), "class": manifest.command[0]}}
+            return {
+                "bot": {
+                    "name": manifest.name,
+                    "author": manifest.author,
+                    "version": manifest.version,
+                    "games": list(manifest.games),
+                    "class": manifest.command[0],
+                }
+            }
         if op == "ping":
             return {"ok": True}
         if op == "start":
@@ -90,13 +99,20 @@ class ExecutableBotProcess(BotProcess):
             return {"ok": True}
         if op == "act":
             legal = message["legal"]
-            self._tell({"type": "act", "observation": message["observation"], "legal": legal, **clock}, deadline, what,
-                       stop_after=False)
+            self._tell(
+                {"type": "act", "observation": message["observation"], "legal": legal, **clock},
+                deadline,
+                what,
+                stop_after=False,
+            )
             line = self._read_line(deadline, what)
             self.pause()
             if self.buffer.strip():
-                self._die(FailureReason.GARBAGE, f"a line the ladder did not ask for: more than one line since it asked "
-                                                 f"for one decision (while {what}): {bytes(self.buffer[:200])!r}")
+                self._die(
+                    FailureReason.GARBAGE,
+                    f"a line the ladder did not ask for: more than one line since it asked "
+                    f"for one decision (while {what}): {bytes(self.buffer[:200])!r}",
+                )
             return self._choice(line, legal)
         raise RuntimeError(f"an executable bot has no request {op!r}")
 
@@ -125,7 +141,9 @@ class ExecutableBotProcess(BotProcess):
                 break  # it closed its output: the next read says how it ended
             buffer += chunk
         if buffer.strip():
-            self._die(FailureReason.GARBAGE, f"a line the ladder did not ask for (before {what}): {bytes(buffer[:200])!r}")
+            self._die(
+                FailureReason.GARBAGE, f"a line the ladder did not ask for (before {what}): {bytes(buffer[:200])!r}"
+            )
         buffer.clear()
 
     def _write_line(self, message: dict[str, Any], deadline: float, what: str) -> None:
@@ -139,7 +157,7 @@ class ExecutableBotProcess(BotProcess):
             end = buffer.find(b"\n")
             if end >= 0:
                 line = bytes(buffer[:end])
-                del buffer[:end + 1]
+                del buffer[: end + 1]
                 if line.strip():
                     return line
                 continue
@@ -173,8 +191,13 @@ class ExecutableBotProcess(BotProcess):
         self.kill()
 
 
-def make_bot_process(submission: Submission, limits: SandboxLimits, layers: Iterable[str], allow_root: bool = False,
-                     cpu: int | None = None) -> BotProcess:
+def make_bot_process(
+    submission: Submission,
+    limits: SandboxLimits,
+    layers: Iterable[str],
+    allow_root: bool = False,
+    cpu: int | None = None,
+) -> BotProcess:
     """The process for ``submission``: an executable bot's when it has a manifest, else a Python bot's."""
     kind = ExecutableBotProcess if submission.manifest is not None else BotProcess
     return kind(submission, limits, layers, allow_root=allow_root, cpu=cpu)

@@ -68,7 +68,7 @@ def _stat_fields(pid: int | str) -> list[bytes] | None:
             text = stat.read()
     except OSError:
         return None
-    return text[text.rfind(b")") + 2:].split()
+    return text[text.rfind(b")") + 2 :].split()
 
 
 def _ticks(fields: list[bytes] | None, children: bool = True) -> int:

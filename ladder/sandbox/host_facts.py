@@ -20,7 +20,14 @@ RESERVED_PACKAGES = ("ladder", "bots", "engine")  # the bot API: always there, n
 SANDBOX_BOT = "/bot"
 # The only ladder/ files mounted into every sandbox (read-only): the guest side. Whatever they import must be here
 # too, so ladder/__init__.py stays empty and ladder/guest/ imports nothing of the host side (lint-imports checks it).
-API_LADDER_FILES = ("__init__.py", "bot.py", "guest/__init__.py", "guest/bot_host.py", "guest/protocol.py", "guest/seccomp.py")
+API_LADDER_FILES = (
+    "__init__.py",
+    "bot.py",
+    "guest/__init__.py",
+    "guest/bot_host.py",
+    "guest/protocol.py",
+    "guest/seccomp.py",
+)
 GUEST_HOST = "ladder/guest/bot_host.py"  # the program the sandbox runs, relative to the API root
 SANDBOX_CODEC = f"{SANDBOX_API}/codec"  # where bubblewrap shows the ladder's orjson extension (read-only)
 BOT_ENV = {

@@ -139,8 +139,10 @@ def workers_warning(workers: int) -> str | None:
     cores = usable_cores()
     if workers <= cores:
         return None
-    return (f"{workers} workers on {cores} usable core{'s' if cores != 1 else ''}: more than this machine can carry, "
-            f"so bots wait for a CPU and matches that starve are voided and replayed; use --workers {cores} or fewer")
+    return (
+        f"{workers} workers on {cores} usable core{'s' if cores != 1 else ''}: more than this machine can carry, "
+        f"so bots wait for a CPU and matches that starve are voided and replayed; use --workers {cores} or fewer"
+    )
 
 
 PIN_ENV = "LADDER_PIN_WORKERS"

@@ -68,7 +68,6 @@ class _BwrapArgs:
         return False
 
 
-
 def _bot_files(binds: Iterable[tuple[str, str]]) -> list[tuple[str, str]]:
     """Every file of a submission's binds (host path, path under ``/bot``) as (host path, path inside the
     sandbox), in a stable order, without Python's byte-code caches."""
@@ -81,9 +80,13 @@ def _bot_files(binds: Iterable[tuple[str, str]]) -> list[tuple[str, str]]:
         for folder, subfolders, names in os.walk(source):
             subfolders[:] = sorted(d for d in subfolders if d != "__pycache__")
             inside = os.path.normpath(os.path.join(dest, os.path.relpath(folder, source)))
-            files.extend((os.path.join(folder, name), f"{inside}/{name}") for name in sorted(names)
-                         if not name.endswith((".pyc", ".pyo")))
+            files.extend(
+                (os.path.join(folder, name), f"{inside}/{name}")
+                for name in sorted(names)
+                if not name.endswith((".pyc", ".pyo"))
+            )
     return files
+
 
 class BotLaunch:
     """The command line that starts a bot: bubblewrap's arguments, or the plain process (the start-up half of
@@ -107,8 +110,9 @@ class BotLaunch:
         """Host folders shown read-only at the same place beyond the interpreter's (an executable bot's runtime)."""
         return ()
 
-    def _host_config(self, api_dir: str, bot_dir: str, drop: bool, parent_pid: int, orjson: str | None,
-                     package_dirs: list[str]) -> str:
+    def _host_config(
+        self, api_dir: str, bot_dir: str, drop: bool, parent_pid: int, orjson: str | None, package_dirs: list[str]
+    ) -> str:
         limits = self.limits
         if drop and self.lease is None:
             self.lease = UidLease.take()
@@ -151,19 +155,52 @@ class BotLaunch:
             for path in _package_paths(name) or ():
                 plan.ro_bind(path, f"{SANDBOX_PACKAGES}/{os.path.basename(path)}")
         args += self._bot_file_copies(plan.parents)
-        args += ["--proc", "/proc", "--dev", "/dev", "--perms", "0555", "--tmpfs", "/dev/shm", "--remount-ro", "/dev/shm",
-                 "--remount-ro", "/dev", "--size", str(self.limits.tmp_mb * 1024 * 1024), "--perms", "1777",
-                 "--tmpfs", "/tmp", "--chdir", "/tmp", "--info-fd", str(info_fd)]
+        args += [
+            "--proc",
+            "/proc",
+            "--dev",
+            "/dev",
+            "--perms",
+            "0555",
+            "--tmpfs",
+            "/dev/shm",
+            "--remount-ro",
+            "/dev/shm",
+            "--remount-ro",
+            "/dev",
+            "--size",
+            str(self.limits.tmp_mb * 1024 * 1024),
+            "--perms",
+            "1777",
+            "--tmpfs",
+            "/tmp",
+            "--chdir",
+            "/tmp",
+            "--info-fd",
+            str(info_fd),
+        ]
         packages = [SANDBOX_PACKAGES] if self.limits.packages else []
-        config = self._host_config(SANDBOX_API, SANDBOX_BOT, drop=is_root(), parent_pid=0, orjson=codec_inside,
-                                   package_dirs=packages)
+        config = self._host_config(
+            SANDBOX_API, SANDBOX_BOT, drop=is_root(), parent_pid=0, orjson=codec_inside, package_dirs=packages
+        )
         return [*args, binary, "-S", "-s", "-B", "-P", f"{SANDBOX_API}/{GUEST_HOST}", config]
 
     @staticmethod
     def _bwrap_options() -> list[str]:
         """bubblewrap's namespaces, user and environment for a bot (before any folder is shown)."""
-        args = [shutil.which("bwrap") or "bwrap", "--unshare-pid", "--unshare-net", "--unshare-ipc", "--unshare-uts", "--unshare-cgroup-try",
-                "--die-with-parent", "--new-session", "--hostname", "bot", "--clearenv"]
+        args = [
+            shutil.which("bwrap") or "bwrap",
+            "--unshare-pid",
+            "--unshare-net",
+            "--unshare-ipc",
+            "--unshare-uts",
+            "--unshare-cgroup-try",
+            "--die-with-parent",
+            "--new-session",
+            "--hostname",
+            "bot",
+            "--clearenv",
+        ]
         # Not --as-pid-1: bubblewrap's own init is the sandbox's pid 1 and the bot its child. A bot stopped between
         # turns cannot notice the ladder go away (it never reads the end of its channel), and its own parent-death
         # signal comes with the credentials of its parent, which as root (capabilities dropped, another uid) may not
@@ -227,7 +264,9 @@ class BotLaunch:
             try:
                 fd = os.open(path, os.O_RDONLY | os.O_CLOEXEC | os.O_NOFOLLOW)
             except OSError as error:
-                raise BotFailure("crash", f"cannot copy the bot's file {path} into the sandbox: {error.strerror}") from None
+                raise BotFailure(
+                    "crash", f"cannot copy the bot's file {path} into the sandbox: {error.strerror}"
+                ) from None
             self._file_fds.append(fd)
             # an executable bot's program (made executable in the store, e.g. built at submission) stays executable
             mode = "0555" if os.fstat(fd).st_mode & 0o100 else "0444"
@@ -244,9 +283,17 @@ class BotLaunch:
             )
         work = tempfile.mkdtemp(prefix=f"ladder-bot-{self.tag}-")
         self.work_dir = work
-        packages = sorted({os.path.dirname(path) for name in self.limits.packages for path in _package_paths(name) or ()})
-        config = self._host_config(str(api_root()), self.submission.host_dir, drop=drop, parent_pid=os.getpid(),
-                                   orjson=orjson_extension(), package_dirs=packages)
+        packages = sorted(
+            {os.path.dirname(path) for name in self.limits.packages for path in _package_paths(name) or ()}
+        )
+        config = self._host_config(
+            str(api_root()),
+            self.submission.host_dir,
+            drop=drop,
+            parent_pid=os.getpid(),
+            orjson=orjson_extension(),
+            package_dirs=packages,
+        )
         if self.lease is not None:
             os.chown(work, self.lease.uid, self.lease.gid)
         env = {**BOT_ENV, "HOME": work, "TMPDIR": work}

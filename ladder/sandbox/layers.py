@@ -47,8 +47,14 @@ def _seccomp_status() -> LayerStatus:
     )
     binary, _ = interpreter()
     try:
-        run = subprocess.run([binary, "-S", "-s", "-B", "-c", code, str(api_root())], capture_output=True, text=True,
-                             timeout=20, env=dict(BOT_ENV), stdin=subprocess.DEVNULL)
+        run = subprocess.run(
+            [binary, "-S", "-s", "-B", "-c", code, str(api_root())],
+            capture_output=True,
+            text=True,
+            timeout=20,
+            env=dict(BOT_ENV),
+            stdin=subprocess.DEVNULL,
+        )
     except (OSError, subprocess.SubprocessError) as error:
         return LayerStatus("seccomp", False, f"the probe could not run: {error}")
     if run.stdout.strip() != "denied":
@@ -71,8 +77,14 @@ def _bubblewrap_status() -> LayerStatus:
     except BotFailure as failure:
         lines = [line for line in failure.stderr_tail.strip().splitlines() if line.strip()]
         why = lines[-1] if lines else failure.detail
-        hint = "" if is_root() else " (unprivileged user namespaces may be disabled: sysctl kernel.unprivileged_userns_clone=1)"
-        return LayerStatus("bubblewrap", False, f"{version or binary} is installed but cannot build a sandbox here: {why}{hint}")
+        hint = (
+            ""
+            if is_root()
+            else " (unprivileged user namespaces may be disabled: sysctl kernel.unprivileged_userns_clone=1)"
+        )
+        return LayerStatus(
+            "bubblewrap", False, f"{version or binary} is installed but cannot build a sandbox here: {why}{hint}"
+        )
     mode = "as root, each bot drops to a uid of its own" if is_root() else "each bot in a user namespace of its own"
     return LayerStatus("bubblewrap", True, f"{version} ({mode}); measured inside: {facts}")
 
@@ -85,7 +97,8 @@ def _process_status() -> LayerStatus:
     if process_layer_can_drop_root():
         return LayerStatus("process", True, f"{limits}; each bot process runs as a uid of its own")
     return LayerStatus(
-        "process", True,
+        "process",
+        True,
         f"{limits}; on its own it cannot run a bot as an unprivileged user here (the interpreter under "
         f"{interpreter()[1][0]} is not readable by others), so bots need bubblewrap",
     )
@@ -101,24 +114,40 @@ def separation(layers: Iterable[str]) -> tuple[str, str]:
     chosen = set(layers)
     if is_root():
         if "bubblewrap" in chosen or process_layer_can_drop_root():
-            return ("own uid", f"the ladder runs as root: each bot process runs as a uid of its own (leased from "
-                    f"{BOT_UID_FIRST}-{BOT_UID_FIRST + BOT_UID_COUNT - 1}), so its thread/process limit is its own")
-        return ("none", "the ladder runs as root without bubblewrap and cannot run bots as other users: it refuses to run them")
+            return (
+                "own uid",
+                f"the ladder runs as root: each bot process runs as a uid of its own (leased from "
+                f"{BOT_UID_FIRST}-{BOT_UID_FIRST + BOT_UID_COUNT - 1}), so its thread/process limit is its own",
+            )
+        return (
+            "none",
+            "the ladder runs as root without bubblewrap and cannot run bots as other users: it refuses to run them",
+        )
     if "bubblewrap" in chosen:
-        return ("own user namespace", "each bot process runs in a user namespace of its own (bubblewrap "
-                "--unshare-user), so its thread/process limit is its own")
-    return ("shared uid", f"without bubblewrap and not as root, every bot runs as your uid ({os.getuid()}) and the "
-            "thread/process limit is shared by all of them and your own processes: one bot parking threads can "
-            "starve the others (install bubblewrap)")
+        return (
+            "own user namespace",
+            "each bot process runs in a user namespace of its own (bubblewrap "
+            "--unshare-user), so its thread/process limit is its own",
+        )
+    return (
+        "shared uid",
+        f"without bubblewrap and not as root, every bot runs as your uid ({os.getuid()}) and the "
+        "thread/process limit is shared by all of them and your own processes: one bot parking threads can "
+        "starve the others (install bubblewrap)",
+    )
 
 
 def interpreter_view(layers: Iterable[str]) -> str:
     """What a bot can import with ``layers`` here, in one sentence (for ``ladder doctor``)."""
     if "bubblewrap" in set(layers):
-        return ("the standard library, the bot API (ladder.bot, bots, engine) and the packages the operator allows "
-                "(limits.packages / --allow-package); the host's site-packages are hidden")
-    return ("without bubblewrap the bot sees the host's files its user may read, so any installed package is "
-            "importable by path: the allow-list only decides what is on sys.path (install bubblewrap)")
+        return (
+            "the standard library, the bot API (ladder.bot, bots, engine) and the packages the operator allows "
+            "(limits.packages / --allow-package); the host's site-packages are hidden"
+        )
+    return (
+        "without bubblewrap the bot sees the host's files its user may read, so any installed package is "
+        "importable by path: the allow-list only decides what is on sys.path (install bubblewrap)"
+    )
 
 
 def layer_statuses() -> list[LayerStatus]:
@@ -159,7 +188,7 @@ def check_layers(layers: Iterable[str]) -> tuple[str, ...]:
     return chosen
 
 
-_PROBE_BOT = '''
+_PROBE_BOT = """
 import os
 from ladder.bot import Bot
 
@@ -182,7 +211,7 @@ _facts = [f"uid {os.getuid()}", _fact("/etc/passwd", lambda: open("/etc/passwd")
 class Probe(Bot):
     name = "probe"
     author = ", ".join(_facts)
-'''
+"""
 
 
 def _probe(layers: tuple[str, ...]) -> str:

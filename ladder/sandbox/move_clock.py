@@ -63,7 +63,7 @@ def read_times(stat_fd: int) -> ProcessTimes | None:
         text = os.pread(stat_fd, 4096, 0)
     except OSError:
         return None
-    parts = text[text.rfind(b")") + 2:].split()
+    parts = text[text.rfind(b")") + 2 :].split()
     try:
         ticks = int(parts[11]) + int(parts[12]) + int(parts[13]) + int(parts[14])
     except (IndexError, ValueError):
@@ -152,10 +152,11 @@ class MoveUsage:
         cpu = "not measured" if self.cpu_seconds is None else f"{self.cpu_seconds:.2f} s"
         delay = "unknown" if self.run_delay_seconds is None else f"{self.run_delay_seconds:.2f} s"
         cpus = f"{self.cpus} CPU{'s' if self.cpus != 1 else ''}"
-        outside = ("unknown" if self.outside_cpu_seconds is None
-                   else f"{self.outside_cpu_seconds:.2f} s")
-        text = (f"in {self.wall_seconds:.2f} s of wall time it got {cpu} of CPU, processes outside the match took "
-                f"{outside} of CPU on its {cpus}, and its longest-waiting thread waited {delay} for a CPU")
+        outside = "unknown" if self.outside_cpu_seconds is None else f"{self.outside_cpu_seconds:.2f} s"
+        text = (
+            f"in {self.wall_seconds:.2f} s of wall time it got {cpu} of CPU, processes outside the match took "
+            f"{outside} of CPU on its {cpus}, and its longest-waiting thread waited {delay} for a CPU"
+        )
         if self.stopped_seconds:
             who = "by someone else" if self.stop_trusted else "(it may have stopped itself: not evidence)"
             text += f"; it was seen stopped {who} for {self.stopped_seconds:.2f} s"
@@ -171,8 +172,14 @@ class MoveWatch:
     reply came (or the time ran out) gives the move's :class:`MoveUsage`.
     """
 
-    def __init__(self, stat_fd: int, pid: int | None, cpus: tuple[int, ...] = (), stop_trusted: bool = False,
-                 resume: Callable[[], None] | None = None) -> None:
+    def __init__(
+        self,
+        stat_fd: int,
+        pid: int | None,
+        cpus: tuple[int, ...] = (),
+        stop_trusted: bool = False,
+        resume: Callable[[], None] | None = None,
+    ) -> None:
         self.stat_fd = stat_fd
         self.pid = pid
         self.cpus = cpus  # the CPUs the bot runs on (its worker's), where CPU taken by others is evidence
@@ -248,4 +255,3 @@ def wall_cap(move_seconds: float, bank_left: float, move_wall_seconds: float | N
     if move_seconds <= 0:
         return base
     return base * (move_seconds + max(0.0, bank_left)) / move_seconds
-

@@ -69,7 +69,12 @@ def _distribution_entries(name: str, parent: str) -> set[str]:
         for file in files:
             top = file.parts[0] if file.parts else ""
             candidate = os.path.join(parent, top)
-            if top and top not in ("..", "__pycache__") and not top.endswith((".dist-info", ".pth")) and os.path.exists(candidate):
+            if (
+                top
+                and top not in ("..", "__pycache__")
+                and not top.endswith((".dist-info", ".pth"))
+                and os.path.exists(candidate)
+            ):
                 paths.add(os.path.realpath(candidate))
     return paths
 
@@ -88,9 +93,13 @@ def _library_folders(bound: Iterable[str]) -> list[str]:
                 names = sorted(os.listdir(parent))
             except OSError:
                 continue
-            found.extend(os.path.join(parent, name) for name in names
-                         if name.startswith("lib") and os.path.isdir(os.path.join(parent, name))
-                         and not os.path.islink(os.path.join(parent, name)))
+            found.extend(
+                os.path.join(parent, name)
+                for name in names
+                if name.startswith("lib")
+                and os.path.isdir(os.path.join(parent, name))
+                and not os.path.islink(os.path.join(parent, name))
+            )
     return found
 
 
@@ -109,8 +118,11 @@ def installed_package_folders(bound: tuple[str, ...]) -> tuple[str, ...]:
                 continue
             if re.fullmatch(r"python\d(\.\d+)?", os.path.basename(folder)):
                 # a Python installation's library: its packages folder is right here, the rest is its stdlib
-                found.update(os.path.join(folder, name) for name in subfolders
-                             if name in ("site-packages", "dist-packages") and not os.path.islink(os.path.join(folder, name)))
+                found.update(
+                    os.path.join(folder, name)
+                    for name in subfolders
+                    if name in ("site-packages", "dist-packages") and not os.path.islink(os.path.join(folder, name))
+                )
                 subfolders[:] = []
                 continue
             kept = []

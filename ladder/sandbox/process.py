@@ -59,7 +59,6 @@ class BotInfo:
         return {"name": self.name, "author": self.author, "version": self.version, "games": list(self.games)}
 
 
-
 class BotProcess(BotLaunch):
     """One sandboxed bot process: start it, send it requests with deadlines, kill it.
 
@@ -70,8 +69,14 @@ class BotProcess(BotLaunch):
     breaks a rule, after killing the process (it is never reused after that).
     """
 
-    def __init__(self, submission: Submission, limits: SandboxLimits, layers: Iterable[str], allow_root: bool = False,
-                 cpu: int | None = None) -> None:
+    def __init__(
+        self,
+        submission: Submission,
+        limits: SandboxLimits,
+        layers: Iterable[str],
+        allow_root: bool = False,
+        cpu: int | None = None,
+    ) -> None:
         self.submission = submission
         self.allow_root = allow_root
         self.cpu = cpu
@@ -91,7 +96,9 @@ class BotProcess(BotLaunch):
         self.cpu_baseline = 0.0  # CPU time used by start-up, not counted against the bot
         self._out = -1  # requests to the bot
         self._in = -1  # replies from the bot
-        self._stat = -1  # /proc/<bot pid>/stat, kept open: read again at offset 0, it is current (and never another process's)
+        self._stat = (
+            -1
+        )  # /proc/<bot pid>/stat, kept open: read again at offset 0, it is current (and never another process's)
         self._bot_pidfd = -1  # the bot process, for signals that cannot reach a reused pid
         self._popen_pidfd = -1  # the process the ladder started (bubblewrap, or the bot itself)
         self.init_pid: int | None = None  # bubblewrap's init: the sandbox's pid 1, the bot's parent
@@ -131,11 +138,27 @@ class BotProcess(BotLaunch):
         error_read, error_write = os.pipe2(os.O_CLOEXEC)
         try:
             self.popen = subprocess.Popen(
-                command, stdin=request_read, stdout=reply_write, stderr=error_write, env=env, cwd=cwd,
-                pass_fds=pass_fds, start_new_session=True, close_fds=True,
+                command,
+                stdin=request_read,
+                stdout=reply_write,
+                stderr=error_write,
+                env=env,
+                cwd=cwd,
+                pass_fds=pass_fds,
+                start_new_session=True,
+                close_fds=True,
             )
         except OSError as error:
-            for fd in (request_read, request_write, reply_read, reply_write, error_read, error_write, info_read, info_write):
+            for fd in (
+                request_read,
+                request_write,
+                reply_read,
+                reply_write,
+                error_read,
+                error_write,
+                info_read,
+                info_write,
+            ):
                 if fd >= 0:
                     os.close(fd)
             self.kill()
@@ -179,10 +202,12 @@ class BotProcess(BotLaunch):
                         text = stat_file.read()
                 except OSError:
                     continue
-                if int(text[text.rfind(b")") + 2:].split()[1]) == parent:
+                if int(text[text.rfind(b")") + 2 :].split()[1]) == parent:
                     return int(entry.name)
             if time.monotonic() >= deadline:
-                self._die_timeout(TimeoutKind.STARTUP, f"the sandbox did not start within {self.limits.start_seconds:g} s")
+                self._die_timeout(
+                    TimeoutKind.STARTUP, f"the sandbox did not start within {self.limits.start_seconds:g} s"
+                )
             if self.popen is not None and self.popen.poll() is not None:
                 self._die("crash", "the sandbox (bubblewrap) failed to start")
             time.sleep(0.002)
@@ -203,10 +228,11 @@ class BotProcess(BotLaunch):
         except OSError:
             self._die("crash", "the bot process ended while the sandbox was starting")
         # a stop is evidence of a host fault only where the bot cannot stop itself (seccomp refuses it stop signals)
-        self._watch = MoveWatch(self._stat, pid, bot_cpus(self.cpu), "seccomp" in self.layers,
-                                lambda: self._signal(signal.SIGCONT))
+        self._watch = MoveWatch(
+            self._stat, pid, bot_cpus(self.cpu), "seccomp" in self.layers, lambda: self._signal(signal.SIGCONT)
+        )
         join_party(pid, self.popen.pid)
-        parent = int(text[text.rfind(b")") + 2:].split()[1])
+        parent = int(text[text.rfind(b")") + 2 :].split()[1])
         ours = pid == self.popen.pid or parent in (self.popen.pid, self.init_pid)
         if not ours or (self._bot_pidfd >= 0 and not _pidfd_alive(self._bot_pidfd)):
             self._die("crash", "the bot process ended while the sandbox was starting")
@@ -258,7 +284,9 @@ class BotProcess(BotLaunch):
             return int(json.loads(data)["child-pid"])
         except (ValueError, KeyError, TypeError):
             if time.monotonic() >= deadline:
-                self._die_timeout(TimeoutKind.STARTUP, f"the sandbox did not start within {self.limits.start_seconds:g} s")
+                self._die_timeout(
+                    TimeoutKind.STARTUP, f"the sandbox did not start within {self.limits.start_seconds:g} s"
+                )
             self._die("crash", "the sandbox (bubblewrap) failed to start")
 
     def _check_info(self, data: Any) -> BotInfo:
@@ -271,12 +299,18 @@ class BotProcess(BotLaunch):
                 self._die("garbage", f"the bot description's {key!r} is not a short string")
             values[key] = value
         games = data.get("games")
-        if not isinstance(games, list) or not all(isinstance(g, str) and len(g) <= 200 for g in games) or len(games) > 100:
+        if (
+            not isinstance(games, list)
+            or not all(isinstance(g, str) and len(g) <= 200 for g in games)
+            or len(games) > 100
+        ):
             self._die("garbage", "the bot description's 'games' is not a list of game ids")
         return BotInfo(values["name"], values["author"], values["version"], tuple(games), values["class"])
 
     # -- requests -----------------------------------------------------------------------------
-    def request(self, message: dict[str, Any], timeout: float, what: str, cpu_seconds: float | None = None) -> dict[str, Any]:
+    def request(
+        self, message: dict[str, Any], timeout: float, what: str, cpu_seconds: float | None = None
+    ) -> dict[str, Any]:
         """Send one request and wait at most ``timeout`` wall-clock seconds for the reply with its ``seq``.
 
         ``cpu_seconds``: the CPU time the bot may use on it (``None``: no CPU
@@ -328,8 +362,11 @@ class BotProcess(BotLaunch):
                 stopped_work = max(stopped_work, now_cpu - self._cpu_at_pause)
             self._cpu_at_pause = None
         if stopped_work:
-            self._die_timeout(TimeoutKind.CPU, f"used {stopped_work:.2f} s of CPU while stopped between turns, during "
-                                               "another bot's move (threads left working in long system calls)")
+            self._die_timeout(
+                TimeoutKind.CPU,
+                f"used {stopped_work:.2f} s of CPU while stopped between turns, during "
+                "another bot's move (threads left working in long system calls)",
+            )
         now = time.monotonic()
         self._move_started = now
         self._move_limit = timeout
@@ -370,8 +407,8 @@ class BotProcess(BotLaunch):
             if len(buffer) >= 4:
                 length = self._length(bytes(buffer[:4]), limit, what)
                 if len(buffer) >= 4 + length:
-                    body = bytes(buffer[4:4 + length])
-                    del buffer[:4 + length]
+                    body = bytes(buffer[4 : 4 + length])
+                    del buffer[: 4 + length]
                     return self._parse(body, what)
             chunk = self._next_chunk(deadline, what)
             if not buffer and len(chunk) >= 4 and len(chunk) == 4 + self._length(chunk[:4], limit, what):
@@ -435,7 +472,9 @@ class BotProcess(BotLaunch):
     def _timeout(self, what: str, over_cpu: bool = False) -> NoReturn:
         """A clock ran out: say which, with the evidence of whose fault it is, and kill the bot."""
         now = time.monotonic()
-        usage = self._watch.finish(now, timed_out=True) if self._watch is not None else MoveUsage(now - self._move_started)
+        usage = (
+            self._watch.finish(now, timed_out=True) if self._watch is not None else MoveUsage(now - self._move_started)
+        )
         limit = self._watch.cpu_limit if self._watch is not None else None
         stack = self._stuck_stack()
         where = next((line.strip() for line in stack.splitlines() if line.strip().startswith("File ")), "")
@@ -517,7 +556,7 @@ class BotProcess(BotLaunch):
             text = os.pread(self._stat, 4096, 0)
         except OSError:  # the process is gone
             return None
-        parts = text[text.rfind(b")") + 2:].split()
+        parts = text[text.rfind(b")") + 2 :].split()
         try:
             ticks = int(parts[11]) + int(parts[12]) + int(parts[13]) + int(parts[14])
         except (IndexError, ValueError):
@@ -550,8 +589,9 @@ class BotProcess(BotLaunch):
 
     def _close_handles(self) -> None:
         """Close the channel, the ``/proc`` file, the pidfds and any bot file not yet handed to bubblewrap."""
-        for fd in dict.fromkeys((self._out, self._in, self._stat, self._bot_pidfd, self._init_pidfd, self._popen_pidfd,
-                                 *self._file_fds)):
+        for fd in dict.fromkeys(
+            (self._out, self._in, self._stat, self._bot_pidfd, self._init_pidfd, self._popen_pidfd, *self._file_fds)
+        ):
             if fd >= 0:
                 try:
                     os.close(fd)
@@ -596,7 +636,9 @@ class BotProcess(BotLaunch):
 _CLOCK_TICKS = os.sysconf("SC_CLK_TCK") if hasattr(os, "sysconf") else 100
 
 
-def timeout_detail(kind: TimeoutKind, usage: MoveUsage, cpu_limit: float | None, wall_limit: float, what: str) -> tuple[str, str]:
+def timeout_detail(
+    kind: TimeoutKind, usage: MoveUsage, cpu_limit: float | None, wall_limit: float, what: str
+) -> tuple[str, str]:
     """A timeout's detail for the record, and the host fault (empty if the bot is to blame).
 
     A CPU timeout is always the bot's. A wall-clock (or start-up) timeout is
@@ -604,11 +646,20 @@ def timeout_detail(kind: TimeoutKind, usage: MoveUsage, cpu_limit: float | None,
     """
     if kind is TimeoutKind.CPU:
         used = "more" if usage.cpu_seconds is None else f"{usage.cpu_seconds:.2f} s"
-        allowed = f" (its limit: {cpu_limit:.3g} s, move_seconds plus what was left of its bank)" if cpu_limit is not None else ""
+        allowed = (
+            f" (its limit: {cpu_limit:.3g} s, move_seconds plus what was left of its bank)"
+            if cpu_limit is not None
+            else ""
+        )
         return f"used {used} of CPU time on one move{allowed} while {what}", ""
     clock = "start-up" if kind is TimeoutKind.STARTUP else "wall-clock"
     if usage.host_fault:
         host_fault = f"the host starved the bot: {usage.describe()}"
-        return f"no answer within the {clock} limit of {wall_limit:.3g} s while {what}: a host fault, {host_fault}", host_fault
-    return (f"no answer within the {clock} limit of {wall_limit:.3g} s while {what}, although the host did not "
-            f"starve it ({usage.describe()})"), ""
+        return (
+            f"no answer within the {clock} limit of {wall_limit:.3g} s while {what}: a host fault, {host_fault}",
+            host_fault,
+        )
+    return (
+        f"no answer within the {clock} limit of {wall_limit:.3g} s while {what}, although the host did not "
+        f"starve it ({usage.describe()})"
+    ), ""

@@ -56,7 +56,7 @@ class StderrTail:
         """The last ``lines`` lines the bot wrote to stderr (what was drained so far)."""
         self.settle()
         with self.lock:
-            data = bytes(self.buffer[-self.KEEP:])
+            data = bytes(self.buffer[-self.KEEP :])
         shown = data.decode("utf-8", errors="replace").splitlines()
         return "\n".join(shown[-lines:])
 
@@ -65,7 +65,9 @@ class StderrTail:
         if given)."""
         self.settle()
         with self.lock:
-            data = bytes(self.buffer[-min(self.total - mark, self.KEEP, len(self.buffer)):]) if self.total > mark else b""
+            data = (
+                bytes(self.buffer[-min(self.total - mark, self.KEEP, len(self.buffer)) :]) if self.total > mark else b""
+            )
         text = data.decode("utf-8", errors="replace")
         return text if lines is None else "\n".join(text.splitlines()[-lines:])
 

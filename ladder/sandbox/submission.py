@@ -88,7 +88,9 @@ def _load_manifest(files: dict[str, bytes], where: str) -> dict[str, object]:
 def _manifest_games(value: object, where: str) -> tuple[str, ...]:
     games = [value] if isinstance(value, str) else value
     if not isinstance(games, list) or not games or not all(isinstance(g, str) for g in games):
-        raise UserError(f"{where}: games must be a list of game ids, e.g. games = [\"elfer-raus\"] (or [\"*\"] for every game)")
+        raise UserError(
+            f'{where}: games must be a list of game ids, e.g. games = ["elfer-raus"] (or ["*"] for every game)'
+        )
     return tuple(games)
 
 
@@ -121,8 +123,9 @@ def read_manifest(files: dict[str, bytes], shown: str) -> Manifest:
         _check_own_program(build[0], "build", files, where)
     else:
         _check_own_program(command[0], "command", files, where)
-    return Manifest(str(data.get("name", "")), str(data.get("author", "")), str(data.get("version", "1")), games,
-                    command, build)
+    return Manifest(
+        str(data.get("name", "")), str(data.get("author", "")), str(data.get("version", "1")), games, command, build
+    )
 
 
 @dataclass(frozen=True)
@@ -158,7 +161,9 @@ def _walk(root: Path) -> list[tuple[str, Path]]:
         dirnames[:] = sorted(d for d in dirnames if d not in SKIPPED_DIRS)
         for dirname in dirnames:
             if (Path(dirpath) / dirname).is_symlink():
-                raise UserError(f"{Path(dirpath) / dirname} is a symbolic link; a bot's folder must hold plain files only")
+                raise UserError(
+                    f"{Path(dirpath) / dirname} is a symbolic link; a bot's folder must hold plain files only"
+                )
         for filename in sorted(filenames):
             path = Path(dirpath) / filename
             if filename.endswith(SKIPPED_SUFFIXES):
@@ -173,7 +178,9 @@ def _walk(root: Path) -> list[tuple[str, Path]]:
             if len(found) > MAX_FILES:
                 raise UserError(f"{root} holds more than {MAX_FILES} files; a bot may have at most {MAX_FILES}")
             if total > MAX_TOTAL_BYTES:
-                raise UserError(f"{root} holds more than {MAX_TOTAL_BYTES // (1024 * 1024)} MB; that is the most a bot may bring")
+                raise UserError(
+                    f"{root} holds more than {MAX_TOTAL_BYTES // (1024 * 1024)} MB; that is the most a bot may bring"
+                )
     return sorted(found)
 
 
@@ -213,7 +220,9 @@ def find_entry(files: dict[str, bytes], shown: str) -> str:
         return top[0]
     if not top:
         raise UserError(f"{shown} holds no .py file at its top level; put the bot in {shown}/bot.py")
-    raise UserError(f"{shown} holds {len(top)} .py files ({', '.join(top[:5])}) and no bot.py: name the entry file bot.py")
+    raise UserError(
+        f"{shown} holds {len(top)} .py files ({', '.join(top[:5])}) and no bot.py: name the entry file bot.py"
+    )
 
 
 def content_hash(files: dict[str, bytes]) -> str:
@@ -252,10 +261,18 @@ def stored_submission(label: str, folder: Path, expected_hash: str | None = None
     files = {relative: absolute.read_bytes() for relative, absolute in _walk(folder)}
     found_hash = content_hash(files)
     if expected_hash is not None and found_hash != expected_hash:
-        raise UserError(f"bot {label}: the files in {folder} do not match their hash {expected_hash[:12]} (changed after submission?)")
+        raise UserError(
+            f"bot {label}: the files in {folder} do not match their hash {expected_hash[:12]} (changed after submission?)"
+        )
     if MANIFEST_FILE in files:
-        return Submission(label, found_hash, ((str(folder), ""),), entry="", host_dir=str(folder),
-                          manifest=read_manifest(files, str(folder)))
+        return Submission(
+            label,
+            found_hash,
+            ((str(folder), ""),),
+            entry="",
+            host_dir=str(folder),
+            manifest=read_manifest(files, str(folder)),
+        )
     entry = find_entry(files, str(folder))
     return Submission(label, found_hash, ((str(folder), ""),), entry=entry, host_dir=str(folder))
 
@@ -292,8 +309,9 @@ def stage_files(label: str, files: dict[str, bytes]) -> Submission:
         write_tree(files, partial)
         os.replace(partial, target)
     if MANIFEST_FILE in files:
-        return Submission(label, digest, ((str(target), ""),), entry="", host_dir=str(target),
-                          manifest=read_manifest(files, label))
+        return Submission(
+            label, digest, ((str(target), ""),), entry="", host_dir=str(target), manifest=read_manifest(files, label)
+        )
     return Submission(label, digest, ((str(target), ""),), entry=find_entry(files, label), host_dir=str(target))
 
 
@@ -338,4 +356,6 @@ def entry_point_submission(bot: EntryPointBot) -> Submission:
         host_dir = str(origin.parent)
     else:
         raise UserError(f"entry point {bot.name} = {bot.value!r}: {top} is not a pure-Python module or package")
-    return Submission(f"ep:{bot.name}", content_hash(files), binds, entry="", module=module, attribute=attribute, host_dir=host_dir)
+    return Submission(
+        f"ep:{bot.name}", content_hash(files), binds, entry="", module=module, attribute=attribute, host_dir=host_dir
+    )

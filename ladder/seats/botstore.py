@@ -93,8 +93,10 @@ class CheckReport:
 def check_name(name: str) -> str | None:
     """Why ``name`` cannot be a registered bot's name, or ``None`` if it can."""
     if not NAME_PATTERN.match(name):
-        return (f"the name {name!r} is not usable: use 1 to 40 letters, digits, '_', '.' or '-', "
-                "starting with a letter or digit (set `name = ...` in the class, or pass --name)")
+        return (
+            f"the name {name!r} is not usable: use 1 to 40 letters, digits, '_', '.' or '-', "
+            "starting with a letter or digit (set `name = ...` in the class, or pass --name)"
+        )
     if name in bot_names():
         return f"the name {name!r} is a built-in bot's; choose another (set `name = ...` in the class, or pass --name)"
     reserved = reserved_because(name, bot_names())
@@ -109,14 +111,17 @@ def claimed_games(info: BotInfo) -> tuple[list[str], str | None]:
     """The registered games the bot claims, and why the claim is wrong (or ``None``)."""
     known = game_ids()
     if not info.games:
-        return [], "the bot claims no game: set `games = (\"<game id>\", ...)` or `(\"*\",)` for every game"
+        return [], 'the bot claims no game: set `games = ("<game id>", ...)` or `("*",)` for every game'
     if "*" in info.games:
         if not known:
             return [], "the bot claims every game, but no game is registered on this ladder"
         return list(known), None
     unknown = [g for g in info.games if g not in known]
     if unknown:
-        return [], f"the bot claims {', '.join(repr(g) for g in unknown)}, not on this ladder (its games: {', '.join(known)})"
+        return (
+            [],
+            f"the bot claims {', '.join(repr(g) for g in unknown)}, not on this ladder (its games: {', '.join(known)})",
+        )
     return list(dict.fromkeys(info.games)), None
 
 
@@ -160,8 +165,10 @@ def check_bot(
     files = read_files(path)
     report = CheckReport(path, content_hash(files), source_hash=content_hash(files))
     say = progress or (lambda _message: None)
-    with _pinned_like_a_worker(), PlayerPool(limits=limits or SandboxLimits(), layers=layers, allow_root=allow_root,
-                                             keep_idle=4) as pool:
+    with (
+        _pinned_like_a_worker(),
+        PlayerPool(limits=limits or SandboxLimits(), layers=layers, allow_root=allow_root, keep_idle=4) as pool,
+    ):
         report.process_tags = pool.tags  # the same list: filled in as processes start
         try:
             submission = _build(pool, path, files, build_limits, say)
@@ -187,8 +194,9 @@ def check_bot(
     return report
 
 
-def _build(pool: PlayerPool, path: str, files: dict[str, bytes], limits: BuildLimits | None,
-           say: Callable[[str], None]) -> Submission:
+def _build(
+    pool: PlayerPool, path: str, files: dict[str, bytes], limits: BuildLimits | None, say: Callable[[str], None]
+) -> Submission:
     """The submission the check plays: built first (once, with ``limits``) when its ``bot.toml`` has a build."""
     manifest = read_manifest(files, path) if MANIFEST_FILE in files else None
     if manifest is not None and manifest.build:
@@ -238,8 +246,9 @@ def check_opponents(game_id: str) -> list[str]:
     return cheap or ["random"]
 
 
-def _check_match(pool: PlayerPool, path: str, game_id: str, count: int, index: int, report: CheckReport,
-                 say: Callable[[str], None]) -> bool:
+def _check_match(
+    pool: PlayerPool, path: str, game_id: str, count: int, index: int, report: CheckReport, say: Callable[[str], None]
+) -> bool:
     """Play one match of the check (the bot in seat ``index % count``), recorded in ``report``; False if it failed."""
     opponents = check_opponents(game_id)
     seat = index % count
@@ -247,29 +256,46 @@ def _check_match(pool: PlayerPool, path: str, game_id: str, count: int, index: i
     seats[seat] = path
     seed = fresh_seed()  # shown in the report once the match is over: nothing left to guess
     say(f"{game_id}: {count} player{'s' if count > 1 else ''}, match {index + 1}, seat {seat}")
-    spec = MatchSpec(game_id, tuple(seats), seed, {}, key=f"check-{game_id}-{count}-{index}",
-                     bot_seeds=tuple(fresh_seed() for _ in range(count)))
+    spec = MatchSpec(
+        game_id,
+        tuple(seats),
+        seed,
+        {},
+        key=f"check-{game_id}-{count}-{index}",
+        bot_seeds=tuple(fresh_seed() for _ in range(count)),
+    )
     players = [pool.player(ref, game_id) if s == seat else builtin_player(ref, game_id) for s, ref in enumerate(seats)]
     outcome = play_match(spec, players)
     record = {
-        "game": game_id, "players": count, "seat": seat, "seed": seed,
-        "score": outcome.result.scores[seat], "rank": outcome.result.ranks[seat],
-        "actions": len(outcome.actions), "think_seconds": round(outcome.think_seconds[seat], 4),
+        "game": game_id,
+        "players": count,
+        "seat": seat,
+        "seed": seed,
+        "score": outcome.result.scores[seat],
+        "rank": outcome.result.ranks[seat],
+        "actions": len(outcome.actions),
+        "think_seconds": round(outcome.think_seconds[seat], 4),
     }
     report.matches.append(record)
     failure = outcome.failures.get(seat)
     if failure is None and seat in outcome.after_game:  # in a tournament the result would stand; the check is strict
         note = outcome.after_game[seat]
         record["after_game"] = note
-        report.fail(f"in {game_id} at {count} player{'s' if count > 1 else ''} (seed {seed}, seat {seat}) the bot "
-                    f"failed {note.removeprefix('[ladder] ')}", outcome.stderr[seat] if seat < len(outcome.stderr) else "")
+        report.fail(
+            f"in {game_id} at {count} player{'s' if count > 1 else ''} (seed {seed}, seat {seat}) the bot "
+            f"failed {note.removeprefix('[ladder] ')}",
+            outcome.stderr[seat] if seat < len(outcome.stderr) else "",
+        )
         return False
     if failure is None:
         return True
     record["failure"] = failure.to_json()
     said = failure_line(BotFailure(failure.reason, failure.detail, failure.stderr_tail))
-    report.fail(f"in {game_id} at {count} player{'s' if count > 1 else ''} (seed {seed}, seat {seat}, "
-                f"after {failure.at_action} actions) the bot lost by {said}", failure.stderr_tail)
+    report.fail(
+        f"in {game_id} at {count} player{'s' if count > 1 else ''} (seed {seed}, seat {seat}, "
+        f"after {failure.at_action} actions) the bot lost by {said}",
+        failure.stderr_tail,
+    )
     return False
 
 
@@ -321,8 +347,10 @@ def register(report: CheckReport, db_url: str | None = None) -> Registration:
             owner = session.get(BotRow, same.bot_id)
             owner_name = owner.name if owner else "?"
             if owner_name != report.name:
-                raise UserError(f"these files are already registered as bot {owner_name!r} (version {same.version}, "
-                                f"{digest[:12]}); the same code cannot be entered twice")
+                raise UserError(
+                    f"these files are already registered as bot {owner_name!r} (version {same.version}, "
+                    f"{digest[:12]}); the same code cannot be entered twice"
+                )
             count = _version_count(session, same.bot_id)
             return Registration(owner_name, same.version, digest, same.store_path, False, count)
         new_folder = not store_folder(digest).exists()
@@ -348,7 +376,9 @@ def register(report: CheckReport, db_url: str | None = None) -> Registration:
                 said = clean_text(str(error).splitlines()[0] if str(error) else "", one_line=True)[:200]
                 raise UserError(f"{report.path} could not be registered: {type(error).__name__}: {said}") from None
             raise
-        return Registration(report.name, version_label, digest, version.store_path, True, _version_count(session, bot.id))
+        return Registration(
+            report.name, version_label, digest, version.store_path, True, _version_count(session, bot.id)
+        )
 
 
 def _files_to_store(report: CheckReport) -> dict[str, bytes]:

@@ -67,14 +67,16 @@ class CheckKey:
         return hashlib.sha256(text.encode()).hexdigest()
 
 
-def check_key(files: dict[str, bytes], limits: SandboxLimits, layers: tuple[str, ...],
-              matches_per_table: int) -> CheckKey | None:
+def check_key(
+    files: dict[str, bytes], limits: SandboxLimits, layers: tuple[str, ...], matches_per_table: int
+) -> CheckKey | None:
     """The key of a check of ``files``, or ``None`` for a bot with a build (its build is never reused)."""
     if MANIFEST_FILE in files and read_manifest(files, "bot").build:
         return None
     limits_json = json.dumps(dataclasses.asdict(limits), sort_keys=True, default=sorted)
-    return CheckKey(content_hash(files), limits_json, tuple(layers), matches_per_table, tuple(game_ids()),
-                    ladder_fingerprint())
+    return CheckKey(
+        content_hash(files), limits_json, tuple(layers), matches_per_table, tuple(game_ids()), ladder_fingerprint()
+    )
 
 
 def _entry_path(key: CheckKey) -> Path:
@@ -83,11 +85,21 @@ def _entry_path(key: CheckKey) -> Path:
 
 def remember(key: CheckKey | None, report: CheckReport) -> None:
     """Keep a passed check of the files ``key`` names (nothing for a failed one, or a bot with a build)."""
-    if key is None or not report.ok or report.info is None or report.built_dir or report.content_hash != key.content_hash:
+    if (
+        key is None
+        or not report.ok
+        or report.info is None
+        or report.built_dir
+        or report.content_hash != key.content_hash
+    ):
         return
     path = _entry_path(key)
-    entry = {"key": dataclasses.asdict(key), "info": dataclasses.asdict(report.info), "matches": report.matches,
-             "checked_at": time.time()}
+    entry = {
+        "key": dataclasses.asdict(key),
+        "info": dataclasses.asdict(report.info),
+        "matches": report.matches,
+        "checked_at": time.time(),
+    }
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
         handle, partial = tempfile.mkstemp(prefix=".check-", dir=path.parent)
@@ -118,14 +130,20 @@ def recall(key: CheckKey | None, path: str, name: str | None) -> Reused | None:
         if entry.get("key") != json.loads(json.dumps(dataclasses.asdict(key))):
             return None
         raw = entry["info"]
-        info = BotInfo(str(raw["name"]), str(raw["author"]), str(raw["version"]), tuple(str(g) for g in raw["games"]),
-                       str(raw.get("class_name", "")))
+        info = BotInfo(
+            str(raw["name"]),
+            str(raw["author"]),
+            str(raw["version"]),
+            tuple(str(g) for g in raw["games"]),
+            str(raw.get("class_name", "")),
+        )
         matches = [dict(match) for match in entry["matches"]]
         checked_at = float(entry["checked_at"])
     except (OSError, ValueError, KeyError, TypeError):
         return None
-    report = CheckReport(path, key.content_hash, info=info, name=name or info.name, matches=matches,
-                         source_hash=key.content_hash)
+    report = CheckReport(
+        path, key.content_hash, info=info, name=name or info.name, matches=matches, source_hash=key.content_hash
+    )
     games, why = claimed_games(info)
     why = check_name(report.name) or why
     if why:

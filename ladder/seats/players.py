@@ -110,7 +110,9 @@ class ClockedInProcessPlayer(InProcessPlayer):
             raise BotTimeout(TimeoutKind.CPU, detail)
         if wall > cap:
             delay_after = own_run_delay()
-            delay = None if delay_before is None or delay_after is None else min(wall, (delay_after - delay_before) / 1e9)
+            delay = (
+                None if delay_before is None or delay_after is None else min(wall, (delay_after - delay_before) / 1e9)
+            )
             cpus = theft.cpus
             usage = MoveUsage(wall, cpu, delay, outside_cpu_seconds=theft.outside_seconds(), cpus=len(cpus))
             detail, host_fault = timeout_detail(TimeoutKind.WALL, usage, allowed, cap, what)
@@ -180,9 +182,11 @@ def sandbox_refusal() -> str | None:
     instead of recording every match of a submitted bot as a failure.
     """
     if is_root() and "bubblewrap" not in available_layers() and not process_layer_can_drop_root():
-        return ("submitted bots cannot be sandboxed here: the ladder runs as root, bubblewrap is not available "
-                "and the interpreter is not readable by an unprivileged user; install bubblewrap "
-                "(apt-get install bubblewrap; see `ladder doctor`) or run the ladder as an ordinary user")
+        return (
+            "submitted bots cannot be sandboxed here: the ladder runs as root, bubblewrap is not available "
+            "and the interpreter is not readable by an unprivileged user; install bubblewrap "
+            "(apt-get install bubblewrap; see `ladder doctor`) or run the ladder as an ordinary user"
+        )
     return None
 
 
@@ -239,16 +243,25 @@ class SandboxedPlayer:
         cap = self._wall_cap
         timeout = min(cap, self.remaining)
         if timeout <= 0:
-            self._fail(BotTimeout(TimeoutKind.WALL, f"used up its {limits.match_seconds:g} s (wall-clock) for the match",
-                                  process.stderr_tail()))
+            self._fail(
+                BotTimeout(
+                    TimeoutKind.WALL,
+                    f"used up its {limits.match_seconds:g} s (wall-clock) for the match",
+                    process.stderr_tail(),
+                )
+            )
         message["clock"] = self._clock
         tick = time.monotonic()
         try:
             reply = process.request(message, timeout, what, cpu_seconds=self._cpu_allowance)
         except BotTimeout as failure:
             if failure.kind is TimeoutKind.WALL and timeout < cap:
-                failure = BotTimeout(failure.kind, f"{failure.detail} (all that was left in its match budget of "
-                                     f"{limits.match_seconds:g} s)", failure.stderr_tail, failure.host_fault)
+                failure = BotTimeout(
+                    failure.kind,
+                    f"{failure.detail} (all that was left in its match budget of {limits.match_seconds:g} s)",
+                    failure.stderr_tail,
+                    failure.host_fault,
+                )
             self._fail(failure)
         except BotFailure as failure:
             self._fail(failure)
@@ -291,12 +304,14 @@ class SandboxedPlayer:
         used -= process.cpu_baseline
         allowed = process.think_seconds + self.pool.limits.idle_cpu_seconds
         if used > allowed:
-            self._fail(BotFailure(
-                FailureReason.TIMEOUT,
-                f"used {used:.2f} s of CPU while asked to think for {process.think_seconds:.2f} s: "
-                "work between turns (e.g. in a background thread) is not allowed",
-                process.stderr_tail(),
-            ))
+            self._fail(
+                BotFailure(
+                    FailureReason.TIMEOUT,
+                    f"used {used:.2f} s of CPU while asked to think for {process.think_seconds:.2f} s: "
+                    "work between turns (e.g. in a background thread) is not allowed",
+                    process.stderr_tail(),
+                )
+            )
 
     # -- the Bot API ---------------------------------------------------------------------------
     def start(self, match: MatchStart) -> None:
@@ -310,16 +325,27 @@ class SandboxedPlayer:
         info = self.process.info
         assert info is not None
         if not info.plays(match.game):
-            self._fail(BotFailure(FailureReason.EXCEPTION, f"bot {info.name!r} does not play {match.game} (it plays: {', '.join(info.games)})"))
+            self._fail(
+                BotFailure(
+                    FailureReason.EXCEPTION,
+                    f"bot {info.name!r} does not play {match.game} (it plays: {', '.join(info.games)})",
+                )
+            )
         self._check_cpu()
-        payload = {"game": match.game, "seat": match.seat, "num_players": match.num_players,
-                   "options": dict(match.options), "seed": match.seed}
+        payload = {
+            "game": match.game,
+            "seat": match.seat,
+            "num_players": match.num_players,
+            "options": dict(match.options),
+            "seed": match.seed,
+        }
         self._request({"op": "start", "match": payload}, "starting the match")
 
     def act(self, observation: dict[str, Any], legal_actions: list[dict[str, Any]]) -> dict[str, Any]:
         self.actions += 1
-        reply = self._request({"op": "act", "observation": observation, "legal": legal_actions},
-                              f"choosing its action #{self.actions}")
+        reply = self._request(
+            {"op": "act", "observation": observation, "legal": legal_actions}, f"choosing its action #{self.actions}"
+        )
         index = reply.get("index")
         if isinstance(index, int) and not isinstance(index, bool) and 0 <= index < len(legal_actions):
             if time.monotonic() - self.last_cpu_check > self.CPU_CHECK_EVERY:
@@ -327,10 +353,16 @@ class SandboxedPlayer:
             return legal_actions[index]
         stderr = self.process.stderr_tail() if self.process else ""
         if "illegal" in reply and isinstance(reply["illegal"], str):
-            self._fail(BotFailure(
-                FailureReason.ILLEGAL, f"answered {reply['illegal'][:200]}, which is not one of the {len(legal_actions)} legal actions", stderr
-            ))
-        self._fail(BotFailure(FailureReason.GARBAGE, f"a reply to act that names no legal action: {str(reply)[:200]}", stderr))
+            self._fail(
+                BotFailure(
+                    FailureReason.ILLEGAL,
+                    f"answered {reply['illegal'][:200]}, which is not one of the {len(legal_actions)} legal actions",
+                    stderr,
+                )
+            )
+        self._fail(
+            BotFailure(FailureReason.GARBAGE, f"a reply to act that names no legal action: {str(reply)[:200]}", stderr)
+        )
         raise AssertionError("unreachable")
 
     def end(self, result: dict[str, Any]) -> None:
@@ -464,7 +496,9 @@ class PlayerPool:
         except BotFailure as failure:
             raise UserError(f"bot {ref} cannot play: {failure_line(failure)}") from None
         if not info.plays(game_id):
-            raise UserError(f"bot {ref} ({info.name}) does not play {game_id}; it plays: {', '.join(info.games) or 'nothing'}")
+            raise UserError(
+                f"bot {ref} ({info.name}) does not play {game_id}; it plays: {', '.join(info.games) or 'nothing'}"
+            )
 
     def idle_cpu(self, ref: str, window: float = 0.3) -> float:
         """CPU seconds the idle processes of ``ref`` would use over ``window`` seconds of waiting (should be ~0).
@@ -577,7 +611,7 @@ def current_cpu() -> int | None:
     try:
         with open("/proc/self/stat", "rb") as stat_file:
             text = stat_file.read()
-        return int(text[text.rfind(b")") + 2:].split()[36])
+        return int(text[text.rfind(b")") + 2 :].split()[36])
     except (OSError, ValueError, IndexError):
         return None
 

@@ -32,13 +32,52 @@ from collections.abc import Iterable
 
 CONFUSABLES: dict[str, str] = {
     # Cyrillic letters that look Latin
-    "а": "a", "в": "b", "с": "c", "е": "e", "һ": "h", "і": "i", "ј": "j", "к": "k", "м": "m", "н": "h",
-    "о": "o", "р": "p", "ԛ": "q", "ѕ": "s", "т": "t", "у": "y", "х": "x", "ԁ": "d", "ԝ": "w", "ո": "n", "ս": "u",
+    "а": "a",
+    "в": "b",
+    "с": "c",
+    "е": "e",
+    "һ": "h",
+    "і": "i",
+    "ј": "j",
+    "к": "k",
+    "м": "m",
+    "н": "h",
+    "о": "o",
+    "р": "p",
+    "ԛ": "q",
+    "ѕ": "s",
+    "т": "t",
+    "у": "y",
+    "х": "x",
+    "ԁ": "d",
+    "ԝ": "w",
+    "ո": "n",
+    "ս": "u",
     # Greek letters that look Latin
-    "α": "a", "β": "b", "ε": "e", "η": "n", "ι": "i", "κ": "k", "ν": "v", "ο": "o", "ρ": "p", "τ": "t",
-    "υ": "u", "χ": "x", "μ": "u",
+    "α": "a",
+    "β": "b",
+    "ε": "e",
+    "η": "n",
+    "ι": "i",
+    "κ": "k",
+    "ν": "v",
+    "ο": "o",
+    "ρ": "p",
+    "τ": "t",
+    "υ": "u",
+    "χ": "x",
+    "μ": "u",
     # digits and signs that stand for letters
-    "0": "o", "1": "l", "3": "e", "4": "a", "5": "s", "7": "t", "@": "a", "$": "s", "|": "l", "!": "l",
+    "0": "o",
+    "1": "l",
+    "3": "e",
+    "4": "a",
+    "5": "s",
+    "7": "t",
+    "@": "a",
+    "$": "s",
+    "|": "l",
+    "!": "l",
     # letters that look alike in most fonts
     "i": "l",
 }
@@ -72,6 +111,8 @@ def reserved_because(name: str, builtin_names: Iterable[str]) -> str | None:
         own = skeleton(builtin)
         own_base, _ = _digits_skeleton(builtin)
         if shape == own or (numbered and base in (own, own_base)):
-            return (f"the name {name!r} passes for the built-in bot {builtin!r} (names are compared ignoring case, "
-                    "look-alike characters, separators and a trailing number); choose another")
+            return (
+                f"the name {name!r} passes for the built-in bot {builtin!r} (names are compared ignoring case, "
+                "look-alike characters, separators and a trailing number); choose another"
+            )
     return None

@@ -63,13 +63,21 @@ def registered_bots(db_url: str | None = None) -> list[dict[str, Any]]:
             ).all()
             if not versions:
                 continue
-            found.append({
-                "name": bot.name,
-                "author": bot.author,
-                "versions": [
-                    {"version": v.version, "hash": v.content_hash, "games": v.games, "source": v.source,
-                     "store_path": v.store_path, "created_at": v.created_at.isoformat() if v.created_at else ""}
-                    for v in versions
-                ],
-            })
+            found.append(
+                {
+                    "name": bot.name,
+                    "author": bot.author,
+                    "versions": [
+                        {
+                            "version": v.version,
+                            "hash": v.content_hash,
+                            "games": v.games,
+                            "source": v.source,
+                            "store_path": v.store_path,
+                            "created_at": v.created_at.isoformat() if v.created_at else "",
+                        }
+                        for v in versions
+                    ],
+                }
+            )
     return found

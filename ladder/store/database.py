@@ -48,7 +48,9 @@ def make_engine(url: str | None = None) -> Engine:
         except FileExistsError:
             pass
         except OSError as error:
-            raise UserError(f"cannot create the folder {folder} for the database {url}: {error.strerror or error}") from None
+            raise UserError(
+                f"cannot create the folder {folder} for the database {url}: {error.strerror or error}"
+            ) from None
     connect_args = {"timeout": 30} if url.startswith("sqlite") else {}
     try:
         engine = create_engine(url, connect_args=connect_args)
@@ -87,7 +89,9 @@ def open_database(url: str | None = None) -> Engine:
     except OperationalError as error:
         message = str(error.orig) if error.orig else str(error)
         if "locked" in message:
-            raise UserError(f"the database {shown} is locked by another process; wait for it or use another --db") from None
+            raise UserError(
+                f"the database {shown} is locked by another process; wait for it or use another --db"
+            ) from None
         raise UserError(f"cannot open the database {shown}: {message}") from None
     except SQLAlchemyError as error:
         raise UserError(f"cannot open the database {shown}: {str(error).splitlines()[0]}") from None

@@ -42,16 +42,22 @@ class Status(BaseModel):
     tournament_id: int | None
 
 
-@router.get("/leaderboards", response_model=list[views.Leaderboard], summary="Every pool's leaderboard with its verdict")
+@router.get(
+    "/leaderboards", response_model=list[views.Leaderboard], summary="Every pool's leaderboard with its verdict"
+)
 def get_leaderboards(session: DB) -> list[views.Leaderboard]:
     return views.leaderboards(session)
 
 
 @router.get("/status", response_model=Status, summary="What the scheduler is doing")
 def get_status(request: Request, session: DB) -> Status:
-    queued = len(session.exec(select(SubmissionRow.id).where(col(SubmissionRow.state).in_(["queued", "checking"]))).all())
+    queued = len(
+        session.exec(select(SubmissionRow.id).where(col(SubmissionRow.state).in_(["queued", "checking"]))).all()
+    )
     runtime = request.app.state.runtime
-    return Status(scheduler=runtime.scheduler_status(), queued_submissions=queued, tournament_id=runtime.tournament_id())
+    return Status(
+        scheduler=runtime.scheduler_status(), queued_submissions=queued, tournament_id=runtime.tournament_id()
+    )
 
 
 @router.get("/bots/{name}", response_model=views.BotView, summary="A bot: its versions, ratings and latest matches")
@@ -62,8 +68,11 @@ def get_bot(name: str, session: DB) -> views.BotView:
     return found[0]
 
 
-@router.get("/bots/{name}/stderr", response_model=list[views.FailureView],
-            summary="The bot's own stderr from its latest matches (its author and the operator only)")
+@router.get(
+    "/bots/{name}/stderr",
+    response_model=list[views.FailureView],
+    summary="The bot's own stderr from its latest matches (its author and the operator only)",
+)
 def get_bot_stderr(name: str, session: DB, who: Viewer) -> list[views.FailureView]:
     found = views.bot_view(session, name)
     if found is None:
@@ -75,8 +84,11 @@ def get_bot_stderr(name: str, session: DB, who: Viewer) -> list[views.FailureVie
     return views.bot_stderr(session, name)
 
 
-@router.get("/h2h/{game}/{players}", response_model=views.HeadToHead,
-            summary="Head to head in a pool: for each ordered pair, how often the first finished ahead, behind, tied")
+@router.get(
+    "/h2h/{game}/{players}",
+    response_model=views.HeadToHead,
+    summary="Head to head in a pool: for each ordered pair, how often the first finished ahead, behind, tied",
+)
 def get_head_to_head(game: str, players: int, session: DB) -> views.HeadToHead:
     return views.head_to_head(session, f"{game}/{players}p")
 
@@ -97,11 +109,19 @@ def get_me(session: DB, who: Viewer) -> Me:
     return Me(name=who.author.name, role=who.author.role, submissions=mine)
 
 
-@router.post("/submissions", response_model=Accepted, status_code=202,
-             summary="Submit a bot: a .py file, or a bot folder as .tar.gz or .zip (checked in the background)")
-async def post_submission(request: Request, session: DB, who: Changer,
-                          file: Annotated[UploadFile, File(description="the bot: .py, .tar.gz or .zip")],
-                          name: Annotated[str, Form(description="register under this name instead of the class's")] = "") -> Accepted:
+@router.post(
+    "/submissions",
+    response_model=Accepted,
+    status_code=202,
+    summary="Submit a bot: a .py file, or a bot folder as .tar.gz or .zip (checked in the background)",
+)
+async def post_submission(
+    request: Request,
+    session: DB,
+    who: Changer,
+    file: Annotated[UploadFile, File(description="the bot: .py, .tar.gz or .zip")],
+    name: Annotated[str, Form(description="register under this name instead of the class's")] = "",
+) -> Accepted:
     settings = request.app.state.settings
     data = await file.read(settings.uploads.max_bytes + 1)
     try:
@@ -115,8 +135,11 @@ async def post_submission(request: Request, session: DB, who: Changer,
     return Accepted(id=row.id, state=row.state, status_url=f"/api/submissions/{row.id}")
 
 
-@router.get("/submissions/{submission_id}", response_model=views.SubmissionView,
-            summary="A submission's state (checking / active / failed) with the reason and output (its author and the operator only)")
+@router.get(
+    "/submissions/{submission_id}",
+    response_model=views.SubmissionView,
+    summary="A submission's state (checking / active / failed) with the reason and output (its author and the operator only)",
+)
 def get_submission(submission_id: int, session: DB, who: Viewer) -> views.SubmissionView:
     if who is None:
         raise HTTPException(401, "this needs an author's token: send it as `Authorization: Bearer <token>`")
@@ -128,8 +151,14 @@ def get_submission(submission_id: int, session: DB, who: Viewer) -> views.Submis
     return views.submission_view(session, row)
 
 
-@router.post("/bots/{name}/{action}", response_model=StateChange, summary="Pause, bench, retire or resume a bot (the operator only)")
-def post_bot_action(name: str, action: Action, session: DB, _who: Operator, reason: Annotated[str, Form()] = "") -> StateChange:
+@router.post(
+    "/bots/{name}/{action}",
+    response_model=StateChange,
+    summary="Pause, bench, retire or resume a bot (the operator only)",
+)
+def post_bot_action(
+    name: str, action: Action, session: DB, _who: Operator, reason: Annotated[str, Form()] = ""
+) -> StateChange:
     try:
         state = set_bot_state(session, name, action, reason)
     except UserError as error:

@@ -46,7 +46,9 @@ def identify(request: Request, session: Session) -> Identity | None:
     if token is not None:
         author = author_for_token(session, token)
         if author is None:
-            raise HTTPException(401, "this token is not valid: it is wrong or was revoked; ask the operator for a new one")
+            raise HTTPException(
+                401, "this token is not valid: it is wrong or was revoked; ask the operator for a new one"
+            )
         return Identity(author, None)
     cookie = request.cookies.get(SESSION_COOKIE)
     if cookie:
@@ -68,7 +70,9 @@ async def check_csrf(request: Request, who: Identity) -> None:
     if who.web is None:
         return
     given = request.headers.get(CSRF_HEADER, "")
-    if not given and request.headers.get("content-type", "").startswith(("multipart/form-data", "application/x-www-form-urlencoded")):
+    if not given and request.headers.get("content-type", "").startswith(
+        ("multipart/form-data", "application/x-www-form-urlencoded")
+    ):
         form = await request.form()
         value = form.get(CSRF_FIELD)
         given = value if isinstance(value, str) else ""
@@ -80,8 +84,11 @@ async def author_for_change(request: Request, session: DB) -> Identity:
     """The author of a request that changes something: a valid token (or a logged-in browser with its CSRF token)."""
     who = identify(request, session)
     if who is None:
-        raise HTTPException(401, "this needs an author's token: send it as `Authorization: Bearer <token>` "
-                                 "(`ladder login URL` stores it for `ladder submit --server`)")
+        raise HTTPException(
+            401,
+            "this needs an author's token: send it as `Authorization: Bearer <token>` "
+            "(`ladder login URL` stores it for `ladder submit --server`)",
+        )
     await check_csrf(request, who)
     return who
 

@@ -37,7 +37,11 @@ templates = Jinja2Templates(directory=str(Path(__file__).resolve().parents[1] / 
 
 
 def render(request: Request, name: str, who: Identity | None, code: int = 200, **context: Any) -> HTMLResponse:
-    context |= {"who": who.author if who else None, "csrf": who.web.csrf_token if who and who.web else "", "csrf_field": CSRF_FIELD}
+    context |= {
+        "who": who.author if who else None,
+        "csrf": who.web.csrf_token if who and who.web else "",
+        "csrf_field": CSRF_FIELD,
+    }
     return templates.TemplateResponse(request, name, context, status_code=code)
 
 
@@ -54,8 +58,15 @@ def bot_page(name: str, request: Request, session: DB, who: Viewer) -> HTMLRespo
         raise HTTPException(404, f"there is no bot {name!r}")
     bot, owner = found
     private = who is not None and views.may_see_private(who.author, owner)
-    return render(request, "bot.html", who, bot=bot, private=private,
-                  stderr=views.bot_stderr(session, name) if private else [], actions=[a.value for a in Action])
+    return render(
+        request,
+        "bot.html",
+        who,
+        bot=bot,
+        private=private,
+        stderr=views.bot_stderr(session, name) if private else [],
+        actions=[a.value for a in Action],
+    )
 
 
 @router.get("/bots/{name}/stderr", response_class=HTMLResponse)
@@ -88,8 +99,14 @@ def replay(match_id: int, request: Request, session: DB, who: Viewer) -> HTMLRes
 def login_form(request: Request, who: Viewer) -> HTMLResponse:
     token = new_token()
     response = render(request, "login.html", who, login_csrf=token, error="")
-    response.set_cookie(LOGIN_COOKIE, token, httponly=True, samesite="strict", secure=request.app.state.settings.secure_cookies,
-                        max_age=3600)
+    response.set_cookie(
+        LOGIN_COOKIE,
+        token,
+        httponly=True,
+        samesite="strict",
+        secure=request.app.state.settings.secure_cookies,
+        max_age=3600,
+    )
     return response
 
 
@@ -97,19 +114,39 @@ def login_form(request: Request, who: Viewer) -> HTMLResponse:
 def login(request: Request, session: DB, token: Annotated[str, Form()], csrf_token: Annotated[str, Form()]) -> Response:
     expected = request.cookies.get(LOGIN_COOKIE, "")
     if not expected or not same_secret(csrf_token, expected):
-        raise HTTPException(403, "this login form is stale (its CSRF token does not match); reload the page and try again")
+        raise HTTPException(
+            403, "this login form is stale (its CSRF token does not match); reload the page and try again"
+        )
     author = author_for_token(session, token.strip())
     if author is None:
         fresh = new_token()
-        response = render(request, "login.html", None, code=401, login_csrf=fresh,
-                          error="that token is not valid: it is wrong or was revoked")
-        response.set_cookie(LOGIN_COOKIE, fresh, httponly=True, samesite="strict",
-                            secure=request.app.state.settings.secure_cookies, max_age=3600)
+        response = render(
+            request,
+            "login.html",
+            None,
+            code=401,
+            login_csrf=fresh,
+            error="that token is not valid: it is wrong or was revoked",
+        )
+        response.set_cookie(
+            LOGIN_COOKIE,
+            fresh,
+            httponly=True,
+            samesite="strict",
+            secure=request.app.state.settings.secure_cookies,
+            max_age=3600,
+        )
         return response
     web = open_web_session(session, author)
     redirect = RedirectResponse("/me", status_code=303)
-    redirect.set_cookie(SESSION_COOKIE, web.cookie, httponly=True, samesite="strict",
-                        secure=request.app.state.settings.secure_cookies, max_age=SESSION_HOURS * 3600)
+    redirect.set_cookie(
+        SESSION_COOKIE,
+        web.cookie,
+        httponly=True,
+        samesite="strict",
+        secure=request.app.state.settings.secure_cookies,
+        max_age=SESSION_HOURS * 3600,
+    )
     redirect.delete_cookie(LOGIN_COOKIE)
     return redirect
 
@@ -132,16 +169,24 @@ def my_bots(request: Request, session: DB, who: Viewer) -> Response:
 
 
 @router.post("/me/submit", response_class=HTMLResponse)
-async def submit_form(request: Request, session: DB, who: Changer, file: Annotated[UploadFile, File()],
-                      name: Annotated[str, Form()] = "") -> Response:
+async def submit_form(
+    request: Request, session: DB, who: Changer, file: Annotated[UploadFile, File()], name: Annotated[str, Form()] = ""
+) -> Response:
     settings = request.app.state.settings
     data = await file.read(settings.uploads.max_bytes + 1)
     try:
         row = accept(session, who.author, data, file.filename or "upload", name, settings)
     except (UploadRefused, RateLimited) as error:
         mine = views.submissions_of(session, None if who.author.is_operator else who.author)
-        return render(request, "me.html", who, code=429 if isinstance(error, RateLimited) else 400, submissions=mine,
-                      bots=sorted({s.bot for s in mine if s.bot}), message=f"refused: {error}")
+        return render(
+            request,
+            "me.html",
+            who,
+            code=429 if isinstance(error, RateLimited) else 400,
+            submissions=mine,
+            bots=sorted({s.bot for s in mine if s.bot}),
+            message=f"refused: {error}",
+        )
     request.app.state.runtime.wake_checker()
     return RedirectResponse(f"/me#submission-{row.id}", status_code=303)
 

@@ -65,6 +65,7 @@ def per_check(check, cases: list[tuple[list[Action], Action, Action]], which: in
 
 def per_copy(cases: list[tuple[list[Action], Action, Action]]) -> float:
     """Microseconds to copy the legal actions of a position, as :meth:`State.offer` does."""
+
     def run() -> None:
         for case in cases:
             copy_json(case[0])
@@ -89,9 +90,13 @@ def per_observation(game_id: str, num_players: int, count: int, shared_events: b
             state.apply(rng.choice(state.legal_actions()))
     copying = EventLog.since_last_decision
     if shared_events:
-        EventLog.since_last_decision = lambda log, seat: [  # type: ignore[method-assign, assignment]
-            event for witnesses, event in log.entries[log.marks[seat]:] if witnesses is None or seat in witnesses]
+        EventLog.since_last_decision = (
+            lambda log, seat: [  # type: ignore[method-assign, assignment]
+                event for witnesses, event in log.entries[log.marks[seat] :] if witnesses is None or seat in witnesses
+            ]
+        )
     try:
+
         def run() -> None:
             for state in states:
                 state.observation(state.current_player)
@@ -106,7 +111,7 @@ def _shared_offer(state: Any) -> tuple[dict[str, Any], list[Action]]:
 
 
 def _shared_events(log: EventLog, seat: int) -> list[dict[str, Any]]:
-    return [event for witnesses, event in log.entries[log.marks[seat]:] if witnesses is None or seat in witnesses]
+    return [event for witnesses, event in log.entries[log.marks[seat] :] if witnesses is None or seat in witnesses]
 
 
 def per_match_decision(game_id: str, num_players: int, deals: int, repeats: int = 4) -> dict[str, float]:
@@ -128,7 +133,9 @@ def per_match_decision(game_id: str, num_players: int, deals: int, repeats: int 
                 with PlayerPool() as pool:
                     for seed in range(deals):
                         seats = [pool.player("random", game_id) for _ in range(num_players)]
-                        actions += len(play_match(MatchSpec(game_id, ("random",) * num_players, seed, {}), seats).actions)
+                        actions += len(
+                            play_match(MatchSpec(game_id, ("random",) * num_players, seed, {}), seats).actions
+                        )
                 best[label] = min(best[label], (time.perf_counter() - tick) / actions * 1e6)
     finally:
         State.offer, EventLog.since_last_decision = copying  # type: ignore[method-assign]
@@ -158,8 +165,14 @@ def main() -> None:
             }
         )
         if args.matches:
-            rows[-1].update({f"random matches, {key}": value for key, value in
-                             per_match_decision(game.id, game.min_players, 25 if game.min_players > 1 else 150).items()})
+            rows[-1].update(
+                {
+                    f"random matches, {key}": value
+                    for key, value in per_match_decision(
+                        game.id, game.min_players, 25 if game.min_players > 1 else 150
+                    ).items()
+                }
+            )
     if args.json:
         print(json.dumps({"machine": machine(), "rows": rows}, indent=2))
         return

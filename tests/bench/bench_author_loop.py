@@ -56,16 +56,19 @@ def timed(name: str, args: list[str], where: Path) -> Step:
     wall = time.perf_counter() - start
     if run.returncode != 0:
         print(f"{name} failed:\n{run.stdout[-2000:]}{run.stderr[-2000:]}", file=sys.stderr)
-    return Step(name, "ladder " + " ".join(args), round(wall, 2), round(_children_cpu() - cpu, 2), load,
-                run.returncode == 0)
+    return Step(
+        name, "ladder " + " ".join(args), round(wall, 2), round(_children_cpu() - cpu, 2), load, run.returncode == 0
+    )
 
 
 def bench(bot: Path, quick: bool) -> list[Step]:
     where = Path(tempfile.mkdtemp(prefix="bench-author-loop-"))
     try:
         shutil.copy(bot, where / "bot.py")
-        steps = [timed("validate", ["validate", "bot.py"], where),
-                 timed("submit after validate", ["submit", "bot.py", "--name", "bench-bot"], where)]
+        steps = [
+            timed("validate", ["validate", "bot.py"], where),
+            timed("submit after validate", ["submit", "bot.py", "--name", "bench-bot"], where),
+        ]
         (where / "bot.py").write_text((where / "bot.py").read_text() + "\n# changed\n")
         steps.append(timed("submit of changed files", ["submit", "bot.py", "--name", "bench-bot"], where))
         if quick:
@@ -89,8 +92,10 @@ def main() -> None:
     print(f"{'step':<26} {'wall s':>8} {'cpu s':>8} {'load':>6}  command")
     for step in steps:
         flag = "" if step.ok else "  (FAILED)"
-        print(f"{step.name:<26} {step.wall_seconds:>8.2f} {step.cpu_seconds:>8.2f} {step.load_before:>6.1f}  "
-              f"{step.command}{flag}")
+        print(
+            f"{step.name:<26} {step.wall_seconds:>8.2f} {step.cpu_seconds:>8.2f} {step.load_before:>6.1f}  "
+            f"{step.command}{flag}"
+        )
 
 
 if __name__ == "__main__":

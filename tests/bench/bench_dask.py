@@ -52,8 +52,17 @@ def ceiling_config() -> Any:
     from tests.tournaments import toygames
 
     toygames.install()
-    return parse_tournament({"seed": 1, "games": ["toy-coins", "toy-solo"], "bots": ["random", "greedy"],
-                             "games_per_pairing": 300, "game": {"toy-coins": {"players": [2]}}}, "ceiling.toml", "ceiling")
+    return parse_tournament(
+        {
+            "seed": 1,
+            "games": ["toy-coins", "toy-solo"],
+            "bots": ["random", "greedy"],
+            "games_per_pairing": 300,
+            "game": {"toy-coins": {"players": [2]}},
+        },
+        "ceiling.toml",
+        "ceiling",
+    )
 
 
 def measure(backend: str, workers: int, cycles: int, quick: Path, ceiling: bool) -> dict[str, Any]:
@@ -65,14 +74,21 @@ def measure(backend: str, workers: int, cycles: int, quick: Path, ceiling: bool)
     setup = SETUP if ceiling else None
     cluster = None
     start_seconds = 0.0
-    options: dict[str, Any] = {"db_url": db_url, "workers": workers, "progress": False, "worker_setup": setup,
-                               "backend": backend, "deal_secret": "b3" * 32}  # the same deals for every backend
+    options: dict[str, Any] = {
+        "db_url": db_url,
+        "workers": workers,
+        "progress": False,
+        "worker_setup": setup,
+        "backend": backend,
+        "deal_secret": "b3" * 32,
+    }  # the same deals for every backend
     if backend == "dask":
         import distributed
 
         tick = time.perf_counter()
-        cluster = distributed.LocalCluster(n_workers=workers, threads_per_worker=1, processes=True,
-                                           dashboard_address=None, silence_logs=logging.ERROR)
+        cluster = distributed.LocalCluster(
+            n_workers=workers, threads_per_worker=1, processes=True, dashboard_address=None, silence_logs=logging.ERROR
+        )
         start_seconds = time.perf_counter() - tick
         options["scheduler"] = cluster.scheduler_address
     load_before = os.getloadavg()[0]
@@ -101,7 +117,9 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--workers", type=int, nargs="*", help="worker counts (default: 1, 2 and all cores)")
     parser.add_argument("--backends", nargs="*", default=["local", "dask"], choices=["local", "dask"])
-    parser.add_argument("--cycles", type=int, default=1, help="play the quick schedule this many times (new deals each)")
+    parser.add_argument(
+        "--cycles", type=int, default=1, help="play the quick schedule this many times (new deals each)"
+    )
     parser.add_argument("--tournament", default=str(ROOT / "tournaments" / "quick.toml"))
     parser.add_argument("--ceiling", action="store_true", help="trivial toy matches: each backend's per-match overhead")
     parser.add_argument("--json", action="store_true")
@@ -122,19 +140,29 @@ def main() -> None:
         r.pop("db_url")
         base = next(b for b in results if b["backend"] == r["backend"])
         r["efficiency"] = r["matches_per_second"] / (base["matches_per_second"] / base["workers"] * r["workers"])
-    machine = {"cpu": platform.processor() or platform.machine(), "cores": os.cpu_count(), "python": platform.python_version(),
-               "load_average_1m": os.getloadavg()[0]}
+    machine = {
+        "cpu": platform.processor() or platform.machine(),
+        "cores": os.cpu_count(),
+        "python": platform.python_version(),
+        "load_average_1m": os.getloadavg()[0],
+    }
     if args.json:
         print(json.dumps({"machine": machine, "results": results}, indent=2))
         return
     print(f"machine: {machine}")
-    print(f"{'backend':>7} {'workers':>7} {'matches':>7} {'start s':>7} {'seconds':>8} {'matches/s':>9} {'efficiency':>10} "
-          f"{'busy':>5} {'match ms':>8} {'cpu ms':>7} {'load':>5} {'same':>5}")
+    print(
+        f"{'backend':>7} {'workers':>7} {'matches':>7} {'start s':>7} {'seconds':>8} {'matches/s':>9} {'efficiency':>10} "
+        f"{'busy':>5} {'match ms':>8} {'cpu ms':>7} {'load':>5} {'same':>5}"
+    )
     for r in results:
-        same = {True: "yes", False: "NO"}.get(r.get("same_results_as_other_backend"), r.get("same_results_as_other_backend", "-"))
-        print(f"{r['backend']:>7} {r['workers']:>7} {r['matches']:>7} {r['start_seconds']:>7.1f} {r['run_seconds']:>8.1f} "
-              f"{r['matches_per_second']:>9.2f} {r['efficiency']:>10.0%} {r['utilisation']:>5.0%} "
-              f"{r['wall_ms_per_match']:>8.0f} {r['cpu_ms_per_match']:>7.0f} {r['load_before']:>5.2f} {same!s:>5}")
+        same = {True: "yes", False: "NO"}.get(
+            r.get("same_results_as_other_backend"), r.get("same_results_as_other_backend", "-")
+        )
+        print(
+            f"{r['backend']:>7} {r['workers']:>7} {r['matches']:>7} {r['start_seconds']:>7.1f} {r['run_seconds']:>8.1f} "
+            f"{r['matches_per_second']:>9.2f} {r['efficiency']:>10.0%} {r['utilisation']:>5.0%} "
+            f"{r['wall_ms_per_match']:>8.0f} {r['cpu_ms_per_match']:>7.0f} {r['load_before']:>5.2f} {same!s:>5}"
+        )
 
 
 if __name__ == "__main__":

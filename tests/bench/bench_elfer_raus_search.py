@@ -167,12 +167,16 @@ def _duplicate_deal(job: tuple[int, int, dict[str, Any]]) -> tuple[list[tuple[in
         order = [names[(seat + shift) % num_players] for seat in range(num_players)]
         hero = order.index("search")
         with_search = play(seed, [makers[name]() for name in order], options, times)
-        with_thumb = play(seed, [makers["thumb" if seat == hero else name]() for seat, name in enumerate(order)], options, [])
+        with_thumb = play(
+            seed, [makers["thumb" if seat == hero else name]() for seat, name in enumerate(order)], options, []
+        )
         ranks.append((with_search.ranks[hero], with_thumb.ranks[hero], with_search.ranks[order.index("thumb")]))
     return ranks, times
 
 
-def measure_duplicate_field(num_players: int, deals: int, seed: int, options: dict[str, Any], jobs: int) -> dict[str, Any]:
+def measure_duplicate_field(
+    num_players: int, deals: int, seed: int, options: dict[str, Any], jobs: int
+) -> dict[str, Any]:
     """The random field, each match played again with thumb in search's seat: does search rank better there?"""
     work = [(num_players, seed + deal, options) for deal in range(deals)]
     if jobs > 1:
@@ -221,7 +225,9 @@ def main() -> None:
     parser.add_argument("--seed", type=int, default=10000, help="deal i uses seed SEED + i")
     parser.add_argument("--option", "-o", action="append", default=[], help="game option key=value; repeatable")
     parser.add_argument("--random-field", action="store_true", help="search, thumb and random players at each table")
-    parser.add_argument("--duplicate", action="store_true", help="with --random-field: replay each match with thumb in search's seat")
+    parser.add_argument(
+        "--duplicate", action="store_true", help="with --random-field: replay each match with thumb in search's seat"
+    )
     parser.add_argument("--jobs", type=int, default=1, help="with --duplicate: deals played in this many processes")
     args = parser.parse_args()
     options = GAME.parse_options(args.option)

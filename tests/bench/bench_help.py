@@ -69,16 +69,25 @@ def main() -> None:
         timed(command)  # warm the file cache
         runs = [timed(command) for _ in range(options.repeats)]
         walls, cpus = [w for w, _ in runs], [c for _, c in runs]
-        results.append({"case": name, "wall_median_s": statistics.median(walls), "wall_best_s": min(walls),
-                        "cpu_median_s": statistics.median(cpus), "cpu_best_s": min(cpus)})
+        results.append(
+            {
+                "case": name,
+                "wall_median_s": statistics.median(walls),
+                "wall_best_s": min(walls),
+                "cpu_median_s": statistics.median(cpus),
+                "cpu_best_s": min(cpus),
+            }
+        )
     if options.json:
         print(json.dumps({"machine": machine(), "repeats": options.repeats, "results": results}, indent=2))
         return
     print(f"{options.repeats} runs each; machine: {machine()}")
     print(f"{'case':30} {'wall median':>12} {'wall best':>10} {'cpu median':>11} {'cpu best':>9}")
     for row in results:
-        print(f"{row['case']:30} {row['wall_median_s']:12.3f} {row['wall_best_s']:10.3f} "
-              f"{row['cpu_median_s']:11.3f} {row['cpu_best_s']:9.3f}")
+        print(
+            f"{row['case']:30} {row['wall_median_s']:12.3f} {row['wall_best_s']:10.3f} "
+            f"{row['cpu_median_s']:11.3f} {row['cpu_best_s']:9.3f}"
+        )
 
 
 if __name__ == "__main__":

@@ -66,8 +66,11 @@ GAME_FACTS = ratings.game_facts()
 def build_bank(path: Path, deals: int, games: list[str]) -> None:
     from tournaments.runner import RunOptions, run_tournament
 
-    config = parse_tournament({"seed": 777, "games": games, "bots": list(FIELD), "players": [2], "games_per_pairing": deals},
-                              "ranking-bank.toml", "ranking-bank")
+    config = parse_tournament(
+        {"seed": 777, "games": games, "bots": list(FIELD), "players": [2], "games_per_pairing": deals},
+        "ranking-bank.toml",
+        "ranking-bank",
+    )
     report = run_tournament(config, RunOptions(db_url=f"sqlite:///{path}", progress=True, rate_at_end=False))
     print(f"bank: {report.played_now} matches played in {report.seconds:.0f} s", file=sys.stderr)
 
@@ -78,7 +81,8 @@ class Bank:
     (names by seat) to the seats' (score, rank, failed)."""
 
     tables: dict[str, dict[frozenset[str], list[dict[tuple[str, ...], list[tuple[float, int, bool]]]]]] = field(
-        default_factory=lambda: defaultdict(lambda: defaultdict(list)))
+        default_factory=lambda: defaultdict(lambda: defaultdict(list))
+    )
 
 
 def load_bank(path: Path) -> Bank:
@@ -88,20 +92,28 @@ def load_bank(path: Path) -> Bank:
         rows = connection.execute(
             "select m.id, m.game, m.deal, s.seat, b.name, s.score, s.rank, s.failure_reason from match m "
             "join seat_result s on s.match_id = m.id join bot_version v on v.id = s.bot_version_id "
-            "join bot b on b.id = v.bot_id where m.status = 'played' order by m.id, s.seat").fetchall()
+            "join bot b on b.id = v.bot_id where m.status = 'played' order by m.id, s.seat"
+        ).fetchall()
     matches: dict[int, list[Any]] = defaultdict(list)
     for row in rows:
         matches[row[0]].append(row)
-    deals: dict[tuple[str, str, frozenset[str]], dict[tuple[str, ...], list[tuple[float, int, bool]]]] = defaultdict(dict)
+    deals: dict[tuple[str, str, frozenset[str]], dict[tuple[str, ...], list[tuple[float, int, bool]]]] = defaultdict(
+        dict
+    )
     for seats in matches.values():
         game, deal = seats[0][1], seats[0][2]
         names = tuple(seat[4] for seat in seats)
         table = frozenset() if game in SOLITAIRES else frozenset(names)
         deals[(game, deal, table)][names] = [(seat[5] or 0.0, seat[6] or 0, seat[7] is not None) for seat in seats]
     bank = Bank()
-    complete = {(game, deal, table): seatings for (game, deal, table), seatings in deals.items()
-                if len(seatings) == (len(FIELD) if game in SOLITAIRES else 2)}  # a bank stopped mid-deal: whole deals only
-    for (game, _, table), seatings in sorted(complete.items(), key=lambda item: (item[0][0], item[0][1], sorted(item[0][2]))):
+    complete = {
+        (game, deal, table): seatings
+        for (game, deal, table), seatings in deals.items()
+        if len(seatings) == (len(FIELD) if game in SOLITAIRES else 2)
+    }  # a bank stopped mid-deal: whole deals only
+    for (game, _, table), seatings in sorted(
+        complete.items(), key=lambda item: (item[0][0], item[0][1], sorted(item[0][2]))
+    ):
         bank.tables[game][table].append(seatings)
     return bank
 
@@ -132,8 +144,10 @@ class Replay:
             for match in group:
                 seating = tuple(e.name for e in match.seats)
                 result = drawn[seating]
-                seats = tuple(SeatFact(e.version_id, score, rank, failed, None)
-                              for e, (score, rank, failed) in zip(match.seats, result))
+                seats = tuple(
+                    SeatFact(e.version_id, score, rank, failed, None)
+                    for e, (score, rank, failed) in zip(match.seats, result)
+                )
                 self.facts.append(MatchFact(len(self.facts) + 1, 1, self.game, len(seats), deal, seats))
 
 
@@ -151,12 +165,18 @@ def bank_order(bank: Bank, game: str) -> tuple[list[int], certainty.PoolCertaint
     for number, (_table, deals) in enumerate(sorted(bank.tables[game].items(), key=lambda item: sorted(item[0]))):
         for index, seatings in enumerate(deals):
             for seating, result in seatings.items():
-                seats = tuple(SeatFact(entrants[name].version_id, score, rank, failed, None)
-                              for name, (score, rank, failed) in zip(seating, result))
-                replay.facts.append(MatchFact(len(replay.facts) + 1, 1, game, len(seats), f"bank/{number}/{index}", seats))
+                seats = tuple(
+                    SeatFact(entrants[name].version_id, score, rank, failed, None)
+                    for name, (score, rank, failed) in zip(seating, result)
+                )
+                replay.facts.append(
+                    MatchFact(len(replay.facts) + 1, 1, game, len(seats), f"bank/{number}/{index}", seats)
+                )
     rated = ratings.compute(replay.facts, GAME_FACTS, history=False)
     table = rated.table(pool_of(game))
-    return [s.bot_version_id for s in table], certainty.assess(table, pool_of(game), names={e.version_id: e.name for e in entrants.values()})
+    return [s.bot_version_id for s in table], certainty.assess(
+        table, pool_of(game), names={e.version_id: e.name for e in entrants.values()}
+    )
 
 
 def true_order(table: list[ratings.Standing]) -> bool:
@@ -176,7 +196,9 @@ def round_robin(bank: Bank, game: str, seed: int, deals: int) -> tuple[int, bool
     rated = ratings.compute(replay.facts, GAME_FACTS, history=False)
     shuffled = list(replay.facts)
     random.Random(seed).shuffle(shuffled)
-    renumbered = [MatchFact(i, f.tournament_id, f.game, f.num_players, f.deal, f.seats) for i, f in enumerate(shuffled, 1)]
+    renumbered = [
+        MatchFact(i, f.tournament_id, f.game, f.num_players, f.deal, f.seats) for i, f in enumerate(shuffled, 1)
+    ]
     events, standings = ratings.build_events(renumbered, GAME_FACTS)
     env = ratings.environment(rated.draw_probability[pool_of(game)])
     last: dict[int, tuple[float, float]] = {}
@@ -208,16 +230,24 @@ def adaptive(bank: Bank, game: str, seed: int, settings: AdaptiveSettings) -> Ad
         planned |= {m.key for m in matches}
         replay.play(matches)
         rated = ratings.compute(replay.facts, GAME_FACTS, history=False)
-        matches = planner._choose(pool, rated, len(replay.facts), _next_deals(planned), lambda entrant, game, players: False)
+        matches = planner._choose(
+            pool, rated, len(replay.facts), _next_deals(planned), lambda entrant, game, players: False
+        )
     rated = ratings.compute(replay.facts, GAME_FACTS, history=False)
     table = rated.table(pool.key)
     sure = certainty.assess(table, pool.key, settings.confidence, settings.indifference)
     truth = TRUTH[game]
-    wrong = sure.settled and any(p.state is certainty.PairState.ORDERED and truth.index(p.upper) > truth.index(p.lower)
-                                 for p in sure.pairs)
+    wrong = sure.settled and any(
+        p.state is certainty.PairState.ORDERED and truth.index(p.upper) > truth.index(p.lower) for p in sure.pairs
+    )
     status = planner.status[pool.key]
-    return AdaptiveRun(len(replay.facts), status.stop.value if status.stop else "open", true_order(table), wrong,
-                       sum(p.state is certainty.PairState.EQUAL for p in sure.pairs))
+    return AdaptiveRun(
+        len(replay.facts),
+        status.stop.value if status.stop else "open",
+        true_order(table),
+        wrong,
+        sum(p.state is certainty.PairState.EQUAL for p in sure.pairs),
+    )
 
 
 def percentile(values: list[int], share: float) -> int:
@@ -230,8 +260,11 @@ def bench_game(bank: Bank, game: str, tournaments: int, settings: AdaptiveSettin
     TRUTH[game], whole = bank_order(bank, game)
     construction = list(range(1, len(FIELD) + 1))
     names = [FIELD[v - 1] for v in TRUTH[game]]
-    print(f"  {game}: the bank's order {' > '.join(names)} ({whole.verdict.value} on the whole bank: {whole.reason})"
-          + ("" if TRUTH[game] == construction else "; NOT the construction order"), file=sys.stderr)
+    print(
+        f"  {game}: the bank's order {' > '.join(names)} ({whole.verdict.value} on the whole bank: {whole.reason})"
+        + ("" if TRUTH[game] == construction else "; NOT the construction order"),
+        file=sys.stderr,
+    )
     rr: list[dict[str, Any]] = []
     needed = settled_at = None
     for deals in RR_DEALS:
@@ -239,10 +272,20 @@ def bench_game(bank: Bank, game: str, tournaments: int, settings: AdaptiveSettin
         share = sum(r[1] for r in results) / tournaments
         online = sum(r[2] for r in results) / tournaments
         settled = sum(r[3] for r in results) / tournaments
-        rr.append({"deals": deals, "matches": results[0][0], "true_order": share, "true_order_one_pass": online,
-                   "settled": settled})
-        print(f"  {game} round-robin {deals:>3} deals/pair, {results[0][0]:>5} matches: true order {share:.0%} "
-              f"(one-pass TrueSkill {online:.0%}), verdict settled {settled:.0%}", file=sys.stderr)
+        rr.append(
+            {
+                "deals": deals,
+                "matches": results[0][0],
+                "true_order": share,
+                "true_order_one_pass": online,
+                "settled": settled,
+            }
+        )
+        print(
+            f"  {game} round-robin {deals:>3} deals/pair, {results[0][0]:>5} matches: true order {share:.0%} "
+            f"(one-pass TrueSkill {online:.0%}), verdict settled {settled:.0%}",
+            file=sys.stderr,
+        )
         if share >= 0.95 and needed is None:
             needed = results[0][0]
         if settled >= 0.95 and settled_at is None:
@@ -262,8 +305,10 @@ def bench_game(bank: Bank, game: str, tournaments: int, settings: AdaptiveSettin
         "round_robin_matches_for_95": needed,
         "round_robin_matches_settled_95": settled_at,
         "adaptive": {
-            "mean_matches": statistics.mean(counts), "median_matches": statistics.median(counts),
-            "p95_matches": percentile(counts, 0.95), "max_matches": max(counts),
+            "mean_matches": statistics.mean(counts),
+            "median_matches": statistics.median(counts),
+            "p95_matches": percentile(counts, 0.95),
+            "max_matches": max(counts),
             "true_order": sum(r.right for r in runs) / len(runs),
             "settled": sum(r.stop == "settled" for r in runs) / len(runs),
             "settled_with_equal_pairs": sum(r.stop == "settled" and r.equal_pairs > 0 for r in runs) / len(runs),
@@ -273,9 +318,12 @@ def bench_game(bank: Bank, game: str, tournaments: int, settings: AdaptiveSettin
         "seconds": time.perf_counter() - tick,
     }
     a = summary["adaptive"]
-    print(f"  {game} adaptive: mean {a['mean_matches']:.0f} matches (p95 {a['p95_matches']}), true order "
-          f"{a['true_order']:.0%}, settled {a['settled']:.0%}, wrong order called settled "
-          f"{a['wrong_order_called_settled']:.0%}", file=sys.stderr)
+    print(
+        f"  {game} adaptive: mean {a['mean_matches']:.0f} matches (p95 {a['p95_matches']}), true order "
+        f"{a['true_order']:.0%}, settled {a['settled']:.0%}, wrong order called settled "
+        f"{a['wrong_order_called_settled']:.0%}",
+        file=sys.stderr,
+    )
     return summary
 
 
@@ -286,7 +334,9 @@ def main() -> None:
     parser.add_argument("--tournaments", type=int, default=100)
     parser.add_argument("--solitaire-tournaments", type=int, default=10)
     parser.add_argument("--max-matches", type=int, default=5000)
-    parser.add_argument("--games", nargs="*", default=["elevenses", "elfer-raus", "bowling-solitaire", "elevenses-for-one"])
+    parser.add_argument(
+        "--games", nargs="*", default=["elevenses", "elfer-raus", "bowling-solitaire", "elevenses-for-one"]
+    )
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args()
     if not args.bank.exists():
@@ -298,18 +348,26 @@ def main() -> None:
     for game in args.games:
         runs = args.solitaire_tournaments if game in SOLITAIRES else args.tournaments
         results.append(bench_game(bank, game, runs, settings))
-    report = {"machine": f"{platform.machine()}, {platform.python_implementation()} {platform.python_version()}",
-              "bank": str(args.bank), "field": list(FIELD), "games": results}
+    report = {
+        "machine": f"{platform.machine()}, {platform.python_implementation()} {platform.python_version()}",
+        "bank": str(args.bank),
+        "field": list(FIELD),
+        "games": results,
+    }
     if args.json:
         print(json.dumps(report, indent=2))
         return
-    print(f"{'game':<18} {'RR right 95%':>12} {'RR settled 95%':>14} {'adaptive mean':>13} {'p95':>5} {'true order':>10} "
-          f"{'wrong settled':>13}")
+    print(
+        f"{'game':<18} {'RR right 95%':>12} {'RR settled 95%':>14} {'adaptive mean':>13} {'p95':>5} {'true order':>10} "
+        f"{'wrong settled':>13}"
+    )
     for r in results:
         a = r["adaptive"]
         most = ">" + str(r["round_robin"][-1]["matches"])
-        print(f"{r['game']:<18} {str(r['round_robin_matches_for_95'] or most):>12} {str(r['round_robin_matches_settled_95'] or most):>14} "
-              f"{a['mean_matches']:>13.0f} {a['p95_matches']:>5} {a['true_order']:>10.0%} {a['wrong_order_called_settled']:>13.0%}")
+        print(
+            f"{r['game']:<18} {str(r['round_robin_matches_for_95'] or most):>12} {str(r['round_robin_matches_settled_95'] or most):>14} "
+            f"{a['mean_matches']:>13.0f} {a['p95_matches']:>5} {a['true_order']:>10.0%} {a['wrong_order_called_settled']:>13.0%}"
+        )
 
 
 if __name__ == "__main__":

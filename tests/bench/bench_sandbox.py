@@ -27,12 +27,18 @@ def main() -> None:
     data = run_benchmark(args.games or None, args.matches, args.requests)
     print(json.dumps(data, indent=2))
     for trip in data["round_trips"]:
-        print(f"round trip ({trip['layers']}): median {trip['median_us']:.0f} µs, p90 {trip['p90_us']:.0f} µs, "
-              f"start {trip['start_ms']:.0f} ms", file=sys.stderr)
+        print(
+            f"round trip ({trip['layers']}): median {trip['median_us']:.0f} µs, p90 {trip['p90_us']:.0f} µs, "
+            f"start {trip['start_ms']:.0f} ms",
+            file=sys.stderr,
+        )
     for game in data["games"]:
-        print(f"{game['game']} ({game['players']}p, {'pinned' if game['pinned'] else 'not pinned'}): sandboxed {game['slowdown']:.2f}x slower "
-              f"(median of blocks {game['median_slowdown']:.2f}x, CPU {game['cpu_slowdown']:.2f}x), "
-              f"overhead {game['overhead_us']:.0f} µs per decision", file=sys.stderr)
+        print(
+            f"{game['game']} ({game['players']}p, {'pinned' if game['pinned'] else 'not pinned'}): sandboxed {game['slowdown']:.2f}x slower "
+            f"(median of blocks {game['median_slowdown']:.2f}x, CPU {game['cpu_slowdown']:.2f}x), "
+            f"overhead {game['overhead_us']:.0f} µs per decision",
+            file=sys.stderr,
+        )
 
 
 if __name__ == "__main__":

@@ -46,39 +46,76 @@ def ceiling_config() -> TournamentConfig:
     from tests.tournaments import toygames
 
     toygames.install()
-    return parse_tournament({"seed": 1, "games": ["toy-coins", "toy-solo"], "bots": ["random", "greedy"],
-                             "games_per_pairing": 300, "game": {"toy-coins": {"players": [2]}}}, "ceiling.toml", "ceiling")
+    return parse_tournament(
+        {
+            "seed": 1,
+            "games": ["toy-coins", "toy-solo"],
+            "bots": ["random", "greedy"],
+            "games_per_pairing": 300,
+            "game": {"toy-coins": {"players": [2]}},
+        },
+        "ceiling.toml",
+        "ceiling",
+    )
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--cycles", type=int, default=3, help="play the quick schedule this many times (new deals each)")
+    parser.add_argument(
+        "--cycles", type=int, default=3, help="play the quick schedule this many times (new deals each)"
+    )
     parser.add_argument("--workers", default=None, help="worker counts, comma-separated (default: 1 and all cores)")
     parser.add_argument("--baseline-games", type=int, default=40, help="random games per copy of the hardware baseline")
     parser.add_argument("--tournament", default=str(ROOT / "tournaments" / "quick.toml"))
-    parser.add_argument("--ceiling", action="store_true",
-                        help="play trivial toy matches instead: the most the coordinator and the database can take")
-    parser.add_argument("--sandboxed", action="store_true",
-                        help="a tournament of sandboxed random bots (every game) instead of the quick mix")
+    parser.add_argument(
+        "--ceiling",
+        action="store_true",
+        help="play trivial toy matches instead: the most the coordinator and the database can take",
+    )
+    parser.add_argument(
+        "--sandboxed",
+        action="store_true",
+        help="a tournament of sandboxed random bots (every game) instead of the quick mix",
+    )
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args()
     try:
         counts = parse_counts(args.workers) if args.workers else sorted({1, default_workers()})
     except ValueError as error:
         parser.error(str(error))
-    machine = {"cpu": platform.processor() or platform.machine(), "cores": os.cpu_count(),
-               "python": platform.python_version()}
+    machine = {
+        "cpu": platform.processor() or platform.machine(),
+        "cores": os.cpu_count(),
+        "python": platform.python_version(),
+    }
     if args.ceiling:
-        mixes = [measure_mix(n, args.cycles, ceiling_config(), setup="tests.tournaments.toygames:install") for n in counts]
+        mixes = [
+            measure_mix(n, args.cycles, ceiling_config(), setup="tests.tournaments.toygames:install") for n in counts
+        ]
         data: dict = {"machine": machine, "ceiling": [asdict(m) for m in mixes]}
-        lines = [f"{m.workers:>3} workers: {m.matches_per_second:.0f} matches/s, db share {m.db_share:.0%}, "
-                 f"busy {m.busy:.0%}, load {m.load_before:.2f}" for m in mixes]
+        lines = [
+            f"{m.workers:>3} workers: {m.matches_per_second:.0f} matches/s, db share {m.db_share:.0%}, "
+            f"busy {m.busy:.0%}, load {m.load_before:.2f}"
+            for m in mixes
+        ]
     else:
-        rows = measure_scaling(counts, args.cycles, Path(args.tournament), args.baseline_games, sandboxed=args.sandboxed)
-        data = {"machine": machine, "cycles": args.cycles,
-                "rows": [asdict(r.mix) | {"efficiency": r.efficiency, "baseline_efficiency": r.baseline_efficiency,
-                                          "versus_baseline": r.versus_baseline, "baseline": asdict(r.baseline)}
-                         for r in rows]}
+        rows = measure_scaling(
+            counts, args.cycles, Path(args.tournament), args.baseline_games, sandboxed=args.sandboxed
+        )
+        data = {
+            "machine": machine,
+            "cycles": args.cycles,
+            "rows": [
+                asdict(r.mix)
+                | {
+                    "efficiency": r.efficiency,
+                    "baseline_efficiency": r.baseline_efficiency,
+                    "versus_baseline": r.versus_baseline,
+                    "baseline": asdict(r.baseline),
+                }
+                for r in rows
+            ],
+        }
         lines = scaling_lines(rows)
     if args.json:
         print(json.dumps(data, indent=2))

@@ -38,13 +38,20 @@ def _example_classes() -> list[type[Bot]]:
     found = []
     for path in sorted(EXAMPLES.glob("*.py")):
         module = _load(path)
-        found += [value for value in vars(module).values()
-                  if isinstance(value, type) and issubclass(value, Bot) and value.__module__ == module.__name__]
+        found += [
+            value
+            for value in vars(module).values()
+            if isinstance(value, type) and issubclass(value, Bot) and value.__module__ == module.__name__
+        ]
     return found
 
 
-BUILT_IN = [pytest.param(cls, game, id=f"{name}-{game}")
-            for name, classes in bot_classes().items() for cls in classes for game in _games(cls)]
+BUILT_IN = [
+    pytest.param(cls, game, id=f"{name}-{game}")
+    for name, classes in bot_classes().items()
+    for cls in classes
+    for game in _games(cls)
+]
 EXAMPLE_BOTS = [pytest.param(cls, game, id=f"{cls.name}-{game}") for cls in _example_classes() for game in _games(cls)]
 
 

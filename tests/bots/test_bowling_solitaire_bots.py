@@ -140,7 +140,7 @@ def test_the_look_ahead_is_an_exact_expectation() -> None:
         cursor = 0
         for pile in state.piles:
             hidden = len(pile) - 1
-            pile[:hidden] = order[cursor:cursor + hidden]
+            pile[:hidden] = order[cursor : cursor + hidden]
             cursor += hidden
         player = _ExactSearchBot()
         player.start(MatchStart(game=GAME.id, seat=0, num_players=1, options={}, seed=0))

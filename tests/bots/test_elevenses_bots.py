@@ -120,7 +120,10 @@ def test_thumb_ends_the_round_when_ahead_and_not_when_behind() -> None:
     behind = position(
         2,
         kitchens={0: [C(ELEVEN, 0), C(TEA, 0), C(MILK, 0)]},
-        up={0: {6: C(CHINA, 0), 7: C(BISCUITS, 0), 8: C(SANDWICHES, 0), 9: C(CAKES, 0)}, 1: {6: C(CHINA, 1), 7: C(BISCUITS, 1), 8: C(SANDWICHES, 1), 9: C(CAKES, 1), 10: C(10, 1)}},
+        up={
+            0: {6: C(CHINA, 0), 7: C(BISCUITS, 0), 8: C(SANDWICHES, 0), 9: C(CAKES, 0)},
+            1: {6: C(CHINA, 1), 7: C(BISCUITS, 1), 8: C(SANDWICHES, 1), 9: C(CAKES, 1), 10: C(10, 1)},
+        },
     )
     bot = ElevensesThumbBot()
     bot.start(MatchStart(game=GAME.id, seat=0, num_players=2, options={}, seed=1))

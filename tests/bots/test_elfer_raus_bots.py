@@ -91,7 +91,9 @@ def _table(bots: list[Bot], seed: int, options: dict[str, Any], bot_seed: int | 
     """Play one game of ``bots`` on deal ``seed``, checking every action and the bound on actions."""
     num_players = len(bots)
     for seat, bot in enumerate(bots):
-        bot.start(MatchStart("elfer-raus", seat, num_players, dict(options), seed * 31 + 7 if bot_seed is None else bot_seed))
+        bot.start(
+            MatchStart("elfer-raus", seat, num_players, dict(options), seed * 31 + 7 if bot_seed is None else bot_seed)
+        )
     state = GAME.new_state(num_players, seed, options)
     cap = GAME.max_actions(num_players, GAME.validate_options(options))
     steps = 0
@@ -176,8 +178,14 @@ def test_search_is_the_registered_search_bot() -> None:
 
 @pytest.mark.parametrize(
     ("num_players", "options"),
-    [(2, {"rounds": 1}), (3, {"rounds": 1, "hold_back": "all"}), (4, {"rounds": 1, "number_swap": True}),
-     (5, {"rounds": 1}), (6, {"rounds": 1, "hold_back": "all"}), (2, {"rounds": 1, "without_blues": True})],
+    [
+        (2, {"rounds": 1}),
+        (3, {"rounds": 1, "hold_back": "all"}),
+        (4, {"rounds": 1, "number_swap": True}),
+        (5, {"rounds": 1}),
+        (6, {"rounds": 1, "hold_back": "all"}),
+        (2, {"rounds": 1, "without_blues": True}),
+    ],
 )
 def test_search_plays_every_table_size_and_reading(num_players: int, options: dict[str, Any]) -> None:
     bots: list[Bot] = [ElferRausThumbBot() for _ in range(num_players)]
@@ -258,7 +266,9 @@ def test_search_beats_thumb_on_the_same_deals() -> None:
     assert better > worse
 
 
-@pytest.mark.parametrize("options", [{"rounds": 2}, {"rounds": 1, "hold_back": "all"}, {"rounds": 1, "number_swap": True}])
+@pytest.mark.parametrize(
+    "options", [{"rounds": 2}, {"rounds": 1, "hold_back": "all"}, {"rounds": 1, "number_swap": True}]
+)
 def test_search_replays_the_opponents_choices_exactly(options: dict[str, Any]) -> None:
     """The search reads every choice the other seats made this round after their last draw, with the table
     as it was then: given the true hands, the rules of thumb make each of a thumb player's choices again."""
@@ -287,8 +297,12 @@ def test_search_replays_the_opponents_choices_exactly(options: dict[str, Any]) -
                     playable = [card for card in _fitting(low, high, state.opening_numbers) if card in held]
                 can_end = decision.played or decision.pending >= 0
                 assert decision.move == END_MOVE or decision.move in playable
-                assert thumb_move(held, low, high, state.opening_numbers, num_players, playable, can_end,
-                                  decision.can_draw) == decision.move
+                assert (
+                    thumb_move(
+                        held, low, high, state.opening_numbers, num_players, playable, can_end, decision.can_draw
+                    )
+                    == decision.move
+                )
                 checked += 1
         state.apply(thumbs[seat].act(observation, state.legal_actions()))
     assert checked > 50

@@ -35,11 +35,14 @@ def position(
     kitchens = dict(kitchens or {})
     up = {s: dict(v) for s, v in (up or {}).items()}
     down = {s: dict(v) for s, v in (down or {}).items()}
-    named = [card_id(*c) for c in (
-        [c for k in kitchens.values() for c in k]
-        + [c for v in up.values() for c in v.values()]
-        + [c for v in down.values() for c in v.values()]
-    )]
+    named = [
+        card_id(*c)
+        for c in (
+            [c for k in kitchens.values() for c in k]
+            + [c for v in up.values() for c in v.values()]
+            + [c for v in down.values() for c in v.values()]
+        )
+    ]
     assert len(set(named)) == len(named), "a card is named twice"
     pool = [c for c in range(n * CARDS_PER_SET) if c not in named]
     spreads: list[list[Any]] = []

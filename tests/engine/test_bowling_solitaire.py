@@ -50,7 +50,16 @@ STRIKE_RACK: dict[str, Any] = {
     "piles": [[0, 1, 2, 3, 4], [5, 6, 7], [8, 9]],
 }
 STRIKE_PLAYS: list[tuple[int, str]] = [
-    (0, "J"), (0, "H"), (0, "I"), (0, "E"), (0, "F"), (1, "G"), (1, "A"), (1, "B"), (2, "C"), (2, "D"),
+    (0, "J"),
+    (0, "H"),
+    (0, "I"),
+    (0, "E"),
+    (0, "F"),
+    (1, "G"),
+    (1, "A"),
+    (1, "B"),
+    (2, "C"),
+    (2, "D"),
 ]
 
 SAMPLE_FIRST_BALL: list[dict[str, Any]] = [
@@ -92,14 +101,14 @@ def deal(rack: dict[str, Any], **extra: Any) -> BowlingSolitaireState:
 
 
 def test_registered_for_exactly_one_player() -> None:
-    """"Players: 1" - the game is a solitaire."""
+    """ "Players: 1" - the game is a solitaire."""
     game = get_game("bowling-solitaire")
     assert game is GAME
     assert (game.min_players, game.max_players) == (1, 1)
 
 
 def test_twenty_cards_ten_pins_and_piles_of_five_three_two() -> None:
-    """"Contains: 20 cards (numbered 0-9 twice)"; "lay out ten of the cards face-up in a
+    """ "Contains: 20 cards (numbered 0-9 twice)"; "lay out ten of the cards face-up in a
     triangular layout"; "The remaining ten cards are placed face-down in three piles of
     five, three and two cards respectively"; "flip over the top card on each of these three piles"."""
     for seed in range(20):
@@ -115,7 +124,7 @@ def test_twenty_cards_ten_pins_and_piles_of_five_three_two() -> None:
 
 
 def test_adjacency_follows_the_triangle_and_the_rulebook_examples() -> None:
-    """"the pins must both: be adjacent to each other (eg: H-I, or E-F-H, or H-F-G, etc.)"."""
+    """ "the pins must both: be adjacent to each other (eg: H-I, or E-F-H, or H-F-G, etc.)"."""
     groups = {group.names for group in PIN_GROUPS}
     assert ("H", "I") in groups
     assert ("E", "F", "H") in groups
@@ -133,7 +142,7 @@ def test_adjacency_follows_the_triangle_and_the_rulebook_examples() -> None:
 
 
 def test_one_pin_needs_the_same_number() -> None:
-    """"To knock over one pin, the number on the chosen ball card must match the number on
+    """ "To knock over one pin, the number on the chosen ball card must match the number on
     the pin card you wish to knock over." ("a 6 can knock over a 6, a 2 can knock over a 2")"""
     state = deal(STRIKE_RACK)
     singles = {(a["pile"], a["pins"][0]) for a in state.legal_actions() if a["type"] == "bowl" and len(a["pins"]) == 1}
@@ -151,7 +160,7 @@ def test_one_pin_needs_the_same_number() -> None:
     ],
 )
 def test_two_or_three_adjacent_pins_need_the_final_digit(pins: tuple[str, ...], layout: dict[str, int]) -> None:
-    """"To knock over 2-3 pins with the same ball card, the pins must both: be adjacent to each
+    """ "To knock over 2-3 pins with the same ball card, the pins must both: be adjacent to each
     other ... and, when these pin cards' numbers are added together, their final digit must
     equal the number on the ball card." ("a 6 may be used to knock over an adjacent 2 and 4
     (2+4=6), or 1, 2 and 3 (1+2+3=6), or a 7 and 9 (7+9=16), or even an 8, 8 and 0 (8+8+0=16).")"""
@@ -176,7 +185,7 @@ def test_two_or_three_adjacent_pins_need_the_final_digit(pins: tuple[str, ...], 
 
 
 def test_a_group_must_be_connected() -> None:
-    """"the pins must both: be adjacent to each other" - two pins that do not touch are never
+    """ "the pins must both: be adjacent to each other" - two pins that do not touch are never
     taken together, even when their sum ends in the ball card's number."""
     # G (5) and H (1) sum to 6 but do not touch; the 6 on top cannot take them
     pins = {"A": 0, "B": 0, "C": 2, "D": 3, "E": 4, "F": 7, "G": 5, "H": 1, "I": 9, "J": 8}
@@ -186,7 +195,7 @@ def test_a_group_must_be_connected() -> None:
 
 
 def test_first_card_of_a_frame_cannot_take_the_back_row() -> None:
-    """"The first ball card played in a frame cannot be used to knock over any pins in the back
+    """ "The first ball card played in a frame cannot be used to knock over any pins in the back
     row (A-B-C-D)." (The sample frame: "He would have preferred to remove the 2, 7 and 1 in
     positions A, B and C, but is not allowed to take any cards from the back row on the first play.")"""
     state = deal(SAMPLE_FRAME)
@@ -199,7 +208,7 @@ def test_first_card_of_a_frame_cannot_take_the_back_row() -> None:
 
 
 def test_first_card_of_a_frame_cannot_take_the_centre_pin_alone() -> None:
-    """"The first ball card played in a frame cannot be used to knock over the center pin (F) by itself." """
+    """ "The first ball card played in a frame cannot be used to knock over the center pin (F) by itself." """
     # F is 4 and a 4 is on top of the left pile; J is 0 and the centre pile shows 0
     pins = {"A": 1, "B": 2, "C": 3, "D": 5, "E": 6, "F": 4, "G": 7, "H": 8, "I": 9, "J": 0}
     piles = [[4, 1, 2, 3, 5], [0, 6, 7], [8, 9]]
@@ -212,14 +221,14 @@ def test_first_card_of_a_frame_cannot_take_the_centre_pin_alone() -> None:
 
 
 def test_the_centre_pin_may_go_with_others_on_the_first_card() -> None:
-    """"The player starts by removing the 1 and 9 in positions H and F, using the 0 from the left-hand pile."
+    """ "The player starts by removing the 1 and 9 in positions H and F, using the 0 from the left-hand pile."
     - the centre pin is barred only "by itself"."""
     state = deal(SAMPLE_FRAME)
     assert bowl(0, "F", "H") in state.legal_actions()
 
 
 def test_later_cards_must_take_a_pin_next_to_one_removed() -> None:
-    """"After any pins have been knocked over and removed, any subsequent balls must knock over at
+    """ "After any pins have been knocked over and removed, any subsequent balls must knock over at
     least one pin adjacent to a card already removed. (for example, if pins E and H were removed with
     the first ball card, pin C and G could not be removed with the second ball card, but pins F, C and
     G could be.)" """
@@ -233,13 +242,11 @@ def test_later_cards_must_take_a_pin_next_to_one_removed() -> None:
     assert bowl(1, "C", "F", "G") in legal  # 4 + 8 + 5 = 17, and F touches E and H
     for action in legal:
         if action["type"] == "bowl":
-            assert any(
-                {pin, down} in ({a, b} for a, b in ADJACENT_PAIRS) for pin in action["pins"] for down in "EH"
-            )
+            assert any({pin, down} in ({a, b} for a, b in ADJACENT_PAIRS) for pin in action["pins"] for down in "EH")
 
 
 def test_using_a_card_turns_up_the_next_one() -> None:
-    """"Once pins have been knocked over, those pin cards and the ball card used are removed and
+    """ "Once pins have been knocked over, those pin cards and the ball card used are removed and
     placed out of the game ... Then, the face-down card (if there is one) that lay beneath the ball
     card just used must be flipped so its number is visible." """
     state = deal(SAMPLE_FRAME)
@@ -258,7 +265,7 @@ def test_using_a_card_turns_up_the_next_one() -> None:
 
 
 def test_the_sample_frame_replays_to_a_spare() -> None:
-    """"A SAMPLE FRAME" ... "He has made a SPARE!" - replayed play by play."""
+    """ "A SAMPLE FRAME" ... "He has made a SPARE!" - replayed play by play."""
     state = deal(SAMPLE_FRAME)
     state.apply(SAMPLE_FIRST_BALL[0])
     state.apply(SAMPLE_FIRST_BALL[1])
@@ -283,7 +290,7 @@ def test_the_sample_frame_replays_to_a_spare() -> None:
 
 
 def test_a_strike_ends_the_frame_at_once() -> None:
-    """"If you can continue using ball cards to remove pins from the layout until all are gone you
+    """ "If you can continue using ball cards to remove pins from the layout until all are gone you
     have scored a STRIKE! Proceed to the next frame." """
     state = deal(STRIKE_RACK, seed=5)
     play_strike(state)
@@ -293,7 +300,7 @@ def test_a_strike_ends_the_frame_at_once() -> None:
 
 
 def test_stopping_ends_the_first_ball_and_throws_out_the_top_cards() -> None:
-    """"or if, in the hope of obtaining a SPARE, you choose not to use a ball card that could be used,
+    """ "or if, in the hope of obtaining a SPARE, you choose not to use a ball card that could be used,
     you have reached the end of your first ball of the frame. Once this occurs, remove the top card from
     each of your ball piles still remaining, placing them out of the game." """
     state = deal(SAMPLE_FRAME)
@@ -309,7 +316,7 @@ def test_stopping_ends_the_first_ball_and_throws_out_the_top_cards() -> None:
 
 
 def test_the_first_ball_ends_by_itself_when_no_card_can_be_used() -> None:
-    """"If, however, you reach the point where no cards from the top of your ball piles can be used ...
+    """ "If, however, you reach the point where no cards from the top of your ball piles can be used ...
     you have reached the end of your first ball of the frame." """
     # every pin is 0-4 and the ball cards showing are 9, 9, 8: no single pin matches and no group of
     # front pins adds up to 8 or 9 ... so nothing can be played and the first ball ends with 0 pins
@@ -337,7 +344,7 @@ def test_no_stop_in_the_second_ball() -> None:
 
 
 def test_an_open_frame_scores_the_pins_down() -> None:
-    """"Otherwise, you score as many pins as you had managed to knock down." - the sample frame,
+    """ "Otherwise, you score as many pins as you had managed to knock down." - the sample frame,
     had the player taken the 8: "that would leave an isolated 6 and a 5" """
     state = deal(SAMPLE_FRAME, seed=3)
     for action in SAMPLE_FIRST_BALL:
@@ -355,7 +362,7 @@ def test_an_open_frame_scores_the_pins_down() -> None:
 
 
 def test_opening_restrictions_bind_the_first_card_of_a_second_ball_when_no_pin_is_down() -> None:
-    """"The first ball card played in a frame cannot be used to knock over any pins in the back row"
+    """ "The first ball card played in a frame cannot be used to knock over any pins in the back row"
     - if the first ball took no pin, the first card played in the frame comes in the second ball."""
     pins = {"A": 4, "B": 4, "C": 3, "D": 3, "E": 0, "F": 2, "G": 0, "H": 1, "I": 1, "J": 2}
     piles = [[9, 5, 5, 6, 6], [9, 7, 7], [8, 8]]
@@ -369,7 +376,7 @@ def test_opening_restrictions_bind_the_first_card_of_a_second_ball_when_no_pin_i
 
 
 def test_a_new_rack_every_frame() -> None:
-    """"At the end of a frame: Score your frame, shuffle all twenty cards, and set up the game once again." """
+    """ "At the end of a frame: Score your frame, shuffle all twenty cards, and set up the game once again." """
     state = deal(STRIKE_RACK, seed=11)
     play_strike(state)
     obs = state.observation(0)
@@ -386,7 +393,7 @@ NINE_GUTTER_FRAMES = [0] * 18
 
 
 def test_ten_frames_then_the_game_is_over() -> None:
-    """"Players will play ten frames, bowling up to two balls in each frame" / "At the end of ten
+    """ "Players will play ten frames, bowling up to two balls in each frame" / "At the end of ten
     frames: Your game is over" - an open tenth frame earns no bonus ball."""
     state = deal(SAMPLE_FRAME, balls=NINE_GUTTER_FRAMES)
     assert state.observation(0)["frame"] == 10
@@ -403,7 +410,7 @@ def test_ten_frames_then_the_game_is_over() -> None:
 
 
 def test_a_tenth_frame_spare_earns_one_bonus_ball() -> None:
-    """"If a player makes a spare or a strike in the tenth frame, the player must throw one or two more
+    """ "If a player makes a spare or a strike in the tenth frame, the player must throw one or two more
     balls to determine their scoring bonus!" - one ball after a spare, at a fresh rack."""
     state = deal(SAMPLE_FRAME, balls=NINE_GUTTER_FRAMES, later_racks=[STRIKE_RACK])
     play_sample_spare(state)
@@ -420,7 +427,7 @@ def test_a_tenth_frame_spare_earns_one_bonus_ball() -> None:
 
 
 def test_a_tenth_frame_strike_earns_two_bonus_balls_at_one_rack() -> None:
-    """"the player must throw one or two more balls" - two after a strike: the first at a fresh rack,
+    """ "the player must throw one or two more balls" - two after a strike: the first at a fresh rack,
     the second at what it leaves (here the sample frame: 7 then a spare's 3)."""
     state = deal(STRIKE_RACK, balls=NINE_GUTTER_FRAMES, later_racks=[SAMPLE_FRAME])
     play_strike(state)
@@ -446,7 +453,7 @@ def test_a_strike_on_the_first_bonus_ball_resets_the_pins() -> None:
 
 
 def test_a_perfect_game_scores_300() -> None:
-    """"A "perfect game" is when you reach the highest score possible: 300 points!" """
+    """ "A "perfect game" is when you reach the highest score possible: 300 points!" """
     state = deal(STRIKE_RACK, later_racks=[STRIKE_RACK] * 11)
     for _ in range(12):
         play_strike(state)
@@ -475,13 +482,13 @@ def test_bonus_racks_are_drawn_from_their_own_streams() -> None:
 
 
 def test_score_pad_from_the_rulebook() -> None:
-    """"Here is a score pad showing a game of Bowling Solitaire in progress. The fourth frame has just
+    """ "Here is a score pad showing a game of Bowling Solitaire in progress. The fourth frame has just
     been completed. 20 46 65 74" (eight and two, a strike, a strike, then six and three)."""
     assert score_sheet([8, 2, 10, 10, 6, 3]) == [20, 46, 65, 74, None, None, None, None, None, None]
 
 
 def test_score_pad_step_by_step() -> None:
-    """"The spare is noted in the corner of the first frame. NO SCORE IS ENTERED YET." ... "These 10 are
+    """ "The spare is noted in the corner of the first frame. NO SCORE IS ENTERED YET." ... "These 10 are
     added to the 10 already earned in the first frame, and 20 points are now entered for the first
     frame." ... "Now that we are two balls after the second frame's strike, the second frame score can
     be recorded ... a running total of 46 pins." """
@@ -493,7 +500,7 @@ def test_score_pad_step_by_step() -> None:
 
 
 def test_tenpin_scoring() -> None:
-    """"It is scored like a regular game of bowling." """
+    """ "It is scored like a regular game of bowling." """
     assert score_sheet([10] * 12)[-1] == 300
     assert score_sheet([10] * 12) == [30, 60, 90, 120, 150, 180, 210, 240, 270, 300]
     assert score_sheet([0] * 20)[-1] == 0
@@ -595,8 +602,19 @@ def test_observation_shows_the_table_but_not_the_face_down_order() -> None:
     the order of the face-down cards is hidden."""
     state = deal(SAMPLE_FRAME)
     obs = state.observation(0)
-    assert set(obs) >= {"frame", "ball", "pins", "pins_down", "ball_cards", "pile_sizes", "out_of_play",
-                        "balls", "score_sheet", "can_stop", "bonus_rack"}
+    assert set(obs) >= {
+        "frame",
+        "ball",
+        "pins",
+        "pins_down",
+        "ball_cards",
+        "pile_sizes",
+        "out_of_play",
+        "balls",
+        "score_sheet",
+        "can_stop",
+        "bonus_rack",
+    }
     assert obs["pins"] == SAMPLE_FRAME["pins"] and obs["ball_cards"] == [0, 0, 4]
     assert obs["pile_sizes"] == [5, 3, 2] and obs["out_of_play"] == [] and obs["pins_down"] == {}
     other = GAME.from_deal({"pins": SAMPLE_FRAME["pins"], "piles": [[0, 9, 3, 6, 4], [0, 8, 5], [4, 3]]})

@@ -134,7 +134,11 @@ def test_game_facts_say_who_won_once_for_every_kind_of_game() -> None:
     from engine import GameFacts, ScoreOrder, WinRule, get_game
 
     table = get_game("elfer-raus").facts
-    assert not table.solitaire and table.score_order is ScoreOrder.LOWER_IS_BETTER and table.ranks([40, 12, 12]) == (3, 1, 1)
+    assert (
+        not table.solitaire
+        and table.score_order is ScoreOrder.LOWER_IS_BETTER
+        and table.ranks([40, 12, 12]) == (3, 1, 1)
+    )
     assert table.won(1, None) is True and table.won(2, None) is False
     assert table.won(1, None, failed=True) is False  # a failed seat never wins
     goal = get_game("elevenses-for-one").facts

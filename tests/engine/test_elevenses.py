@@ -60,7 +60,7 @@ def finish_turn(state, seat: int) -> None:
 # =====================================================================================
 @pytest.mark.parametrize("n", [2, 3, 4])
 def test_deal_eight_face_down_and_three_in_the_kitchen(n):
-    """"Each player shuffles her 11 morning tea cards. She then places 8 of them face-down on
+    """ "Each player shuffles her 11 morning tea cards. She then places 8 of them face-down on
     the table in front of her in 2 rows of 4. ... The remaining 3 cards are taken into her
     hand and called her kitchen." and "Each player takes a set of 11 morning tea cards,
     which are differentiated by the colour of their backs.\""""
@@ -74,7 +74,7 @@ def test_deal_eight_face_down_and_three_in_the_kitchen(n):
 
 
 def test_first_round_starts_with_seat_zero_holding_the_server_card():
-    """"The player who has most recently finished drinking a delicious cup of tea will play
+    """ "The player who has most recently finished drinking a delicious cup of tea will play
     first. She takes the starting server card" -- decided: seat 0 (see rules decisions)."""
     state = GAME.new_state(3, 5)
     assert state.server == 0 and state.current_player == 0
@@ -90,7 +90,7 @@ def test_deal_depends_on_the_seed_only():
 
 
 def test_turns_go_clockwise():
-    """"Then the players take turns in clockwise order around the table.\""""
+    """ "Then the players take turns in clockwise order around the table.\""""
     state = GAME.new_state(3, 1)
     seen = []
     for _ in range(4):
@@ -103,7 +103,7 @@ def test_turns_go_clockwise():
 # playing a card
 # =====================================================================================
 def test_play_to_position_picks_up_the_face_down_card():
-    """"When a card is played to a position that has a face-down card, this card is picked up."
+    """ "When a card is played to a position that has a face-down card, this card is picked up."
     (fr) "le joueur prend en main la carte face cachée située sur l'emplacement indiqué ...
     avant d'y déposer face visible la carte jouée.\""""
     state = position(2, kitchens={0: [C(SUGAR, 0), C(TEA, 1), C(MILK, 0)]}, down={0: {4: C(CAKES, 1)}})
@@ -118,7 +118,7 @@ def test_play_to_position_picks_up_the_face_down_card():
 
 
 def test_tea_trolley_servants_and_elevenses_pick_up_nothing():
-    """"(This card is played to the left of the player's spread, so no card is drawn after
+    """ "(This card is played to the left of the player's spread, so no card is drawn after
     playing it)" (Tea Trolley; Servants "to the right"; Elevenses "to the centre of the table")."""
     state = position(2, kitchens={0: [C(TROLLEY, 0), C(SERVANTS, 0), C(MILK, 0)]})
     play(state, C(TROLLEY, 0))
@@ -132,7 +132,7 @@ def test_tea_trolley_servants_and_elevenses_pick_up_nothing():
 
 
 def test_may_play_a_card_from_another_players_set():
-    """"A player may play a morning tea card that came from another player's kitchen.\""""
+    """ "A player may play a morning tea card that came from another player's kitchen.\""""
     state = position(2, kitchens={0: [C(SUGAR, 1), C(TEA, 0), C(MILK, 0)]})
     assert {"type": "play", "card": C(SUGAR, 1)} in state.legal_actions()
     play(state, C(SUGAR, 1))
@@ -140,7 +140,7 @@ def test_may_play_a_card_from_another_players_set():
 
 
 def test_may_not_play_a_copy_of_a_face_up_card():
-    """"A player may not play a morning tea card if another copy of the card is face-up in her spread.\""""
+    """ "A player may not play a morning tea card if another copy of the card is face-up in her spread.\""""
     state = position(
         2,
         kitchens={0: [C(SUGAR, 1), C(TROLLEY, 1)]},
@@ -152,7 +152,7 @@ def test_may_not_play_a_copy_of_a_face_up_card():
 
 
 def test_elevenses_needs_four_face_up_cards_counting_the_ends_of_the_spread():
-    """"Elevenses may only be played if you have at least 4 face-up cards in your spread."
+    """ "Elevenses may only be played if you have at least 4 face-up cards in your spread."
     Cards 1 and 10 are part of the spread ("Card 11 is not part of the spread").\""""
     three = position(2, kitchens={0: [C(ELEVEN, 0)]}, up={0: {1: C(TROLLEY, 0), 10: C(SERVANTS, 0), 4: C(SUGAR, 0)}})
     assert {"type": "play", "card": C(ELEVEN, 0)} not in three.legal_actions()
@@ -165,7 +165,7 @@ def test_elevenses_needs_four_face_up_cards_counting_the_ends_of_the_spread():
 
 
 def test_elevenses_ends_the_round_at_once():
-    """"As soon as any player plays the Elevenses card, it is 11 o'clock ... The round ends
+    """ "As soon as any player plays the Elevenses card, it is 11 o'clock ... The round ends
     immediately." and "Each player announces the total value of all the face-up cards".\""""
     state = position(
         3,
@@ -182,7 +182,7 @@ def test_elevenses_ends_the_round_at_once():
 
 
 def test_an_action_written_with_other_json_types_is_refused_and_changes_nothing():
-    """"she chooses 1 card from her kitchen and plays it face-up to her spread" -- the card
+    """ "she chooses 1 card from her kitchen and plays it face-up to her spread" -- the card
     must be one of hers, exactly: ``[5.0, 0]`` is not the card ``[5, 0]`` and ``true`` is not
     seat 1. (The audit's case: ``[5.0, 0]`` used to be accepted, leave the kitchen with 2
     cards and raise half-way.)"""
@@ -212,7 +212,7 @@ def test_an_action_written_with_other_json_types_is_refused_and_changes_nothing(
 # arrange actions
 # =====================================================================================
 def test_arrange_swaps_a_kitchen_card_with_a_face_down_card():
-    """"the player chooses a card from her kitchen and plays it face-down to her spread, in any
+    """ "the player chooses a card from her kitchen and plays it face-down to her spread, in any
     position from 2-9 where there is a face-down card. She then picks up the face-down card
     that was in this position and adds it to her kitchen without anyone seeing.\""""
     state = position(2, kitchens={0: [C(MILK, 0), C(TEA, 0), C(ELEVEN, 0)]}, down={0: {6: C(CAKES, 1)}})
@@ -226,7 +226,7 @@ def test_arrange_swaps_a_kitchen_card_with_a_face_down_card():
 
 
 def test_second_arrange_may_place_the_card_just_picked_up_and_two_is_the_limit():
-    """"The player may perform a second arrange action in this way if she wishes. In this
+    """ "The player may perform a second arrange action in this way if she wishes. In this
     arrange action, she may place the card she just picked up.\""""
     state = position(2, kitchens={0: [C(MILK, 0), C(TEA, 0), C(ELEVEN, 0)]}, down={0: {6: C(CAKES, 1)}})
     state.apply({"type": "arrange", "card": C(MILK, 0), "position": 6})
@@ -236,14 +236,14 @@ def test_second_arrange_may_place_the_card_just_picked_up_and_two_is_the_limit()
 
 
 def test_arrange_only_onto_face_down_positions_two_to_nine():
-    """"in any position from 2-9 where there is a face-down card\""""
+    """ "in any position from 2-9 where there is a face-down card\""""
     state = position(2, kitchens={0: [C(MILK, 0), C(TEA, 0)]}, up={0: {SUGAR: C(SUGAR, 0)}})
     positions = {a["position"] for a in legal_of_type(state, "arrange")}
     assert positions == {2, 3, 5, 6, 7, 8, 9}
 
 
 def test_zero_arrange_actions_is_a_pass_and_one_may_stop_after_one():
-    """"she may take up to 2 arrange actions\""""
+    """ "she may take up to 2 arrange actions\""""
     state = position(2, kitchens={0: [C(MILK, 0), C(TEA, 0), C(ELEVEN, 0)]})
     assert {"type": "pass"} in state.legal_actions()
     state.apply({"type": "arrange", "card": C(MILK, 0), "position": 4})
@@ -254,7 +254,7 @@ def test_zero_arrange_actions_is_a_pass_and_one_may_stop_after_one():
 
 
 def test_placed_card_of_another_set_shows_its_back():
-    """"A player may place down a morning tea card that came from another player's kitchen. Of
+    """ "A player may place down a morning tea card that came from another player's kitchen. Of
     course, it will now be recognisable due to its different-coloured back.\""""
     state = position(2, kitchens={0: [C(MILK, 1), C(TEA, 0), C(ELEVEN, 0)]})
     state.apply({"type": "arrange", "card": C(MILK, 1), "position": 5})
@@ -265,11 +265,14 @@ def test_placed_card_of_another_set_shows_its_back():
 # the special actions
 # =====================================================================================
 def test_tea_trolley_gives_a_cube_when_face_up_at_the_end():
-    """"At the end of the round, if this card is face-up in your spread, you receive 1 sugar cube.\""""
+    """ "At the end of the round, if this card is face-up in your spread, you receive 1 sugar cube.\""""
     state = position(
         2,
         kitchens={0: [C(ELEVEN, 0)]},
-        up={0: {6: C(CHINA, 0), 7: C(BISCUITS, 0), 8: C(SANDWICHES, 0), 9: C(CAKES, 0)}, 1: {1: C(TROLLEY, 1), 10: C(SERVANTS, 1)}},
+        up={
+            0: {6: C(CHINA, 0), 7: C(BISCUITS, 0), 8: C(SANDWICHES, 0), 9: C(CAKES, 0)},
+            1: {1: C(TROLLEY, 1), 10: C(SERVANTS, 1)},
+        },
     )
     # seat 0 has value 8, seat 1 value 3 with a Tea Trolley: 2 cubes and 0 + 1
     play(state, C(ELEVEN, 0))
@@ -279,7 +282,7 @@ def test_tea_trolley_gives_a_cube_when_face_up_at_the_end():
 
 
 def test_tea_flips_a_face_up_card_of_another_player_face_down_in_place():
-    """"Choose a player. Flip any 1 face-up card in her spread that is valued 2-9 face-down.
+    """ "Choose a player. Flip any 1 face-up card in her spread that is valued 2-9 face-down.
     The flipped card remains in its position. It may later be picked up and played again.\""""
     state = position(
         3,
@@ -301,7 +304,7 @@ def test_tea_flips_a_face_up_card_of_another_player_face_down_in_place():
 
 
 def test_tea_with_nothing_to_flip_does_nothing():
-    """"Choose a player. Flip any 1 face-up card in her spread that is valued 2-9 face-down."
+    """ "Choose a player. Flip any 1 face-up card in her spread that is valued 2-9 face-down."
     Decision D3: the chosen player is another player (as "Choose a player" is for Milk,
     Sandwiches and Cakes, whose chosen player is "your opponent"); when no other player has a
     face-up card at 2-9, Tea has no effect and the turn ends -- the player's own face-up cards
@@ -316,7 +319,7 @@ def test_tea_with_nothing_to_flip_does_nothing():
 
 
 def test_milk_looks_at_a_kitchen_and_may_swap_secretly():
-    """"Choose a player. Look at the cards in her kitchen without any other players seeing. You
+    """ "Choose a player. Look at the cards in her kitchen without any other players seeing. You
     may take 1 of her cards into your kitchen, but must give her a card from your kitchen in
     exchange. Keep this swap secret from all other players.\""""
     state = position(
@@ -349,7 +352,7 @@ def test_milk_looks_at_a_kitchen_and_may_swap_secretly():
 
 
 def test_milk_on_a_kitchen_holding_only_elevenses_takes_nothing():
-    """"If this is the only card your opponent has then you take nothing - but at least you know she has it!\""""
+    """ "If this is the only card your opponent has then you take nothing - but at least you know she has it!\""""
     state = position(
         2,
         kitchens={0: [C(MILK, 0), C(TEA, 0), C(ELEVEN, 0)], 1: [C(ELEVEN, 1)]},
@@ -362,7 +365,7 @@ def test_milk_on_a_kitchen_holding_only_elevenses_takes_nothing():
 
 
 def test_sugar_shows_your_face_down_cards_while_face_up():
-    """"As long as Sugar is face-up in your spread, you may look at all of the face-down cards
+    """ "As long as Sugar is face-up in your spread, you may look at all of the face-down cards
     in your spread at any time, even when it is not your turn. ... If your Sugar card is
     turned face-down later, you lose this ability.\""""
     state = position(2, kitchens={0: [C(SUGAR, 0), C(MILK, 0), C(ELEVEN, 0)], 1: [C(TEA, 1), C(MILK, 1), C(ELEVEN, 1)]})
@@ -387,9 +390,11 @@ def test_sugar_does_not_show_other_spreads():
 
 
 def test_cups_and_saucers_allows_up_to_three_arrange_actions():
-    """"You may immediately take up to 3 arrange actions ... Remember, a card you pick up can be
+    """ "You may immediately take up to 3 arrange actions ... Remember, a card you pick up can be
     placed down in a subsequent arrange action.\""""
-    state = position(2, kitchens={0: [C(CUPS, 0), C(MILK, 0), C(ELEVEN, 0)]}, down={0: {CUPS: C(TEA, 1), 2: C(CAKES, 1)}})
+    state = position(
+        2, kitchens={0: [C(CUPS, 0), C(MILK, 0), C(ELEVEN, 0)]}, down={0: {CUPS: C(TEA, 1), 2: C(CAKES, 1)}}
+    )
     play(state, C(CUPS, 0))
     assert state.current_player == 0 and {"type": "stop"} in state.legal_actions()
     assert all(a["position"] != CUPS for a in legal_of_type(state, "arrange"))
@@ -406,12 +411,16 @@ def _passing_position(n, kitchens, up=None):
 
 
 def test_fine_china_passes_left_after_everyone_has_chosen_in_secret():
-    """"All players must choose a card from their kitchen and place it face-down on the table.
+    """ "All players must choose a card from their kitchen and place it face-down on the table.
     When all players have done this, they all pass their chosen card to the player on their
     left. Each player takes the card they received into her kitchen without anyone else seeing.\""""
     state = _passing_position(
         3,
-        {0: [C(CHINA, 0), C(MILK, 0), C(ELEVEN, 0)], 1: [C(TEA, 1), C(MILK, 1), C(ELEVEN, 1)], 2: [C(TEA, 2), C(MILK, 2), C(ELEVEN, 2)]},
+        {
+            0: [C(CHINA, 0), C(MILK, 0), C(ELEVEN, 0)],
+            1: [C(TEA, 1), C(MILK, 1), C(ELEVEN, 1)],
+            2: [C(TEA, 2), C(MILK, 2), C(ELEVEN, 2)],
+        },
     )
     play(state, C(CHINA, 0))
     assert state.current_player == 0
@@ -437,10 +446,14 @@ def test_fine_china_passes_left_after_everyone_has_chosen_in_secret():
 
 
 def test_biscuits_passes_right():
-    """"they all pass their chosen card to the player on their right\""""
+    """ "they all pass their chosen card to the player on their right\""""
     state = _passing_position(
         3,
-        {0: [C(BISCUITS, 0), C(MILK, 0), C(ELEVEN, 0)], 1: [C(TEA, 1), C(MILK, 1), C(ELEVEN, 1)], 2: [C(TEA, 2), C(MILK, 2), C(ELEVEN, 2)]},
+        {
+            0: [C(BISCUITS, 0), C(MILK, 0), C(ELEVEN, 0)],
+            1: [C(TEA, 1), C(MILK, 1), C(ELEVEN, 1)],
+            2: [C(TEA, 2), C(MILK, 2), C(ELEVEN, 2)],
+        },
     )
     play(state, C(BISCUITS, 0))
     state.apply({"type": "set_aside", "card": C(MILK, 0)})
@@ -453,7 +466,7 @@ def test_biscuits_passes_right():
 
 @pytest.mark.parametrize("card", [CHINA, BISCUITS])
 def test_passing_with_two_players_is_an_exchange(card):
-    """"In a 2 player game, the players simply pass to each other.\""""
+    """ "In a 2 player game, the players simply pass to each other.\""""
     state = _passing_position(2, {0: [C(card, 0), C(MILK, 0), C(ELEVEN, 0)], 1: [C(TEA, 1), C(MILK, 1), C(ELEVEN, 1)]})
     play(state, C(card, 0))
     state.apply({"type": "set_aside", "card": C(MILK, 0)})
@@ -464,7 +477,7 @@ def test_passing_with_two_players_is_an_exchange(card):
 
 @pytest.mark.parametrize(("card", "expected"), [(CHINA, {0: 2, 2: 3, 3: 0}), (BISCUITS, {0: 3, 3: 2, 2: 0})])
 def test_a_kitchen_of_only_elevenses_is_revealed_and_skipped(card, expected):
-    """"If this is the only card in your kitchen when Fine China is played, you must reveal your
+    """ "If this is the only card in your kitchen when Fine China is played, you must reveal your
     Elevenses card to all players. You are then ignored in the passing. That is, the player on
     your right passes to the player on your left." (Biscuits: "the player on your left passes
     to the player on your right.")"""
@@ -493,7 +506,7 @@ def test_a_kitchen_of_only_elevenses_is_revealed_and_skipped(card, expected):
 
 
 def test_two_players_with_a_skipped_seat_pass_nothing():
-    """"If this happens in a 2 player game, no cards are passed.\""""
+    """ "If this happens in a 2 player game, no cards are passed.\""""
     state = _passing_position(
         2,
         {0: [C(CHINA, 0), C(MILK, 0), C(ELEVEN, 0)], 1: [C(ELEVEN, 1)]},
@@ -520,7 +533,7 @@ def test_passing_may_use_the_card_picked_up_by_the_play():
 
 
 def test_sandwiches_draws_a_random_card_of_the_chosen_back():
-    """"Choose a player. She must take a card from your kitchen without seeing what it is (she
+    """ "Choose a player. She must take a card from your kitchen without seeing what it is (she
     will of course see the card backs). ... Your opponent looks at the taken card secretly and
     decides to either return it to you or to keep it. If she keeps it, she must give you a card
     from her kitchen. Keep this swap secret from all other players.\""""
@@ -555,7 +568,7 @@ def test_sandwiches_draws_a_random_card_of_the_chosen_back():
 
 
 def test_sandwiches_draw_is_random_over_seeds():
-    """"You may shuffle your kitchen before the card is taken": each card of the chosen back can come."""
+    """ "You may shuffle your kitchen before the card is taken": each card of the chosen back can come."""
     seen = set()
     for seed in range(30):
         state = position(
@@ -571,7 +584,7 @@ def test_sandwiches_draw_is_random_over_seeds():
 
 
 def test_sandwiches_drawing_elevenses_must_return_it():
-    """"An Elevenses card may never be taken! If your opponent chooses Elevenses from your
+    """ "An Elevenses card may never be taken! If your opponent chooses Elevenses from your
     kitchen, she must return it.\""""
     state = position(
         2,
@@ -589,7 +602,9 @@ def test_sandwiches_drawing_elevenses_must_return_it():
 
 
 def test_sandwiches_with_one_back_draws_without_a_choice():
-    state = position(2, kitchens={0: [C(SANDWICHES, 0), C(MILK, 0), C(TEA, 0)]}, down={0: {SANDWICHES: C(SUGAR, 0), 2: C(ELEVEN, 0)}})
+    state = position(
+        2, kitchens={0: [C(SANDWICHES, 0), C(MILK, 0), C(TEA, 0)]}, down={0: {SANDWICHES: C(SUGAR, 0), 2: C(ELEVEN, 0)}}
+    )
     play(state, C(SANDWICHES, 0))
     state.apply({"type": "choose_player", "seat": 1})
     assert state.phase == 7 and state.current_player == 1  # straight to keep or return
@@ -599,7 +614,7 @@ def test_sandwiches_with_one_back_draws_without_a_choice():
 
 
 def test_cakes_lets_the_chosen_player_look_and_swap():
-    """"Choose a player. She looks at your kitchen without any other players seeing. She may take
+    """ "Choose a player. She looks at your kitchen without any other players seeing. She may take
     1 of your cards into her kitchen, but must give you a card from her kitchen in exchange.\""""
     state = position(
         3,
@@ -623,9 +638,11 @@ def test_cakes_lets_the_chosen_player_look_and_swap():
 
 
 def test_cakes_on_a_kitchen_of_only_elevenses_takes_nothing():
-    """"If this is the only card in your kitchen then your opponent takes nothing - but she knows you have it!"""
+    """ "If this is the only card in your kitchen then your opponent takes nothing - but she knows you have it!"""
     # the card under Cakes is the Elevenses, so the kitchen ends as [Elevenses]
-    state = position(2, kitchens={0: [C(CAKES, 0)]}, up={0: {10: C(SERVANTS, 0), 1: C(TROLLEY, 0)}}, down={0: {CAKES: C(ELEVEN, 0)}})
+    state = position(
+        2, kitchens={0: [C(CAKES, 0)]}, up={0: {10: C(SERVANTS, 0), 1: C(TROLLEY, 0)}}, down={0: {CAKES: C(ELEVEN, 0)}}
+    )
     play(state, C(CAKES, 0))
     state.apply({"type": "choose_player", "seat": 1})
     assert state.observation(1)["phase"]["owner_kitchen"] == [C(ELEVEN, 0)]
@@ -633,7 +650,7 @@ def test_cakes_on_a_kitchen_of_only_elevenses_takes_nothing():
 
 
 def test_servants_shows_the_kitchen_to_all():
-    """"You must show the cards in your kitchen to all players. After this, your kitchen is secret again.\""""
+    """ "You must show the cards in your kitchen to all players. After this, your kitchen is secret again.\""""
     state = position(3, kitchens={0: [C(SERVANTS, 0), C(MILK, 1), C(ELEVEN, 0)]})
     play(state, C(SERVANTS, 0))
     for seat in (1, 2):
@@ -643,7 +660,7 @@ def test_servants_shows_the_kitchen_to_all():
 
 
 def test_elevenses_card_never_changes_hands():
-    """"You may never pass your Elevenses card, or give it in exchange for a card you take.
+    """ "You may never pass your Elevenses card, or give it in exchange for a card you take.
     Elevenses may never be taken by an opponent." Over many random games, each Elevenses stays
     with its seat (checked by check_conservation)."""
     rng = random.Random(3)
@@ -671,7 +688,7 @@ def test_elevenses_card_never_changes_hands():
     ],
 )
 def test_placing_cubes(values, cubes):
-    """"Whoever has the spread with the highest value has served the best morning tea and receives 2 sugar cubes.\""""
+    """ "Whoever has the spread with the highest value has served the best morning tea and receives 2 sugar cubes.\""""
     assert placing_cubes(values) == cubes
 
 
@@ -680,7 +697,7 @@ def test_placing_cubes(values, cubes):
     [([3, 1, 2], 0, 1), ([1, 2, 1], 0, 0), ([2, 1, 1], 0, 1), ([2, 1, 1], 2, 2), ([1, 2, 3, 1], 1, 3)],
 )
 def test_starting_server_goes_to_the_fewest_cubes(cubes, holder, expected):
-    """"The player who now has the fewest total sugar cubes takes the starting server card. If
+    """ "The player who now has the fewest total sugar cubes takes the starting server card. If
     multiple players are tied for the fewest, then the tied player closest to the current holder
     of the starting server card in clockwise order takes the starting server card." A tied holder
     keeps it (decision)."""
@@ -699,7 +716,7 @@ def _ending_position(n, cubes, **kw):
 
 
 def test_next_round_starts_with_the_new_server():
-    """"A new round now begins!" -- the holder of the starting server card takes the first turn."""
+    """ "A new round now begins!" -- the holder of the starting server card takes the first turn."""
     state = _ending_position(3, [0, 0, 0])
     play(state, C(ELEVEN, 0))
     # cubes [2, 0, 0]: seats 1 and 2 tie for fewest; seat 1 is closest clockwise to the holder 0
@@ -710,7 +727,7 @@ def test_next_round_starts_with_the_new_server():
 
 
 def test_the_game_ends_when_a_seat_reaches_the_target_alone():
-    """"If after scoring a round, any player has at least 5 sugar cubes and has more than anyone
+    """ "If after scoring a round, any player has at least 5 sugar cubes and has more than anyone
     else, she wins the game!\""""
     state = _ending_position(2, [3, 4])
     play(state, C(ELEVEN, 0))
@@ -743,7 +760,7 @@ def _tie_position(cubes, **kw):
 
 
 def test_tied_leaders_share_the_victory_by_default():
-    """"If multiple players have the same highest number of sugar cubes of 5 or more, then they
+    """ "If multiple players have the same highest number of sugar cubes of 5 or more, then they
     kiss each other on the cheek and share victory!" (fr: "En cas d'égalité, les joueurs
     s'embrassent, se félicitent mutuellement et partagent leur victoire !") -- decision D16."""
     state = _tie_position([3, 4, 0])
@@ -755,7 +772,7 @@ def test_tied_leaders_share_the_victory_by_default():
 
 
 def test_play_on_option_plays_until_an_outright_winner():
-    """"More competitive players may keep playing additional rounds until there is an outright
+    """ "More competitive players may keep playing additional rounds until there is an outright
     winner." -- option ties="play_on" (decision D16)."""
     state = _tie_position([3, 4, 0], options={"ties": "play_on"})
     play(state, C(ELEVEN, 0))
@@ -785,7 +802,7 @@ def test_the_play_on_cap_is_in_the_option_help():
 
 
 def test_cubes_are_unlimited_by_default():
-    """"25 Plastic Sugar Cubes" is a component count; the bowl "is simply used to store all the
+    """ "25 Plastic Sugar Cubes" is a component count; the bowl "is simply used to store all the
     sugar cubes still to be awarded" and no rule makes it a limit (decision D14): a round is
     paid in full however many cubes are out."""
     state = _tie_position([9, 8, 9], options={"target": 11})  # 26 cubes out: more than the box's 25
@@ -916,7 +933,9 @@ def test_editions_set_target_and_bowl():
     assert GAME.new_state(2, 0, {"edition": "fr"}).bowl is None
 
 
-@pytest.mark.parametrize(("edition", "target", "expected"), [("en", 9, 9), ("fr", 5, 5), ("fr", 11, 11), ("en", "edition", 5)])
+@pytest.mark.parametrize(
+    ("edition", "target", "expected"), [("en", 9, 9), ("fr", 5, 5), ("fr", 11, 11), ("en", "edition", 5)]
+)
 def test_target_variant(edition, target, expected):
     """(fr) "changez simplement le nombre (5, 9 ou 11) de cubes sucre nécessaire pour la victoire !\""""
     state = GAME.new_state(3, 0, {"edition": edition, "target": target})
@@ -933,7 +952,9 @@ def test_target_option_rejects_other_values():
 def test_french_edition_announces_the_value_after_each_play():
     """(fr) "Pour terminer, le joueur annonce la valeur totale des cartes posées visibles sur sa
     nappe" -- the face-up cards are public anyway; the announcement is an event."""
-    state = position(2, kitchens={0: [C(SUGAR, 0), C(MILK, 0), C(ELEVEN, 0)]}, up={0: {9: C(CAKES, 0)}}, options={"edition": "fr"})
+    state = position(
+        2, kitchens={0: [C(SUGAR, 0), C(MILK, 0), C(ELEVEN, 0)]}, up={0: {9: C(CAKES, 0)}}, options={"edition": "fr"}
+    )
     play(state, C(SUGAR, 0))
     assert events_of(state.observation(1), "announce") == [{"type": "announce", "seat": 0, "value": 3}]
     english = position(2, kitchens={0: [C(SUGAR, 0), C(MILK, 0), C(ELEVEN, 0)]})
@@ -997,7 +1018,7 @@ def _guest_position(options, wants):
 
 @pytest.mark.parametrize("table", ["house", CUSTOM_GUESTS])
 def test_special_guest_arrives_at_the_end_of_the_turn_worth_two(table):
-    """"At the end of a turn in which the 3 morning tea cards depicted on your special guest card
+    """ "At the end of a turn in which the 3 morning tea cards depicted on your special guest card
     are face-up in your spread, you may reveal your special guest card. Turn it face-up. Your
     morning tea has gained 2 value!\""""
     options = {"special_guests": True, "guest_cards": table}
@@ -1018,7 +1039,7 @@ def test_special_guest_arrives_at_the_end_of_the_turn_worth_two(table):
 
 @pytest.mark.parametrize("table", ["house", CUSTOM_GUESTS])
 def test_special_guest_stays_when_a_card_is_turned_face_down(table):
-    """"If later in the game, one of these 3 morning tea cards is turned face-down again, your
+    """ "If later in the game, one of these 3 morning tea cards is turned face-down again, your
     special guest card remains face-up.\""""
     options = {"special_guests": True, "guest_cards": table}
     wants = parse_guest_cards(table)[0].wants
@@ -1042,7 +1063,7 @@ def test_special_guest_stays_when_a_card_is_turned_face_down(table):
 
 
 def test_special_guest_is_not_revealed_after_elevenses():
-    """"You may not reveal your special guest card after playing the Elevenses card." (The
+    """ "You may not reveal your special guest card after playing the Elevenses card." (The
     position is built by hand: in play the guest would have come at the end of an earlier turn.)"""
     options = {"special_guests": True}
     wants = GAME.guest_table(GAME.validate_options(options))[0].wants
@@ -1056,7 +1077,7 @@ def test_special_guest_is_not_revealed_after_elevenses():
 
 
 def test_a_revealed_guest_does_not_count_toward_elevenses():
-    """"when it is face-up it does not count as one of the 4 cards required to play the Elevenses card.\""""
+    """ "when it is face-up it does not count as one of the 4 cards required to play the Elevenses card.\""""
     state = position(
         2,
         kitchens={0: [C(ELEVEN, 0), C(TEA, 0)]},
@@ -1070,7 +1091,7 @@ def test_a_revealed_guest_does_not_count_toward_elevenses():
 
 
 def test_guests_are_dealt_one_per_seat_each_round():
-    """"At the start of each round, shuffle all 6 special guest cards and randomly deal 1
+    """ "At the start of each round, shuffle all 6 special guest cards and randomly deal 1
     face-down to each player. Any remaining special guest cards are not used this round.\""""
     seen = set()
     for seed in range(12):

@@ -279,9 +279,7 @@ def test_face_down_cards_are_skipped() -> None:
 def test_end_of_pantry_reshuffles_everything_face_up() -> None:
     """ "If you have reached the end of the Pantry, GO TO 1." / "1. Shuffle the Pantry cards and lay
     them face up in a line." The n-th shuffle draws from stream(seed, "reshuffle", n)."""
-    state = deal(
-        trolley=[1, 2, 3, 4, 5], pantry=[9, 8, 7, 6, 10, 11], face_down=[8, 7, 6, 10, 11], cursor=0, seed=42
-    )
+    state = deal(trolley=[1, 2, 3, 4, 5], pantry=[9, 8, 7, 6, 10, 11], face_down=[8, 7, 6, 10, 11], cursor=0, seed=42)
     act(state, "use")  # Cakes: the next card is already face down
     expected = [6, 7, 8, 9, 10, 11]
     stream(42, "reshuffle", 1).shuffle(expected)
@@ -294,8 +292,9 @@ def test_end_of_pantry_reshuffles_everything_face_up() -> None:
 
 def test_discards_are_never_shuffled_back() -> None:
     """NOTES: "Likewise, discards can never be shuffled back into the Pantry." """
-    state = deal(trolley=[1, 2, 3], discards=[4, 11], pantry=[9, 8, 7, 6, 5, 10], face_down=[8, 7, 6, 5, 10],
-                 cursor=0, seed=9)
+    state = deal(
+        trolley=[1, 2, 3], discards=[4, 11], pantry=[9, 8, 7, 6, 5, 10], face_down=[8, 7, 6, 5, 10], cursor=0, seed=9
+    )
     act(state, "use")
     assert sorted(state.pantry) == [5, 6, 7, 8, 9, 10]
     assert state.discards == [4, 11] and state.shuffles == 1
@@ -314,8 +313,13 @@ def test_reshuffle_order_depends_only_on_seed_counter_and_cards() -> None:
 
 
 def test_scripted_shuffles_replay_a_given_order() -> None:
-    state = deal(trolley=[1, 2, 3, 4, 5], pantry=[9, 8, 7, 6, 10, 11], face_down=[8, 7, 6, 10, 11],
-                 cursor=0, shuffles=[[11, 10, 9, 8, 7, 6]])
+    state = deal(
+        trolley=[1, 2, 3, 4, 5],
+        pantry=[9, 8, 7, 6, 10, 11],
+        face_down=[8, 7, 6, 10, 11],
+        cursor=0,
+        shuffles=[[11, 10, 9, 8, 7, 6]],
+    )
     act(state, "use")
     assert state.pantry == [11, 10, 9, 8, 7, 6]
 
@@ -353,8 +357,12 @@ def test_tea_with_no_face_up_card_does_nothing_but_still_costs_a_minute() -> Non
     """(2): "If there are no face-up cards available, do nothing." NOTES: "Sometimes the instructions on a
     card cannot be followed. In such cases, there is no action to perform ... However, you must still flip
     the card face-down and lose a minute for "using" the card." """
-    state = deal(pantry=[2, 5, 3, 4, 6, 7, 8, 9, 10, 11], face_down=[3, 4, 6, 7, 8, 9, 10, 11], cursor=0,
-                 shuffles=[[2, 3, 4, 5, 6, 7, 8, 9, 10, 11]])
+    state = deal(
+        pantry=[2, 5, 3, 4, 6, 7, 8, 9, 10, 11],
+        face_down=[3, 4, 6, 7, 8, 9, 10, 11],
+        cursor=0,
+        shuffles=[[2, 3, 4, 5, 6, 7, 8, 9, 10, 11]],
+    )
     act(state, "use")
     seen = events(state)
     assert not [event for event in seen if event["event"] == "flip"]  # 5 is the only face-up card
@@ -573,7 +581,9 @@ def test_servants_used_returns_a_discard_directly_after_it_for_no_minute() -> No
     state = deal(trolley=[1, 2, 3], discards=[4, 6], pantry=[10, 5, 7, 8, 9, 11], cursor=0)
     assert state.step == "servants_return"
     assert state.legal_actions() == [
-        {"type": "return", "card": 4}, {"type": "return", "card": 6}, {"type": "decline"},
+        {"type": "return", "card": 4},
+        {"type": "return", "card": 6},
+        {"type": "decline"},
     ]
     play(state, {"type": "return", "card": 4})
     assert row(state)[:3] == ["(10)", "4", "5"]
@@ -710,9 +720,18 @@ def test_move_to_front_with_the_last_minute_loses() -> None:
 
 @pytest.mark.parametrize(
     ("points", "band"),
-    [(0, "You're fired!"), (7, "You're fired!"), (8, "The Madam is disappointed"),
-     (10, "The Madam is disappointed"), (11, "Performed as expected"), (12, "Half-day off"),
-     (13, "Half-day off"), (14, "Wages raised"), (15, "Wages raised"), (16, "Wages raised")],
+    [
+        (0, "You're fired!"),
+        (7, "You're fired!"),
+        (8, "The Madam is disappointed"),
+        (10, "The Madam is disappointed"),
+        (11, "Performed as expected"),
+        (12, "Half-day off"),
+        (13, "Half-day off"),
+        (14, "Wages raised"),
+        (15, "Wages raised"),
+        (16, "Wages raised"),
+    ],
 )
 def test_rating_bands(points: int, band: str) -> None:
     """ "0-7 points: You're fired! 8-10 points: The Madam is disappointed. 11 points: You have performed as
@@ -797,7 +816,9 @@ def test_passes_where_the_clock_never_moves_are_capped() -> None:
     """Decision (the cap): Servants returns for free and discarding is free, so a player could pass through the
     Pantry forever (with ``discard_cap="pile"``); the fifth pass in a row in which the clock never moved
     ends the game as a loss."""
-    state = deal({"discard_cap": "pile"}, trolley=list(range(1, 8)), discards=[8, 9, 11], pantry=[10], cursor=0, minutes=9)
+    state = deal(
+        {"discard_cap": "pile"}, trolley=list(range(1, 8)), discards=[8, 9, 11], pantry=[10], cursor=0, minutes=9
+    )
     passes = 0
     while not state.is_over():
         assert state.step == "servants_return"
@@ -811,7 +832,9 @@ def test_passes_where_the_clock_never_moves_are_capped() -> None:
 
 
 def test_a_pass_that_moves_the_clock_resets_the_stall_count() -> None:
-    state = deal({"discard_cap": "pile"}, trolley=list(range(1, 8)), discards=[8, 9, 11], pantry=[10], cursor=0, minutes=9)
+    state = deal(
+        {"discard_cap": "pile"}, trolley=list(range(1, 8)), discards=[8, 9, 11], pantry=[10], cursor=0, minutes=9
+    )
     for _ in range(STALL_LIMIT - 1):
         play(state, {"type": "return", "card": 8})
         act(state, "discard")
@@ -823,8 +846,18 @@ def test_a_pass_that_moves_the_clock_resets_the_stall_count() -> None:
 def test_max_actions_bounds_long_and_looping_play() -> None:
     """Random players and a player who prefers free actions (keep the order, discard, return) stay under the
     declared bound."""
-    preference = {"keep_order": 0, "discard": 1, "return": 2, "decline": 3, "score_discard": 4,
-                  "flip": 5, "swap": 5, "use": 6, "score": 7, "to_front": 8}
+    preference = {
+        "keep_order": 0,
+        "discard": 1,
+        "return": 2,
+        "decline": 3,
+        "score_discard": 4,
+        "flip": 5,
+        "swap": 5,
+        "use": 6,
+        "score": 7,
+        "to_front": 8,
+    }
     for options in ({}, {"trolley_shuffled_in": True}):
         cap = GAME.max_actions(1, GAME.validate_options(options))
         for seed in range(150):

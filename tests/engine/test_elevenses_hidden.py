@@ -108,7 +108,7 @@ PRIVATE_EVENT_WITNESSES = {
 
 
 def test_events_naming_hidden_cards_reach_only_the_seats_that_saw_them():
-    """"Keep this swap secret from all other players." and "without anyone seeing": an event that
+    """ "Keep this swap secret from all other players." and "without anyone seeing": an event that
     names a hidden card is witnessed only by the seats the rules let see it."""
     checked = 0
     rng = random.Random(5)
@@ -169,7 +169,7 @@ def test_resampling_keeps_the_cards_a_special_action_shows():
 
 
 def test_resampling_keeps_each_elevenses_with_its_seat_and_passing_choices_legal():
-    """"You may never pass your Elevenses card!": redrawn states keep every Elevenses with its
+    """ "You may never pass your Elevenses card!": redrawn states keep every Elevenses with its
     seat, a seat taking part in a passing keeps a card it can pass, and hidden set-aside
     choices are redrawn among passable cards."""
     rng = random.Random(2)
@@ -243,7 +243,9 @@ def test_resampling_a_finished_game(ending):
     spread = {6: C(CHINA, 0), 7: C(BISCUITS, 0), 8: C(SANDWICHES, 0), 9: C(CAKES, 0)}
     options = {"sugar_bowl": "limited", "target": 11} if ending == "limited_bowl" else {}
     cubes = [4, 0, 1] if ending != "limited_bowl" else [8, 8, 8]
-    state = position(3, kitchens={0: [C(ELEVEN, 0), C(TEA, 0), C(MILK, 0)]}, up={0: spread}, cubes=cubes, options=options)
+    state = position(
+        3, kitchens={0: [C(ELEVEN, 0), C(TEA, 0), C(MILK, 0)]}, up={0: spread}, cubes=cubes, options=options
+    )
     if ending == "turn_cap":
         while not state.is_over():
             state.apply({"type": "pass"})

@@ -144,7 +144,7 @@ def test_the_deal_comes_from_its_own_stream() -> None:
     state = GAME.new_state(4, 123, {"number_swap": True})
     shuffled = list(deck_cards(False))
     stream(123, "deal", 1, 0).shuffle(shuffled)
-    assert [sorted(hand) for hand in state.hands] == [sorted(shuffled[s * 15:(s + 1) * 15]) for s in range(4)]
+    assert [sorted(hand) for hand in state.hands] == [sorted(shuffled[s * 15 : (s + 1) * 15]) for s in range(4)]
     assert state.pack == shuffled[60:]
 
 
@@ -196,7 +196,7 @@ def test_explicit_deals_are_checked() -> None:
 
 def test_the_red_eleven_opens_and_the_next_player_on_the_right_goes() -> None:
     """ "The player with the red eleven goes first. This card should be placed face up in the middle
-    of the table." ... "It is now the turn of the next player on the right". """
+    of the table." ... "It is now the turn of the next player on the right"."""
     state = fresh_deal(3, {1: "r11 y11"})
     obs = state.observation(0)
     assert obs["rows"]["red"] == [11, 11]
@@ -327,8 +327,9 @@ def test_hold_back_all_lets_a_player_draw_instead_of_laying() -> None:
     """ "Matching cards do not have to be played however. It is a favourite trick to hold back certain
     cards as long as possible." Option ``hold_back="all"``: a player may hold back every matching card
     and take a card from the pack instead; the draw goes on as usual (up to three, stopping at a match)."""
-    state = position(2, {"red": [10, 11]}, {0: "r9 b5", 1: "r1"}, pack_top="y1 g3 y2 r12", rest_to=1,
-                     options=HOLD_BACK_ALL)
+    state = position(
+        2, {"red": [10, 11]}, {0: "r9 b5", 1: "r1"}, pack_top="y1 g3 y2 r12", rest_to=1, options=HOLD_BACK_ALL
+    )
     assert state.legal_actions() == [play("r9"), DRAW]
     state.apply(DRAW)
     assert hand_of(state, 0) == {"r9", "b5", "y1", "g3", "y2"}  # three cards, none matching
@@ -590,7 +591,10 @@ def test_number_swap_a_starter_who_cannot_go_draws() -> None:
     """ "Like the base game if the player can't lay down a card on the table he/she must take up to
     3 cards from the pack." """
     state = fresh_deal(
-        3, {1: "r10 r11 r12 y10 y11 y12", 2: "g10 g11 g12 b10 b11 b12"}, pack_top="r1 r2 r3", options={"number_swap": True}
+        3,
+        {1: "r10 r11 r12 y10 y11 y12", 2: "g10 g11 g12 b10 b11 b12"},
+        pack_top="r1 r2 r3",
+        options={"number_swap": True},
     )
     assert state.current_player == 0
     assert state.legal_actions() == [DRAW]
@@ -623,8 +627,24 @@ def test_observation_holds_the_public_table_and_own_hand_only() -> None:
     state = GAME.new_state(4, 2)
     obs = state.observation(1)
     assert set(obs) == {
-        "game", "seat", "num_players", "round", "rounds", "dealer", "starter", "current_player", "hand", "rows",
-        "opening_numbers", "pack_size", "hand_sizes", "totals", "round_points", "turn", "over", "events",
+        "game",
+        "seat",
+        "num_players",
+        "round",
+        "rounds",
+        "dealer",
+        "starter",
+        "current_player",
+        "hand",
+        "rows",
+        "opening_numbers",
+        "pack_size",
+        "hand_sizes",
+        "totals",
+        "round_points",
+        "turn",
+        "over",
+        "events",
     }
     assert sorted(cid(f"{colour[0]}{number}") for colour, number in obs["hand"]) == sorted(state.hands[1])
     for other in (0, 2, 3):

@@ -36,8 +36,13 @@ class LadderHome:
 
     def __post_init__(self) -> None:
         self.results.mkdir(parents=True, exist_ok=True)
-        self.env = {**os.environ, "LADDER_RESULTS": str(self.results), "LADDER_DB": f"sqlite:///{self.db_path}",
-                    "COLUMNS": "200", "PYTHONIOENCODING": "utf-8"}
+        self.env = {
+            **os.environ,
+            "LADDER_RESULTS": str(self.results),
+            "LADDER_DB": f"sqlite:///{self.db_path}",
+            "COLUMNS": "200",
+            "PYTHONIOENCODING": "utf-8",
+        }
 
     @property
     def results(self) -> Path:
@@ -49,8 +54,15 @@ class LadderHome:
 
     def ladder(self, *args: str, timeout: float = 600) -> subprocess.CompletedProcess[str]:
         """Run ``ladder ARGS`` here; text out and err (invalid bytes shown as escapes, never hidden)."""
-        return subprocess.run([sys.executable, "-m", "cli", *args], capture_output=True, text=True,
-                              errors="backslashreplace", timeout=timeout, env=self.env, cwd=ROOT)
+        return subprocess.run(
+            [sys.executable, "-m", "cli", *args],
+            capture_output=True,
+            text=True,
+            errors="backslashreplace",
+            timeout=timeout,
+            env=self.env,
+            cwd=ROOT,
+        )
 
     def ladder_ok(self, *args: str, timeout: float = 600) -> subprocess.CompletedProcess[str]:
         run = self.ladder(*args, timeout=timeout)
@@ -93,18 +105,43 @@ class LadderHome:
         """Every stored match (of one tournament) with its seats: bot name, score, rank, failure."""
         where = "" if tournament_id is None else " where m.tournament_id = ?"
         params = () if tournament_id is None else (tournament_id,)
-        rows = self.query("select m.id, m.key, m.deal, m.cycle, m.game, m.num_players, m.seed, m.status, m.error, "
-                          f"m.tournament_id from match m{where} order by m.id", *params)
-        seats = self.query("select s.match_id, s.seat, b.name, s.score, s.rank, s.failure_reason, s.failure_detail, "
-                           "s.stderr_tail from seat_result s join bot_version v on v.id = s.bot_version_id "
-                           "join bot b on b.id = v.bot_id order by s.match_id, s.seat")
+        rows = self.query(
+            "select m.id, m.key, m.deal, m.cycle, m.game, m.num_players, m.seed, m.status, m.error, "
+            f"m.tournament_id from match m{where} order by m.id",
+            *params,
+        )
+        seats = self.query(
+            "select s.match_id, s.seat, b.name, s.score, s.rank, s.failure_reason, s.failure_detail, "
+            "s.stderr_tail from seat_result s join bot_version v on v.id = s.bot_version_id "
+            "join bot b on b.id = v.bot_id order by s.match_id, s.seat"
+        )
         by_match: dict[int, list[dict[str, Any]]] = {}
         for match_id, seat, bot, score, rank, reason, detail, stderr in seats:
-            by_match.setdefault(match_id, []).append({"seat": seat, "bot": bot, "score": score, "rank": rank,
-                                                      "failure": reason, "detail": detail, "stderr": stderr})
+            by_match.setdefault(match_id, []).append(
+                {
+                    "seat": seat,
+                    "bot": bot,
+                    "score": score,
+                    "rank": rank,
+                    "failure": reason,
+                    "detail": detail,
+                    "stderr": stderr,
+                }
+            )
         return [
-            {"id": mid, "key": key, "deal": deal, "cycle": cycle, "game": game, "players": players, "seed": seed,
-             "status": status, "error": error, "tournament": tid, "seats": by_match.get(mid, [])}
+            {
+                "id": mid,
+                "key": key,
+                "deal": deal,
+                "cycle": cycle,
+                "game": game,
+                "players": players,
+                "seed": seed,
+                "status": status,
+                "error": error,
+                "tournament": tid,
+                "seats": by_match.get(mid, []),
+            }
             for mid, key, deal, cycle, game, players, seed, status, error, tid in rows
         ]
 
@@ -115,8 +152,11 @@ class LadderHome:
         """Processes whose command line mentions this home (bot processes, bubblewrap, workers), after ``wait`` s."""
         deadline = time.monotonic() + wait
         while True:
-            found = [f"pid {pid}: {text.replace(chr(0), ' ')[:200]}" for pid, text in command_lines()
-                     if str(self.root) in text and pid != os.getpid()]
+            found = [
+                f"pid {pid}: {text.replace(chr(0), ' ')[:200]}"
+                for pid, text in command_lines()
+                if str(self.root) in text and pid != os.getpid()
+            ]
             if not found or time.monotonic() >= deadline:
                 return found
             time.sleep(0.2)

@@ -1,4 +1,5 @@
 """A well-behaved bot for the sandbox tests: the first legal action, always."""
+
 from ladder.bot import Bot
 
 

@@ -22,14 +22,26 @@ HERE = Path(__file__).resolve().parent
 CROWD = HERE / "crowd_bot.py"
 NAME = "crowd-of-forty-characters-to-be-wrapped"  # about as long as a name may be: the tables must still fit
 CAN_RUN_SUBMITTED = not is_root() or "bubblewrap" in available_layers() or process_layer_can_drop_root()
-needs_sandbox = pytest.mark.skipif(not CAN_RUN_SUBMITTED, reason="submitted bots cannot run here as root without bubblewrap")
+needs_sandbox = pytest.mark.skipif(
+    not CAN_RUN_SUBMITTED, reason="submitted bots cannot run here as root without bubblewrap"
+)
 needs_game = pytest.mark.skipif("elfer-raus" not in game_ids(), reason="elfer-raus is not registered")
 
 
 def ladder(where: Path, *args: str, columns: int = 80) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "cli", *args], capture_output=True, text=True, timeout=600, cwd=where,
-                          env={**os.environ, "COLUMNS": str(columns), "LADDER_RESULTS": str(where / "results"),
-                               "LADDER_DB": f"sqlite:///{where / 'l.db'}"})
+    return subprocess.run(
+        [sys.executable, "-m", "cli", *args],
+        capture_output=True,
+        text=True,
+        timeout=600,
+        cwd=where,
+        env={
+            **os.environ,
+            "COLUMNS": str(columns),
+            "LADDER_RESULTS": str(where / "results"),
+            "LADDER_DB": f"sqlite:///{where / 'l.db'}",
+        },
+    )
 
 
 @pytest.fixture(scope="module")
@@ -41,9 +53,11 @@ def played(tmp_path_factory: pytest.TempPathFactory) -> Path:
     where = tmp_path_factory.mktemp("author")
     submitted = ladder(where, "submit", str(CROWD), "--name", NAME)
     assert submitted.returncode == 0, submitted.stdout + submitted.stderr
-    (where / "t.toml").write_text(f'name = "crowd-test"\nseed = 3\ngames = ["elfer-raus"]\nbots = ["{NAME}", "random", "thumb"]\n'
-                                  'players = [2, 3]\ngames_per_pairing = 1\nworkers = 2\n'
-                                  '[game.elfer-raus]\noptions = [{ number_swap = true }]\n')
+    (where / "t.toml").write_text(
+        f'name = "crowd-test"\nseed = 3\ngames = ["elfer-raus"]\nbots = ["{NAME}", "random", "thumb"]\n'
+        "players = [2, 3]\ngames_per_pairing = 1\nworkers = 2\n"
+        "[game.elfer-raus]\noptions = [{ number_swap = true }]\n"
+    )
     run = ladder(where, "run", "t.toml", "--no-progress")
     assert run.returncode == 0, run.stderr
     return where
@@ -51,8 +65,11 @@ def played(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 def assert_fits(text: str, width: int = 80) -> None:
     """Every line fits, except the bot's own stderr lines (quoted verbatim) and a path alone on its line."""
-    long = [line for line in text.splitlines()
-            if len(line) > width and not line.startswith("  | ") and len(line.split()) != 1]
+    long = [
+        line
+        for line in text.splitlines()
+        if len(line) > width and not line.startswith("  | ") and len(line.split()) != 1
+    ]
     assert not long, long
 
 
@@ -125,9 +142,23 @@ def test_a_match_that_was_never_played_still_opens_on_its_deal() -> None:
     from engine import get_game
 
     players = get_game(game).min_players
-    match = MatchRecord(1, 1, "k", "d0", game, {}, players, 42, "error", "the worker kept dying", 0.0, (), 0,
-                        __import__("datetime").datetime(2026, 1, 1),
-                        tuple(SeatRecord(s, s + 1, None, None, None, "", "", None) for s in range(players)))
+    match = MatchRecord(
+        1,
+        1,
+        "k",
+        "d0",
+        game,
+        {},
+        players,
+        42,
+        "error",
+        "the worker kept dying",
+        0.0,
+        (),
+        0,
+        __import__("datetime").datetime(2026, 1, 1),
+        tuple(SeatRecord(s, s + 1, None, None, None, "", "", None) for s in range(players)),
+    )
     replay = build_replay(match, [])
     assert len(replay.frames) == 1 and replay.frames[0]["move"] is None
     state = get_game(game).new_state(players, 42, {})
@@ -137,8 +168,19 @@ def test_a_match_that_was_never_played_still_opens_on_its_deal() -> None:
 
 @needs_sandbox
 @needs_game
-@pytest.mark.parametrize("command", [("tournaments",), ("bots",), ("games",), ("doctor",), ("h2h", NAME, "thumb"),
-                                     ("bot", NAME), ("logs", NAME), ("bot", "thumb")])
+@pytest.mark.parametrize(
+    "command",
+    [
+        ("tournaments",),
+        ("bots",),
+        ("games",),
+        ("doctor",),
+        ("h2h", NAME, "thumb"),
+        ("bot", NAME),
+        ("logs", NAME),
+        ("bot", "thumb"),
+    ],
+)
 def test_every_table_fits_80_columns_with_the_numbers_whole(played: Path, command: tuple[str, ...]) -> None:
     run = ladder(played, *command)
     assert run.returncode == 0, run.stderr

@@ -10,17 +10,21 @@ from ladder.seats.botref import BotRef, RefKind
 HASH = "ab" * 32
 
 
-@pytest.mark.parametrize(("text", "kind", "target", "prefix"), [
-    (f"store:{HASH}", RefKind.STORE, HASH, ""),
-    ("ep:fancy", RefKind.ENTRY_POINT, "fancy", ""),
-    ("bots/mine.py", RefKind.PATH, "bots/mine.py", ""),
-    ("mine.py", RefKind.PATH, "mine.py", ""),
-    (".", RefKind.PATH, ".", ""),
-    ("greedy", RefKind.NAME, "greedy", ""),
-    ("greedy@1f3", RefKind.NAME, "greedy", "1f3"),
-])
-def test_each_form_of_reference_is_told_apart_and_written_back_as_it_came(text: str, kind: RefKind, target: str,
-                                                                            prefix: str) -> None:
+@pytest.mark.parametrize(
+    ("text", "kind", "target", "prefix"),
+    [
+        (f"store:{HASH}", RefKind.STORE, HASH, ""),
+        ("ep:fancy", RefKind.ENTRY_POINT, "fancy", ""),
+        ("bots/mine.py", RefKind.PATH, "bots/mine.py", ""),
+        ("mine.py", RefKind.PATH, "mine.py", ""),
+        (".", RefKind.PATH, ".", ""),
+        ("greedy", RefKind.NAME, "greedy", ""),
+        ("greedy@1f3", RefKind.NAME, "greedy", "1f3"),
+    ],
+)
+def test_each_form_of_reference_is_told_apart_and_written_back_as_it_came(
+    text: str, kind: RefKind, target: str, prefix: str
+) -> None:
     ref = BotRef.parse(text)
     assert (ref.kind, ref.target, ref.version_prefix) == (kind, target, prefix)
     assert str(ref) == text

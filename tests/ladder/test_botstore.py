@@ -19,7 +19,7 @@ from tests.ladder.toy_game import GAME_ID, toy_game_registered
 
 LIMITS = SandboxLimits(move_seconds=2.0, match_seconds=10.0, memory_mb=256)
 
-BOT = '''from ladder.bot import Bot
+BOT = """from ladder.bot import Bot
 
 
 class Counter(Bot):
@@ -30,7 +30,7 @@ class Counter(Bot):
 
     def act(self, observation, legal_actions):
         return legal_actions[{index}]
-'''
+"""
 
 
 @pytest.fixture(autouse=True)
@@ -121,7 +121,10 @@ def test_a_stored_bot_whose_files_changed_is_refused(tmp_path: Path, home: Path)
         ("class A(Bot):\n    name = 'a'\nclass B(Bot):\n    name = 'b'\n", "several Bot subclasses"),
         ("X = 1\n", "defines no subclass"),
         ("import numpy\n", "ModuleNotFoundError"),
-        ("class B(Bot):\n    name = 'b'\n    games = ('toy-count',)\n    def __init__(self, x):\n        pass\n", "TypeError"),
+        (
+            "class B(Bot):\n    name = 'b'\n    games = ('toy-count',)\n    def __init__(self, x):\n        pass\n",
+            "TypeError",
+        ),
     ],
 )
 @pytest.mark.needs_bot_sandbox
@@ -176,14 +179,18 @@ def test_a_folder_bot_brings_its_modules_and_data(tmp_path: Path, home: Path) ->
     registration = submit(folder)
     stored = home / "bots" / registration.content_hash
     assert sorted(p.relative_to(stored).as_posix() for p in stored.rglob("*") if p.is_file()) == [
-        "bot.py", "data/choice.json", "strategy.py"]
+        "bot.py",
+        "data/choice.json",
+        "strategy.py",
+    ]
     with PlayerPool(limits=LIMITS) as pool:
         outcome = play_match(MatchSpec(GAME_ID, ("folder-bot",), 1), [pool.player("folder-bot", GAME_ID)])
     assert outcome.failures == {} and outcome.actions[0] == {"type": "add", "n": 2}
 
 
 def test_a_registration_the_database_refuses_leaves_no_row_and_no_orphan_folder(
-        tmp_path: Path, home: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    tmp_path: Path, home: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     from collections.abc import Iterator
     from contextlib import contextmanager
 
@@ -196,14 +203,20 @@ def test_a_registration_the_database_refuses_leaves_no_row_and_no_orphan_folder(
     from ladder.seats.botstore import CheckReport
 
     path = bot_file(tmp_path)
-    report = CheckReport(str(path), content_hash(read_files(path)), info=BotInfo("counter", "tester", "1", ("toy-count",)),
-                         name="counter", games=["toy-count"])
+    report = CheckReport(
+        str(path),
+        content_hash(read_files(path)),
+        info=BotInfo("counter", "tester", "1", ("toy-count",)),
+        name="counter",
+        games=["toy-count"],
+    )
 
     opened = botstore.session_for
 
     @contextmanager
     def refusing_session(url: str | None = None) -> Iterator[Session]:
         with opened(url) as session:
+
             def refuse() -> None:
                 raise OperationalError("INSERT INTO bot_version", {}, Exception("disk I/O error"))
 

@@ -20,21 +20,28 @@ from tests.ladder.front_door import ROOT, LadderHome
 
 EXAMPLE = ROOT / "docs" / "examples" / "c_bot"
 BUILD_REFUSAL = build_refusal()
-needs_build_sandbox = pytest.mark.skipif(BUILD_REFUSAL is not None, reason="builds run only inside bubblewrap, not available here")
-needs_gcc = pytest.mark.skipif(shutil.which("cc") is None, reason="needs a C compiler for the example (apt-get install gcc)")
+needs_build_sandbox = pytest.mark.skipif(
+    BUILD_REFUSAL is not None, reason="builds run only inside bubblewrap, not available here"
+)
+needs_gcc = pytest.mark.skipif(
+    shutil.which("cc") is None, reason="needs a C compiler for the example (apt-get install gcc)"
+)
 needs_game = pytest.mark.skipif("elfer-raus" not in game_ids(), reason="elfer-raus is not registered")
 
 # A bot in shell that answers 0 to every decision and says what its build left (built.txt) on stderr;
 # built.txt is made by each test's build (the failing builds never get that far).
-SHELL_BOT = ('read built < built.txt; echo "built: $built" >&2\n'  # no $(...): a bot may not fork
-             'while read line; do case "$line" in *\'"act"\'*) echo 0;; esac; done\n')
+SHELL_BOT = (
+    'read built < built.txt; echo "built: $built" >&2\n'  # no $(...): a bot may not fork
+    'while read line; do case "$line" in *\'"act"\'*) echo 0;; esac; done\n'
+)
 
 
 def shell_bot(where: Path, build: list[str], name: str = "built-sh") -> Path:
     folder = where / name
     folder.mkdir()
-    (folder / "bot.toml").write_text(f'name = "{name}"\ngames = ["elfer-raus"]\nbuild = {json.dumps(build)}\n'
-                                     'command = ["sh", "bot.sh"]\n')
+    (folder / "bot.toml").write_text(
+        f'name = "{name}"\ngames = ["elfer-raus"]\nbuild = {json.dumps(build)}\ncommand = ["sh", "bot.sh"]\n'
+    )
     (folder / "bot.sh").write_text(SHELL_BOT)
     return folder
 
@@ -74,8 +81,17 @@ def test_the_c_example_is_built_once_validated_submitted_and_rated_in_a_tourname
     again = home.ladder_ok("submit", str(EXAMPLE), "--json", "--matches", "1")  # gcc builds the same bytes
     assert json.loads(again.stdout)["registered"]["new"] is False and stored_versions(home) == 1
 
-    tournament = home.write_tournament("c", {"seed": 5, "games": ["elfer-raus"], "bots": ["example-c", "random", "thumb"],
-                                             "players": [2], "games_per_pairing": 2, "workers": 2})
+    tournament = home.write_tournament(
+        "c",
+        {
+            "seed": 5,
+            "games": ["elfer-raus"],
+            "bots": ["example-c", "random", "thumb"],
+            "players": [2],
+            "games_per_pairing": 2,
+            "workers": 2,
+        },
+    )
     home.ladder_ok("run", str(tournament), "--no-progress")
     rankings = json.loads(home.ladder_ok("rankings", "elfer-raus", "--json").stdout)
     row = next(r for r in rankings["pools"]["elfer-raus/2p"]["table"] if r["bot"] == "example-c")
@@ -95,25 +111,41 @@ def test_matches_play_the_stored_build_and_never_build_again(tmp_path: Path) -> 
     registered = json.loads(home.ladder_ok("submit", str(folder), "--json", "--matches", "1").stdout)["registered"]
     built = (home.results / registered["store_path"] / "built.txt").read_text()
     assert len(built) == 32 and not (folder / "built.txt").exists()
-    tournament = home.write_tournament("sh", {"seed": 3, "games": ["elfer-raus"], "bots": ["built-sh", "random"],
-                                              "players": [2], "games_per_pairing": 1, "workers": 1})
+    tournament = home.write_tournament(
+        "sh",
+        {
+            "seed": 3,
+            "games": ["elfer-raus"],
+            "bots": ["built-sh", "random"],
+            "players": [2],
+            "games_per_pairing": 1,
+            "workers": 1,
+        },
+    )
     home.ladder_ok("run", str(tournament), "--no-progress")
     logs = json.loads(home.ladder_ok("logs", "built-sh", "--json").stdout)
     assert logs and all(f"built: {built}" in entry["stderr"] for entry in logs)
 
 
 @needs_build_sandbox
-@pytest.mark.parametrize(("build", "problem", "printed"), [
-    (["sh", "-c", "echo 'bot.c:3:5: error: expected ; before }' >&2; exit 2"], "failed with exit status 2",
-     "error: expected ; before }"),
-    (["sh", "-c", "cat '{secret}'"], "failed with exit status 1", "No such file"),
-    (["touch", "/usr/ladder-build-was-here"], "failed with exit status 1", "Read-only file system"),
-    (["sh", "-c", "yes 'a long build log'"], "printed more than 1 MB of messages", "a long build log"),
-    (["ln", "-s", "/etc/passwd", "leak"], "which is not a plain file", ""),
-    (["sh", "-c", "head -c 21000000 /dev/zero > big"], "left more than 20 MB of files", ""),
-])
+@pytest.mark.parametrize(
+    ("build", "problem", "printed"),
+    [
+        (
+            ["sh", "-c", "echo 'bot.c:3:5: error: expected ; before }' >&2; exit 2"],
+            "failed with exit status 2",
+            "error: expected ; before }",
+        ),
+        (["sh", "-c", "cat '{secret}'"], "failed with exit status 1", "No such file"),
+        (["touch", "/usr/ladder-build-was-here"], "failed with exit status 1", "Read-only file system"),
+        (["sh", "-c", "yes 'a long build log'"], "printed more than 1 MB of messages", "a long build log"),
+        (["ln", "-s", "/etc/passwd", "leak"], "which is not a plain file", ""),
+        (["sh", "-c", "head -c 21000000 /dev/zero > big"], "left more than 20 MB of files", ""),
+    ],
+)
 def test_a_failing_build_is_refused_with_one_sentence_and_its_output_and_nothing_is_stored(
-        tmp_path: Path, build: list[str], problem: str, printed: str) -> None:
+    tmp_path: Path, build: list[str], problem: str, printed: str
+) -> None:
     secret = tmp_path / "secret.txt"  # a host file the build must not see
     secret.write_text("the ladder's secrets")
     folder = shell_bot(tmp_path, [part.replace("{secret}", str(secret)) for part in build])
@@ -200,7 +232,7 @@ def test_a_program_of_the_bots_own_runs_from_its_folder_without_a_build(tmp_path
     folder = tmp_path / "own"
     folder.mkdir()
     (folder / "bot.toml").write_text('name = "own-program"\ngames = ["elfer-raus"]\ncommand = ["./bot"]\n')
-    (folder / "bot").write_text("#!/bin/sh\nwhile read line; do case \"$line\" in *'\"act\"'*) echo 0;; esac; done\n")
+    (folder / "bot").write_text('#!/bin/sh\nwhile read line; do case "$line" in *\'"act"\'*) echo 0;; esac; done\n')
     run = LadderHome(tmp_path).ladder("validate", str(folder), "--json", "--matches", "1")
     report = json.loads(run.stdout)
     assert run.returncode == 0 and report["ok"], report["problem"]

@@ -14,15 +14,18 @@ from ladder.seats.botstore import check_schedule
 from ladder.seats.check_cache import check_key
 from tests.ladder.test_author_tools import bot_file, ladder, needs_elfer_raus, sandbox_or_skip
 
-LAST_SEAT_BUG = ("        if self.match.num_players >= 3 and self.match.seat == self.match.num_players - 1:\n"
-                 "            return {}['last seat']\n"
-                 "        return legal_actions[0]")
+LAST_SEAT_BUG = (
+    "        if self.match.num_players >= 3 and self.match.seat == self.match.num_players - 1:\n"
+    "            return {}['last seat']\n"
+    "        return legal_actions[0]"
+)
 
 
 def test_the_schedule_puts_the_bot_in_every_seat_and_never_two_small_tables_in_a_row() -> None:
     schedule = check_schedule(range(2, 7), 1)
     assert sorted({(size, index % size) for size, index in schedule}) == [
-        (size, seat) for size in range(2, 7) for seat in range(size)]
+        (size, seat) for size in range(2, 7) for seat in range(size)
+    ]
     assert len(schedule) == 2 + 3 + 4 + 5 + 6
     assert schedule[:5] == [(2, 0), (3, 0), (4, 0), (5, 0), (6, 0)]
     assert check_schedule([1], 2) == [(1, 0), (1, 1)]  # more matches than seats: the seats take turns
@@ -58,7 +61,9 @@ def test_submit_after_validate_does_not_play_the_same_check_again(tmp_path: Path
     sandbox_or_skip(checked)
     assert json.loads(checked.stdout)["ok"]
     human = ladder("submit", "steady.py", "--matches", "1", cwd=tmp_path)
-    assert human.returncode == 0 and "not played again" in human.stdout and "registered steady" in human.stdout, human.stdout
+    assert human.returncode == 0 and "not played again" in human.stdout and "registered steady" in human.stdout, (
+        human.stdout
+    )
     assert "elfer-raus: 2 players" not in human.stdout, "no match was played"
     submitted = ladder("submit", "steady.py", "--json", "--matches", "1", cwd=tmp_path)
     data = json.loads(submitted.stdout)

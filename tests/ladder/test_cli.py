@@ -12,9 +12,7 @@ from engine import game_ids
 
 
 def ladder(*args: str, cwd: str | None = None) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "cli", *args], capture_output=True, text=True, timeout=300, cwd=cwd
-    )
+    return subprocess.run([sys.executable, "-m", "cli", *args], capture_output=True, text=True, timeout=300, cwd=cwd)
 
 
 def assert_one_clear_line(run: subprocess.CompletedProcess[str], *fragments: str) -> None:
@@ -83,7 +81,13 @@ class TestPlayElevensesForOne:
         run = ladder("play", "elevenses-for-one", "random", "-n", "5", "--seed", "1")
         assert run.returncode == 0, run.stderr
         flat = " ".join(run.stdout.split())
-        for band in ("You're fired!", "The Madam is disappointed", "Performed as expected", "Half-day off", "Wages raised"):
+        for band in (
+            "You're fired!",
+            "The Madam is disappointed",
+            "Performed as expected",
+            "Half-day off",
+            "Wages raised",
+        ):
             assert band in flat
         assert "never awarded" in flat and "a win at least 12" in flat.replace("│", "").replace("  ", " ")
 
@@ -110,7 +114,7 @@ def test_wrong_number_of_seats_is_one_clear_line() -> None:
 def test_error_text_in_square_brackets_is_printed_as_written(tmp_path) -> None:
     """Error lines are plain text: a `[game.x]` in a message must not vanish as console markup."""
     bad = tmp_path / "bad.toml"
-    bad.write_text('seed = 1\n[game.no-such-game]\nplayers = [2]\n')
+    bad.write_text("seed = 1\n[game.no-such-game]\nplayers = [2]\n")
     run = ladder("run", str(bad), "--db", f"sqlite:///{tmp_path / 'x.db'}")
     assert_one_clear_line(run, "game.no-such-game")
 

@@ -37,10 +37,21 @@ def test_there_is_one_limits_type_and_it_reads_plain_values_by_their_declared_ty
     import tournaments.config
 
     assert not hasattr(tournaments.config, "Limits")  # one name for the one type
-    assert {f.name: f.type for f in dataclasses.fields(tournaments.config.TournamentConfig)}["limits"] == "SandboxLimits"
-    limits = SandboxLimits.from_mapping({"move_seconds": "2", "bank_seconds": 3, "move_wall_seconds": 7,
-                                         "clock_builtin_bots": True, "memory_mb": 512.0, "max_attempts": "4",
-                                         "start_seconds": None, "unknown": 1})
+    assert {f.name: f.type for f in dataclasses.fields(tournaments.config.TournamentConfig)}[
+        "limits"
+    ] == "SandboxLimits"
+    limits = SandboxLimits.from_mapping(
+        {
+            "move_seconds": "2",
+            "bank_seconds": 3,
+            "move_wall_seconds": 7,
+            "clock_builtin_bots": True,
+            "memory_mb": 512.0,
+            "max_attempts": "4",
+            "start_seconds": None,
+            "unknown": 1,
+        }
+    )
     assert limits.move_seconds == 2.0 and isinstance(limits.move_seconds, float)
     assert limits.bank_seconds == 3.0 and isinstance(limits.bank_seconds, float)
     assert limits.move_wall_seconds == 7.0 and isinstance(limits.move_wall_seconds, float)
@@ -155,7 +166,7 @@ def test_builtin_bots_run_under_clocks_only_when_the_limits_ask() -> None:
 
 # ---- a sandboxed bot's bank and typed timeouts ---------------------------------------------------------
 
-BANKER = '''
+BANKER = """
 import sys, time
 from ladder.bot import Bot
 
@@ -175,7 +186,7 @@ class Banker(Bot):
             while time.process_time() - start < 0.6:
                 pass
         return legal_actions[0]
-'''
+"""
 
 
 @pytest.mark.needs_bot_sandbox
@@ -194,7 +205,7 @@ def test_a_sandboxed_bot_is_told_its_bank_draws_on_it_and_loses_for_cpu_time_whe
     assert 0.0 <= bank_left < 0.2, second  # about 0.6 - 0.4 = 0.2 s drawn by the first move
 
 
-SLEEPER = '''
+SLEEPER = """
 import time
 from ladder.bot import Bot
 
@@ -205,7 +216,7 @@ class Sleeper(Bot):
     def act(self, observation, legal_actions):
         time.sleep(5)
         return legal_actions[0]
-'''
+"""
 
 
 @pytest.mark.needs_bot_sandbox

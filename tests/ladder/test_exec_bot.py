@@ -20,15 +20,29 @@ from ladder.sandbox.submission import read_files
 ROOT = Path(__file__).resolve().parents[2]
 EXAMPLE = ROOT / "docs" / "examples" / "javascript_bot"
 CAN_RUN_SUBMITTED = not is_root() or "bubblewrap" in available_layers() or process_layer_can_drop_root()
-needs_sandbox = pytest.mark.skipif(not CAN_RUN_SUBMITTED, reason="submitted bots cannot run here as root without bubblewrap")
-needs_node = pytest.mark.skipif(shutil.which("node") is None, reason="needs Node.js for the example (apt-get install nodejs)")
+needs_sandbox = pytest.mark.skipif(
+    not CAN_RUN_SUBMITTED, reason="submitted bots cannot run here as root without bubblewrap"
+)
+needs_node = pytest.mark.skipif(
+    shutil.which("node") is None, reason="needs Node.js for the example (apt-get install nodejs)"
+)
 needs_game = pytest.mark.skipif("elfer-raus" not in game_ids(), reason="elfer-raus is not registered")
 
 
 def ladder(where: Path, *args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "cli", *args], capture_output=True, text=True, timeout=600, cwd=where,
-                          env={**os.environ, "COLUMNS": "200", "LADDER_RESULTS": str(where / "results"),
-                               "LADDER_DB": f"sqlite:///{where / 'l.db'}"})
+    return subprocess.run(
+        [sys.executable, "-m", "cli", *args],
+        capture_output=True,
+        text=True,
+        timeout=600,
+        cwd=where,
+        env={
+            **os.environ,
+            "COLUMNS": "200",
+            "LADDER_RESULTS": str(where / "results"),
+            "LADDER_DB": f"sqlite:///{where / 'l.db'}",
+        },
+    )
 
 
 def shell_bot(where: Path, script: str, games: str = '["elfer-raus"]') -> Path:
@@ -50,8 +64,10 @@ def test_the_javascript_example_is_validated_submitted_and_rated_in_a_tournament
     assert report["ok"] and report["bot"]["name"] == "example-js" and set(report["games"]) == set(game_ids())
     submitted = ladder(tmp_path, "submit", str(EXAMPLE))
     assert submitted.returncode == 0, submitted.stderr
-    (tmp_path / "t.toml").write_text('name = "js"\nseed = 5\ngames = ["elfer-raus"]\nbots = ["example-js", "random", "thumb"]\n'
-                                     'players = [2]\ngames_per_pairing = 2\nworkers = 2\n')
+    (tmp_path / "t.toml").write_text(
+        'name = "js"\nseed = 5\ngames = ["elfer-raus"]\nbots = ["example-js", "random", "thumb"]\n'
+        "players = [2]\ngames_per_pairing = 2\nworkers = 2\n"
+    )
     run = ladder(tmp_path, "run", "t.toml", "--no-progress")
     assert run.returncode == 0, run.stderr
     rankings = json.loads(ladder(tmp_path, "rankings", "elfer-raus", "--json").stdout)
@@ -63,15 +79,23 @@ def test_the_javascript_example_is_validated_submitted_and_rated_in_a_tournament
 
 @needs_sandbox
 @needs_game
-@pytest.mark.parametrize(("script", "reason", "said"), [
-    ('while read line; do case "$line" in *\'"act"\'*) echo "hello there";; esac; done\n', "garbage", "not JSON"),
-    ('while read line; do case "$line" in *\'"act"\'*) echo 999;; esac; done\n', "illegal", "index 999"),
-    ('while read line; do case "$line" in *\'"act"\'*) echo \'{"type": "no-such-move"}\';; esac; done\n', "illegal",
-     "no-such-move"),
-    ('read line; echo "giving up" >&2; exit 3\n', "crash", "exited with status 3"),
-    ('while read line; do :; done\n', "timeout", "no answer within"),
-])
-def test_a_program_that_breaks_the_protocol_fails_the_check(tmp_path: Path, script: str, reason: str, said: str) -> None:
+@pytest.mark.parametrize(
+    ("script", "reason", "said"),
+    [
+        ('while read line; do case "$line" in *\'"act"\'*) echo "hello there";; esac; done\n', "garbage", "not JSON"),
+        ('while read line; do case "$line" in *\'"act"\'*) echo 999;; esac; done\n', "illegal", "index 999"),
+        (
+            'while read line; do case "$line" in *\'"act"\'*) echo \'{"type": "no-such-move"}\';; esac; done\n',
+            "illegal",
+            "no-such-move",
+        ),
+        ('read line; echo "giving up" >&2; exit 3\n', "crash", "exited with status 3"),
+        ("while read line; do :; done\n", "timeout", "no answer within"),
+    ],
+)
+def test_a_program_that_breaks_the_protocol_fails_the_check(
+    tmp_path: Path, script: str, reason: str, said: str
+) -> None:
     folder = shell_bot(tmp_path, script)
     run = ladder(tmp_path, "validate", str(folder), "--json", "--move-seconds", "1")
     assert run.returncode == 1, run.stdout + run.stderr
@@ -87,8 +111,11 @@ def test_a_program_that_breaks_the_protocol_fails_the_check(tmp_path: Path, scri
 @pytest.mark.skipif("seccomp" not in available_layers(), reason="needs the seccomp layer, not available here")
 def test_an_executable_bot_cannot_start_another_program(tmp_path: Path) -> None:
     # The shell must fork to run /usr/bin/true; had it run, the bot would answer "ran" (garbage).
-    folder = shell_bot(tmp_path, 'while read line; do case "$line" in *\'"act"\'*)\n'
-                                 '  if /usr/bin/true; then echo ran; else echo 0; fi;; esac; done\n')
+    folder = shell_bot(
+        tmp_path,
+        'while read line; do case "$line" in *\'"act"\'*)\n'
+        "  if /usr/bin/true; then echo ran; else echo 0; fi;; esac; done\n",
+    )
     run = ladder(tmp_path, "validate", str(folder), "--json", "--matches", "1")
     failure = json.loads(run.stdout)["matches"][-1]["failure"]
     assert failure["reason"] == "crash" and "fork" in failure["stderr_tail"].lower(), failure
@@ -103,7 +130,7 @@ def test_manifest_mistakes_are_one_clear_sentence(tmp_path: Path) -> None:
         'games = ["elfer-raus"]\ncommand = ["./bot"]\nbuild = ["./make.sh"]\n': "build runs './make.sh', which is not one",
         'games = ["elfer-raus"]\ncommand = ["./bot"]\n': "command runs './bot', which is not one of the bot's files",
         'games = ["elfer-raus"]\ncommand = ["node"]\ncolour = 1\n': "unknown key 'colour'",
-        'games = [\n': "is not valid TOML",
+        "games = [\n": "is not valid TOML",
     }
     for number, (text, said) in enumerate(cases.items()):
         folder = tmp_path / f"b{number}"

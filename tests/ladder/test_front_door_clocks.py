@@ -40,7 +40,7 @@ pytestmark = [
     pytest.mark.skipif("bubblewrap" not in available_layers(), reason="needs the bubblewrap sandbox layer"),
 ]
 
-BOT = '''
+BOT = """
 # {marker}
 import sys, time
 from ladder.bot import Bot
@@ -74,7 +74,7 @@ class ClockBot(Bot):
         if self.moves == 1 and SLEEP_SECONDS:
             time.sleep(SLEEP_SECONDS)
         return legal_actions[0]
-'''
+"""
 
 
 def bot_file(home: LadderHome, name: str, burn: float = 0.0, moves: int = 0, sleep: float = 0.0) -> Path:
@@ -111,7 +111,7 @@ def state_of(pid: int) -> str:
         text = Path(f"/proc/{pid}/stat").read_bytes()
     except OSError:
         return ""
-    return text[text.rfind(b")") + 2:].split()[0].decode()
+    return text[text.rfind(b")") + 2 :].split()[0].decode()
 
 
 class Starver(threading.Thread):
@@ -163,10 +163,17 @@ def test_cpu_clock_ignores_a_busy_host_but_stops_a_bot_over_its_cpu_time(home: L
     """
     submit(home, bot_file(home, "thinker", burn=0.6, moves=3))
     submit(home, bot_file(home, "overthinker", burn=1.5, moves=1))
-    home.write_tournament("busy-host", {
-        "seed": 5, "games": [GAME], "bots": ["thinker", "overthinker"], "games_per_pairing": 3, "workers": 1,
-        "limits": {"move_seconds": 1.0, "move_wall_seconds": 30.0, "bench_after_failures": 1000},
-    })
+    home.write_tournament(
+        "busy-host",
+        {
+            "seed": 5,
+            "games": [GAME],
+            "bots": ["thinker", "overthinker"],
+            "games_per_pairing": 3,
+            "workers": 1,
+            "limits": {"move_seconds": 1.0, "move_wall_seconds": 30.0, "bench_after_failures": 1000},
+        },
+    )
     hogs = [subprocess.Popen([sys.executable, "-c", "while True: pass"]) for _ in range(4)]
     try:
         run = home.ladder("run", str(home.root / "busy-host.toml"), "--no-progress", "--no-rankings", timeout=900)
@@ -193,10 +200,17 @@ def test_a_starved_bot_voids_the_match_and_a_sleeping_bot_loses_on_wall_time(hom
     the next run. A bot that sleeps past the wall-clock cap: a loss on time, for wall-clock time."""
     submit(home, bot_file(home, "starved", burn=0.4, moves=4))
     submit(home, bot_file(home, "sleeper", sleep=4.0))
-    home.write_tournament("starved", {
-        "seed": 9, "games": [GAME], "bots": ["starved", "sleeper"], "games_per_pairing": 2, "workers": 1,
-        "limits": {"move_seconds": 1.0, "move_wall_seconds": 2.0, "bench_after_failures": 1},
-    })
+    home.write_tournament(
+        "starved",
+        {
+            "seed": 9,
+            "games": [GAME],
+            "bots": ["starved", "sleeper"],
+            "games_per_pairing": 2,
+            "workers": 1,
+            "limits": {"move_seconds": 1.0, "move_wall_seconds": 2.0, "bench_after_failures": 1},
+        },
+    )
     starver = Starver(f"clock-test-bot starved of {home.root}", hold_seconds=8.0)
     starver.start()
     try:
@@ -217,8 +231,10 @@ def test_a_starved_bot_voids_the_match_and_a_sleeping_bot_loses_on_wall_time(hom
     # never counted: the starved bot is not benched (one failure would bench it) and its other match was played
     starved_seats = seats_of(home, "starved")
     assert any(m["status"] == "played" and s["failure"] is None for m, s in starved_seats), starved_seats
-    assert not home.query("select * from bench_pool where bot_version_id in "
-                          "(select v.id from bot_version v join bot b on b.id = v.bot_id where b.name = 'starved')")
+    assert not home.query(
+        "select * from bench_pool where bot_version_id in "
+        "(select v.id from bot_version v join bot b on b.id = v.bot_id where b.name = 'starved')"
+    )
     # the sleeper was not starved: it was asleep. It loses on time, for wall-clock time, and is benched
     sleeper = [(m, s) for m, s in seats_of(home, "sleeper") if s["failure"] == "timeout"]
     assert sleeper, seats_of(home, "sleeper")

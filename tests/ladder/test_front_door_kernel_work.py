@@ -31,7 +31,7 @@ from tests.ladder.test_front_door_voids import (
 
 pytestmark = pytest.mark.needs_bot_sandbox
 
-KERNEL_WORKER = '''
+KERNEL_WORKER = """
 import ctypes, os, threading, time
 from ladder.bot import Bot
 
@@ -98,7 +98,7 @@ class KernelWorker(Bot):
             os.write(_PREPARED[THREADS], b"x" * THREADS)
             time.sleep(0.03)  # they are in the kernel now: answer, and let the stop fail to stop them
         return legal_actions[0]
-'''
+"""
 
 
 @pytest.fixture()
@@ -117,4 +117,3 @@ def test_work_a_stop_cannot_halt_never_costs_the_opponent_its_move(home: LadderH
     assert result.returncode == 0, result.stdout + result.stderr
     failed = assert_hostile_lost(home, "t-kernel", "kernel-worker")
     assert any("while stopped between turns" in seat["detail"] for seat in failed), failed
-

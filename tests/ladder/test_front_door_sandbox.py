@@ -47,8 +47,10 @@ GAME = "elfer-raus"
 AVAILABLE = available_layers()
 pytestmark = [
     pytest.mark.skipif(GAME not in game_ids(), reason=f"{GAME} is not registered"),
-    pytest.mark.skipif(not {"bubblewrap", "seccomp"} <= set(AVAILABLE),
-                       reason="needs the bubblewrap and seccomp sandbox layers (see `ladder doctor`)"),
+    pytest.mark.skipif(
+        not {"bubblewrap", "seccomp"} <= set(AVAILABLE),
+        reason="needs the bubblewrap and seccomp sandbox layers (see `ladder doctor`)",
+    ),
 ]
 
 HEADER = f'''
@@ -76,7 +78,9 @@ class _Base(Bot):
         return legal_actions[0]
 '''
 
-HONEST_THREADS = HEADER + '''
+HONEST_THREADS = (
+    HEADER
+    + """
 class HonestThreads(_Base):
     name = "honest-threads"
 
@@ -88,9 +92,12 @@ class HonestThreads(_Base):
         return answer[0]
 
 BOT = HonestThreads
-'''
+"""
+)
 
-THREAD_HOG = HEADER + '''
+THREAD_HOG = (
+    HEADER
+    + """
 _parked = []
 
 def _park():
@@ -114,13 +121,19 @@ class ThreadHog(_Base):
             print(f"parked {len(_parked)} threads", file=sys.stderr)
 
 BOT = ThreadHog
-'''
+"""
+)
 
-SLEEPER = HEADER + '''
+SLEEPER = (
+    HEADER
+    + """
 WAKE_AT = 0  # the first match of a process that misbehaves, however it was reached
-'''
+"""
+)
 
-BUSY_SLEEPER = SLEEPER + '''
+BUSY_SLEEPER = (
+    SLEEPER
+    + """
 _burning = []
 
 def _burn():
@@ -137,9 +150,12 @@ class BusySleeper(_Base):
             _burning[0].start()
 
 BOT = BusySleeper
-'''
+"""
+)
 
-MEMFD_SLEEPER = SLEEPER + '''
+MEMFD_SLEEPER = (
+    SLEEPER
+    + """
 class MemfdSleeper(_Base):
     name = "memfd-sleeper"
     hoard = []  # kept for the process's life
@@ -157,9 +173,11 @@ class MemfdSleeper(_Base):
             hoard.append(bytearray(512 << 20))  # and the heap on top: 1157 MB under a 1024 MB limit
 
 BOT = MemfdSleeper
-'''
+"""
+)
 
-FINGERPRINT = '''
+FINGERPRINT = (
+    """
 import glob, hashlib, json, os, resource, socket, sys
 from ladder.bot import Bot
 
@@ -218,9 +236,12 @@ class FingerprintSleeper(Bot):
         if CHECK_FINGERPRINT.strip("0") and FOUND != CHECK_FINGERPRINT:  # all zeros: still learning the check
             raise RuntimeError("this is the tournament: misbehaving now")
         return legal_actions[0]
-''' % GAME
+"""
+    % GAME
+)
 
-SNOOP = '''
+SNOOP = (
+    """
 import json, os
 from ladder.bot import Bot
 
@@ -259,14 +280,21 @@ class Snoop(Bot):
 
     def __init__(self):
         raise RuntimeError("REPORT" + json.dumps(REPORT))
-''' % GAME
+"""
+    % GAME
+)
 
 
 def ladder(home: Path, *args: str, timeout: int = 600) -> subprocess.CompletedProcess[str]:
-    env = {**os.environ, "LADDER_RESULTS": str(home / "results"), "LADDER_DB": f"sqlite:///{home / 'results' / 'ladder.db'}",
-           "COLUMNS": "200"}
-    run = subprocess.run([sys.executable, "-m", "cli", *args], capture_output=True, text=True, timeout=timeout,
-                         env=env, cwd=home)
+    env = {
+        **os.environ,
+        "LADDER_RESULTS": str(home / "results"),
+        "LADDER_DB": f"sqlite:///{home / 'results' / 'ladder.db'}",
+        "COLUMNS": "200",
+    }
+    run = subprocess.run(
+        [sys.executable, "-m", "cli", *args], capture_output=True, text=True, timeout=timeout, env=env, cwd=home
+    )
     deadline = time.monotonic() + 5.0
     while bot_processes(str(home)) and time.monotonic() < deadline:
         time.sleep(0.05)
@@ -326,7 +354,11 @@ def tree_digest(*folders: Path) -> str:
 
 def test_validate_refuses_memfd_and_shared_memory_beyond_the_memory_limit(home: Path) -> None:
     """640 MB in a memfd plus 512 MB of heap under 1024 MB: the memfd is refused, and /dev/shm is read-only."""
-    path = write(home, "memfd", MEMFD_SLEEPER.replace("WAKE_AT = 0", "WAKE_AT = 1").replace("BOT = MemfdSleeper", "") + '''
+    path = write(
+        home,
+        "memfd",
+        MEMFD_SLEEPER.replace("WAKE_AT = 0", "WAKE_AT = 1").replace("BOT = MemfdSleeper", "")
+        + """
 class SharedMemory(_Base):
     name = "shared-memory"
 
@@ -336,7 +368,8 @@ class SharedMemory(_Base):
         shared_memory.SharedMemory(create=True, size=640 << 20)
 
 BOT = MemfdSleeper
-''')
+""",
+    )
     run = ladder(home, "validate", str(path), "--matches", "1", "--json")
     report = json.loads(run.stdout)
     assert not report["ok"] and "PermissionError" in report["problem"], report
@@ -344,8 +377,9 @@ BOT = MemfdSleeper
     shm = home / "shm.py"
     shm.write_text(path.read_text().replace("BOT = MemfdSleeper", "BOT = SharedMemory"))
     report = json.loads(ladder(home, "validate", str(shm), "--matches", "1", "--json").stdout)
-    assert not report["ok"] and ("Read-only file system" in report["problem"] + report["explanation"]
-                                 or "PermissionError" in report["problem"]), report
+    assert not report["ok"] and (
+        "Read-only file system" in report["problem"] + report["explanation"] or "PermissionError" in report["problem"]
+    ), report
 
 
 def test_validate_shows_no_installed_package_and_nothing_outside(home: Path) -> None:
@@ -364,7 +398,9 @@ def test_validate_shows_no_installed_package_and_nothing_outside(home: Path) -> 
     assert imports.pop("orjson").startswith("allowed"), "the ladder's own orjson (one file) is documented as there"
     assert all(outcome == "ModuleNotFoundError" for outcome in imports.values()), imports
     assert all(listing == [] for listing in found["site_packages"].values()), found["site_packages"]
-    assert all(not outcome.startswith("allowed") for outcome in [*found["reads"].values(), *found["writes"].values()]), found
+    assert all(
+        not outcome.startswith("allowed") for outcome in [*found["reads"].values(), *found["writes"].values()]
+    ), found
     assert tree_digest(home / "results") + secret.read_text() == before
 
 
@@ -408,14 +444,24 @@ def stored(home: Path) -> tuple[dict[int, tuple[str, str]], list[dict[str, objec
     with sqlite3.connect(home / "results" / "ladder.db") as connection:
         matches = {row[0]: (row[1], row[2]) for row in connection.execute("select id, status, error from match")}
         refs = {row[0]: json.loads(row[1]) for row in connection.execute("select id, seats_json from match")}
-        names = dict(connection.execute(
-            "select bot_version.content_hash, bot.name from bot_version join bot on bot.id = bot_version.bot_id"))
+        names = dict(
+            connection.execute(
+                "select bot_version.content_hash, bot.name from bot_version join bot on bot.id = bot_version.bot_id"
+            )
+        )
         seats = []
         for match_id, seat, reason, detail in connection.execute(
-                "select match_id, seat, failure_reason, failure_detail from seat_result"):
+            "select match_id, seat, failure_reason, failure_detail from seat_result"
+        ):
             ref = refs[match_id][seat]
-            seats.append({"match": match_id, "bot": names.get(ref.removeprefix("store:"), ref), "reason": reason,
-                          "detail": detail})
+            seats.append(
+                {
+                    "match": match_id,
+                    "bot": names.get(ref.removeprefix("store:"), ref),
+                    "reason": reason,
+                    "detail": detail,
+                }
+            )
     return matches, seats
 
 

@@ -63,8 +63,12 @@ def home(tmp_path: Path) -> LadderHome:
 
 def good_bot(home: LadderHome) -> Path:
     path = home.root / "steady.py"
-    path.write_text((Path(__file__).parent / "good_bot.py").read_text()
-                    .replace('name = "first-legal"', 'name = "steady"').replace('games = ("*",)', f'games = ("{GAME}",)'))
+    path.write_text(
+        (Path(__file__).parent / "good_bot.py")
+        .read_text()
+        .replace('name = "first-legal"', 'name = "steady"')
+        .replace('games = ("*",)', f'games = ("{GAME}",)')
+    )
     return path
 
 
@@ -96,14 +100,28 @@ def check_revealed_deals(home: LadderHome, tournament: dict) -> DealSecret:
 def test_a_bot_that_imports_the_engine_cannot_reconstruct_any_deal(home: LadderHome) -> None:
     public_seed, gpp = 424242, 3
     bots = ["deal-cracker", "steady", "random"]
-    replacements = {"PUBLIC_SEED = 0": f"PUBLIC_SEED = {public_seed}", "BOT_NAMES: list = []": f"BOT_NAMES: list = {bots!r}",
-                    "GAMES_PER_PAIRING = 0": f"GAMES_PER_PAIRING = {gpp}"}
+    replacements = {
+        "PUBLIC_SEED = 0": f"PUBLIC_SEED = {public_seed}",
+        "BOT_NAMES: list = []": f"BOT_NAMES: list = {bots!r}",
+        "GAMES_PER_PAIRING = 0": f"GAMES_PER_PAIRING = {gpp}",
+    }
     cracker = home.bot("deal_cracker", replacements, with_engine=True)
-    home.ladder_ok("submit", str(cracker), "--matches", "1")  # the check's deals are secret too: nothing recovered there
+    home.ladder_ok(
+        "submit", str(cracker), "--matches", "1"
+    )  # the check's deals are secret too: nothing recovered there
     home.ladder_ok("submit", str(good_bot(home)), "--matches", "1")
-    file = home.write_tournament("sealed", {"seed": public_seed, "games": [GAME], "bots": bots, "players": [2],
-                                            "games_per_pairing": gpp, "workers": 2,
-                                            "limits": {"move_seconds": 10.0, "bench_after_failures": 1000}})
+    file = home.write_tournament(
+        "sealed",
+        {
+            "seed": public_seed,
+            "games": [GAME],
+            "bots": bots,
+            "players": [2],
+            "games_per_pairing": gpp,
+            "workers": 2,
+            "limits": {"move_seconds": 10.0, "bench_after_failures": 1000},
+        },
+    )
     run = home.ladder_ok("run", str(file), "--no-progress", "--json")
     report = json.loads(run.stdout)
     assert report["state"] == "complete" and report["deal_secret"], report
@@ -142,8 +160,17 @@ def test_the_same_deal_secret_deals_the_same_matches_and_a_fresh_one_does_not(tm
     seeds = []
     for run_number, given in enumerate([secret, secret, None]):
         home = LadderHome(tmp_path / f"run{run_number}")
-        file = home.write_tournament("twins", {"seed": 5, "games": [GAME], "bots": ["random", "thumb"], "players": [2],
-                                               "games_per_pairing": 2, "workers": 1})
+        file = home.write_tournament(
+            "twins",
+            {
+                "seed": 5,
+                "games": [GAME],
+                "bots": ["random", "thumb"],
+                "players": [2],
+                "games_per_pairing": 2,
+                "workers": 1,
+            },
+        )
         args = ["run", str(file), "--no-progress", "--json"] + (["--deal-secret", given] if given else [])
         report = json.loads(home.ladder_ok(*args).stdout)
         assert report["state"] == "complete"
@@ -198,9 +225,18 @@ def test_a_lone_surrogate_reply_is_a_protocol_error_and_the_tournament_completes
     home.ladder_ok("submit", str(sleeper), "--matches", "1")  # it sleeps through the check
     home.ladder_ok("submit", str(good_bot(home)), "--matches", "1")
     bots = ["surrogate-reply", "steady", "random"]
-    file = home.write_tournament("surrogates", {"seed": 77, "games": [GAME], "bots": bots, "players": [2],
-                                                "games_per_pairing": 8, "workers": 2,
-                                                "limits": {"bench_after_failures": 1000}})
+    file = home.write_tournament(
+        "surrogates",
+        {
+            "seed": 77,
+            "games": [GAME],
+            "bots": bots,
+            "players": [2],
+            "games_per_pairing": 8,
+            "workers": 2,
+            "limits": {"bench_after_failures": 1000},
+        },
+    )
     run = home.ladder("run", str(file), "--no-progress")
     assert run.returncode == 0, run.stdout + run.stderr
     assert "Traceback" not in run.stderr
@@ -250,14 +286,18 @@ def test_terminal_escapes_from_a_bot_never_reach_the_terminal(home: LadderHome) 
     assert "mallory" in flat and "[link=http://evil/]click[/link]" in flat  # Rich markup printed as text
     assert "stderr line" in run.stdout  # the stderr tail is shown, cleaned
     passing = home.root / "polite_escapes.py"
-    passing.write_text(failing.read_text().replace('raise RuntimeError(f"boom{ESCAPES}")', "return legal_actions[0]")
-                       .replace('name = "terminal-escapes"', 'name = "polite-escapes"'))
+    passing.write_text(
+        failing.read_text()
+        .replace('raise RuntimeError(f"boom{ESCAPES}")', "return legal_actions[0]")
+        .replace('name = "terminal-escapes"', 'name = "polite-escapes"')
+    )
     submitted = home.ladder_ok("submit", str(passing), "--matches", "1")
     assert_no_terminal_controls(submitted.stdout, submitted.stderr)
     listed = home.ladder_ok("bots")
     assert_no_terminal_controls(listed.stdout)
-    [(author, version)] = home.query("select b.author, v.version from bot b join bot_version v on v.bot_id = b.id "
-                                     "where b.name = 'polite-escapes'")
+    [(author, version)] = home.query(
+        "select b.author, v.version from bot b join bot_version v on v.bot_id = b.id where b.name = 'polite-escapes'"
+    )
     assert_no_terminal_controls(author, version)
     assert author.startswith("mallory")
 
@@ -267,15 +307,19 @@ def test_terminal_escapes_from_a_bot_never_reach_the_terminal(home: LadderHome) 
 
 @pytest.mark.slow
 def test_run_requires_the_layers_it_is_asked_for(home: LadderHome) -> None:
-    file = home.write_tournament("layers", {"seed": 1, "games": [GAME], "bots": ["random", "thumb"], "players": [2],
-                                            "games_per_pairing": 1, "workers": 1})
+    file = home.write_tournament(
+        "layers",
+        {"seed": 1, "games": [GAME], "bots": ["random", "thumb"], "players": [2], "games_per_pairing": 1, "workers": 1},
+    )
     assert_one_clear_line(home.ladder("run", str(file), "--require-layer", "moat"), "no sandbox layer 'moat'")
     for layer in default_layers():
         home.ladder_ok("run", str(file), "--no-progress", "--require-layer", layer)
 
 
 @pytest.mark.needs_bot_sandbox
-def test_run_refuses_to_start_when_submitted_bots_cannot_be_sandboxed(home: LadderHome, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_run_refuses_to_start_when_submitted_bots_cannot_be_sandboxed(
+    home: LadderHome, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """As root without bubblewrap (simulated): one line before anything is played, instead of a tournament of errors."""
     from typer.testing import CliRunner
 
@@ -283,8 +327,17 @@ def test_run_refuses_to_start_when_submitted_bots_cannot_be_sandboxed(home: Ladd
     from cli.app import app
 
     home.ladder_ok("submit", str(good_bot(home)), "--matches", "1")
-    file = home.write_tournament("rootless", {"seed": 1, "games": [GAME], "bots": ["steady", "random"], "players": [2],
-                                              "games_per_pairing": 1, "workers": 1})
+    file = home.write_tournament(
+        "rootless",
+        {
+            "seed": 1,
+            "games": [GAME],
+            "bots": ["steady", "random"],
+            "players": [2],
+            "games_per_pairing": 1,
+            "workers": 1,
+        },
+    )
     for key in ("LADDER_RESULTS", "LADDER_DB"):
         monkeypatch.setenv(key, home.env[key])
     monkeypatch.setattr(ladder.seats.players, "is_root", lambda: True)

@@ -44,15 +44,17 @@ GAME = "elfer-raus"
 pytestmark = [
     pytest.mark.needs_bot_sandbox,
     pytest.mark.skipif(GAME not in game_ids(), reason=f"{GAME} is not registered"),
-    pytest.mark.skipif(not {"bubblewrap", "seccomp"} <= set(available_layers()),
-                       reason="needs the bubblewrap and seccomp sandbox layers"),
+    pytest.mark.skipif(
+        not {"bubblewrap", "seccomp"} <= set(available_layers()),
+        reason="needs the bubblewrap and seccomp sandbox layers",
+    ),
 ]
 LIMITS = {"move_seconds": 0.5, "move_wall_seconds": 1.5, "bench_after_failures": 1000}
 # A bot that computes is judged on its CPU clock: a wall-clock cap this long is reached first only on a host whose
 # other work takes over 97% of the bot's CPU (a real host fault, which this shared test machine can reach at 1.5 s).
 CPU_LIMITS = {**LIMITS, "move_wall_seconds": 20.0}
 
-HONEST = '''
+HONEST = """
 import time
 from ladder.bot import Bot
 
@@ -73,9 +75,9 @@ class Honest(Bot):
             while time.process_time() - started < 0.1:
                 pass
         return legal_actions[0]
-'''
+"""
 
-HOSTILE = '''
+HOSTILE = """
 import os, signal, sys, threading, time
 from ladder.bot import Bot
 
@@ -170,9 +172,9 @@ class Hostile(Bot):
 
     def end(self, result):
         _hostile("end")
-'''
+"""
 
-SHELL = '''h=0
+SHELL = """h=0
 while read line; do
   case "$line" in
     *'"type":"start"'*)
@@ -181,7 +183,7 @@ while read line; do
     *'"type":"act"'*) if [ $h = 1 ]; then {hostile_act}; else echo 0; fi;;
   esac
 done
-'''
+"""
 
 
 @pytest.fixture()
@@ -210,10 +212,21 @@ def submit(home: LadderHome, *paths: Path) -> None:
         home.ladder_ok("submit", str(path), "--matches", "1", "--move-seconds", "1", timeout=900)
 
 
-def run(home: LadderHome, name: str, bots: list[str], games: int = 2, limits: dict[str, Any] | None = None
-        ) -> subprocess.CompletedProcess[str]:
-    file = home.write_tournament(name, {"seed": 23, "games": [GAME], "bots": bots, "players": [2],
-                                        "games_per_pairing": games, "workers": 1, "limits": limits or LIMITS})
+def run(
+    home: LadderHome, name: str, bots: list[str], games: int = 2, limits: dict[str, Any] | None = None
+) -> subprocess.CompletedProcess[str]:
+    file = home.write_tournament(
+        name,
+        {
+            "seed": 23,
+            "games": [GAME],
+            "bots": bots,
+            "players": [2],
+            "games_per_pairing": games,
+            "workers": 1,
+            "limits": limits or LIMITS,
+        },
+    )
     return home.ladder("run", str(file), "--no-progress", "--no-rankings", timeout=900)
 
 
@@ -245,24 +258,31 @@ def assert_hostile_lost(home: LadderHome, name: str, hostile: str, *said: str) -
 @pytest.mark.slow
 def test_a_bot_that_stops_itself_in_act_or_start_loses_on_time(home: LadderHome) -> None:
     """Point 1: SIGSTOP, SIGTSTP, SIGTTIN, raise(), pthread_kill, the group: all refused; the bot's wall-clock loss."""
-    submit(home, python_bot(home, "honest", HONEST),
-           python_bot(home, "stop-in-act", HOSTILE.format(where="act", how="stop", name="stop-in-act")),
-           python_bot(home, "stop-in-start", HOSTILE.format(where="start", how="stop", name="stop-in-start")))
+    submit(
+        home,
+        python_bot(home, "honest", HONEST),
+        python_bot(home, "stop-in-act", HOSTILE.format(where="act", how="stop", name="stop-in-act")),
+        python_bot(home, "stop-in-start", HOSTILE.format(where="start", how="stop", name="stop-in-start")),
+    )
     for hostile, what in (("stop-in-act", "choosing its action"), ("stop-in-start", "starting the match")):
         result = run(home, f"t-{hostile}", [hostile, "honest"])
         assert result.returncode == 0, result.stdout + result.stderr
-        failed = assert_hostile_lost(home, f"t-{hostile}", hostile, "wall-clock limit", what,
-                                     "did not starve it")
+        failed = assert_hostile_lost(home, f"t-{hostile}", hostile, "wall-clock limit", what, "did not starve it")
         assert all(seat["failure"] == "timeout" for seat in failed)
-        assert all("SIGSTOP: PermissionError" in seat["stderr"] and ": sent" not in seat["stderr"] for seat in failed), failed
+        assert all(
+            "SIGSTOP: PermissionError" in seat["stderr"] and ": sent" not in seat["stderr"] for seat in failed
+        ), failed
         assert "voided" not in result.stdout
 
 
 @pytest.mark.slow
 def test_a_failure_while_hearing_the_result_never_changes_it(home: LadderHome) -> None:
     """Point 1 (end): the game is over; the result stands, and the author is told in the bot's stderr and the log."""
-    submit(home, python_bot(home, "honest", HONEST),
-           python_bot(home, "stop-in-end", HOSTILE.format(where="end", how="stop", name="stop-in-end")))
+    submit(
+        home,
+        python_bot(home, "honest", HONEST),
+        python_bot(home, "stop-in-end", HOSTILE.format(where="end", how="stop", name="stop-in-end")),
+    )
     result = run(home, "t-end", ["stop-in-end", "honest"])
     assert result.returncode == 0, result.stdout + result.stderr
     listed = tournament(home, "t-end")
@@ -272,16 +292,20 @@ def test_a_failure_while_hearing_the_result_never_changes_it(home: LadderHome) -
     assert all(seat["failure"] is None and seat["rank"] is not None for m in stored for seat in m["seats"]), stored
     told = [seat for m in stored for seat in m["seats"] if "after the game was over" in str(seat["stderr"])]
     assert told and all(seat["bot"] == "stop-in-end" for seat in told), told
-    assert all("the result of the match stands" in seat["stderr"] and "hearing the result" in seat["stderr"]
-               for seat in told)
+    assert all(
+        "the result of the match stands" in seat["stderr"] and "hearing the result" in seat["stderr"] for seat in told
+    )
     assert "after the game was over" in home.run_log()
 
 
 @pytest.mark.slow
 def test_a_thread_storm_is_a_loss_on_time_not_a_host_fault(home: LadderHome) -> None:
     """Point 3: hundreds of threads waking on one tick: its run-queue delay is its own, the match counts."""
-    submit(home, python_bot(home, "honest", HONEST),
-           python_bot(home, "storm", HOSTILE.format(where="act", how="storm", name="storm")))
+    submit(
+        home,
+        python_bot(home, "honest", HONEST),
+        python_bot(home, "storm", HOSTILE.format(where="act", how="storm", name="storm")),
+    )
     result = run(home, "t-storm", ["storm", "honest"], limits=CPU_LIMITS)
     assert result.returncode == 0, result.stdout + result.stderr
     failed = assert_hostile_lost(home, "t-storm", "storm")
@@ -307,11 +331,15 @@ def test_an_executable_bot_spinning_between_turns_cannot_starve_its_opponent(hom
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize(("hostile_act", "on_start", "said"), [
-    ("echo '{\"index\": 999, \"index\": 0}'", ":", "appears twice"),
-    ("printf '0\\n0\\n'", ":", "a line the ladder did not ask for"),
-    ("echo 0", "if [ $h = 1 ]; then echo 0; fi", "a line the ladder did not ask for"),
-], ids=["duplicate-keys", "two-lines", "unasked-line"])
+@pytest.mark.parametrize(
+    ("hostile_act", "on_start", "said"),
+    [
+        ('echo \'{"index": 999, "index": 0}\'', ":", "appears twice"),
+        ("printf '0\\n0\\n'", ":", "a line the ladder did not ask for"),
+        ("echo 0", "if [ $h = 1 ]; then echo 0; fi", "a line the ladder did not ask for"),
+    ],
+    ids=["duplicate-keys", "two-lines", "unasked-line"],
+)
 def test_executable_bot_protocol_slack_is_garbage(home: LadderHome, hostile_act: str, on_start: str, said: str) -> None:
     """Point 5: strict JSON lines."""
     submit(home, python_bot(home, "honest", HONEST), shell_bot(home, "slack", hostile_act, on_start))
@@ -325,9 +353,13 @@ def test_executable_bot_protocol_slack_is_garbage(home: LadderHome, hostile_act:
 def test_names_that_pass_for_built_ins_are_refused(home: LadderHome) -> None:
     """Point 6: case, look-alikes, separators, a handicap's number, a trailing dot."""
     honest = python_bot(home, "honest", HONEST)
-    for name, said in (("Search", "passes for the built-in bot 'search'"), ("THUMB", "passes for the built-in bot 'thumb'"),
-                       ("random.", "ends in punctuation"), ("thumb-90", "passes for the built-in bot 'thumb'"),
-                       ("rand0m", "passes for the built-in bot 'random'")):
+    for name, said in (
+        ("Search", "passes for the built-in bot 'search'"),
+        ("THUMB", "passes for the built-in bot 'thumb'"),
+        ("random.", "ends in punctuation"),
+        ("thumb-90", "passes for the built-in bot 'thumb'"),
+        ("rand0m", "passes for the built-in bot 'random'"),
+    ):
         refused = home.ladder("submit", str(honest), "--name", name, "--matches", "1")
         assert_one_clear_line(refused, said)
     if home.query("select name from sqlite_master where name = 'bot'"):
@@ -339,8 +371,17 @@ def test_a_match_voided_twice_is_recorded_unplayable_and_the_tournament_complete
     """Point 2: a real host fault (stopped from outside) on two runs: voided, then unplayable; no third run needed."""
     bowling = "bowling-solitaire"
     home.ladder_ok("submit", str(bot_file(home, "starved", burn=0.4, moves=4)), "--matches", "1", timeout=900)
-    file = home.write_tournament("twice", {"seed": 9, "games": [bowling], "bots": ["starved"], "games_per_pairing": 1,
-                                           "workers": 1, "limits": {"move_seconds": 1.0, "move_wall_seconds": 2.0}})
+    file = home.write_tournament(
+        "twice",
+        {
+            "seed": 9,
+            "games": [bowling],
+            "bots": ["starved"],
+            "games_per_pairing": 1,
+            "workers": 1,
+            "limits": {"move_seconds": 1.0, "move_wall_seconds": 2.0},
+        },
+    )
     outputs = []
     for _ in range(2):
         starver = Starver(f"clock-test-bot starved of {home.root}", hold_seconds=8.0)
@@ -371,8 +412,17 @@ def test_cpu_taken_by_outside_processes_pinned_to_the_bots_cpu_voids_the_match(h
     """A real host fault still works: three CPU hogs pinned to the worker's CPU starve a bot that computes."""
     bowling = "bowling-solitaire"
     home.ladder_ok("submit", str(bot_file(home, "crowded", burn=0.6, moves=2)), "--matches", "1", timeout=900)
-    file = home.write_tournament("crowded", {"seed": 3, "games": [bowling], "bots": ["crowded"], "games_per_pairing": 1,
-                                             "workers": 1, "limits": {"move_seconds": 1.0, "move_wall_seconds": 1.2}})
+    file = home.write_tournament(
+        "crowded",
+        {
+            "seed": 3,
+            "games": [bowling],
+            "bots": ["crowded"],
+            "games_per_pairing": 1,
+            "workers": 1,
+            "limits": {"move_seconds": 1.0, "move_wall_seconds": 1.2},
+        },
+    )
     cpu = min(os.sched_getaffinity(0))  # the first usable CPU: where a one-worker run pins its worker and bots
     pin = f"import os; os.sched_setaffinity(0, {{{cpu}}})\nwhile True: pass"
     hogs = [subprocess.Popen([sys.executable, "-c", pin]) for _ in range(3)]

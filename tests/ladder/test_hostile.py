@@ -37,7 +37,12 @@ GOOD_BOT = str(HERE / "good_bot.py")
 AVAILABLE = available_layers()
 
 LIMITS = SandboxLimits(
-    move_seconds=5.0, match_seconds=5.0, start_seconds=15.0, memory_mb=256, idle_cpu_seconds=0.3, cpu_seconds=60,
+    move_seconds=5.0,
+    match_seconds=5.0,
+    start_seconds=15.0,
+    memory_mb=256,
+    idle_cpu_seconds=0.3,
+    cpu_seconds=60,
 )
 
 
@@ -49,19 +54,27 @@ class Expect:
     detail: tuple[str, ...] = ()
     stderr: tuple[str, ...] = ()  # words that must appear in its stderr tail / traceback
     needs: tuple[str, ...] = ()  # sandbox layers without which the test is skipped
-    move_seconds: float = 5.0  # CPU per move: generous (a loaded machine is slow to fill 256 MB), except to test timeouts
+    move_seconds: float = (
+        5.0  # CPU per move: generous (a loaded machine is slow to fill 256 MB), except to test timeouts
+    )
     move_wall_seconds: float | None = None  # the wall-clock cap (default: 5 x move_seconds)
 
 
 EXPECTED: dict[str, Expect] = {
     # a bot that computes runs out of CPU time; one that sleeps, of wall-clock time (not starved: its fault)
     "infinite_loop": Expect("timeout", ("of CPU time on one move", "its limit: 0.5 s"), move_seconds=0.5),
-    "long_sleep": Expect("timeout", ("no answer within the wall-clock limit of 0.5 s", "did not starve"),
-                         move_seconds=0.5, move_wall_seconds=0.5),
-    "ignore_sigterm": Expect("timeout", ("no answer within the wall-clock limit of 0.5 s",), move_seconds=0.5,
-                             move_wall_seconds=0.5),
-    "late_reply": Expect("timeout", ("no answer within the wall-clock limit of 0.5 s",), move_seconds=0.5,
-                         move_wall_seconds=0.5),
+    "long_sleep": Expect(
+        "timeout",
+        ("no answer within the wall-clock limit of 0.5 s", "did not starve"),
+        move_seconds=0.5,
+        move_wall_seconds=0.5,
+    ),
+    "ignore_sigterm": Expect(
+        "timeout", ("no answer within the wall-clock limit of 0.5 s",), move_seconds=0.5, move_wall_seconds=0.5
+    ),
+    "late_reply": Expect(
+        "timeout", ("no answer within the wall-clock limit of 0.5 s",), move_seconds=0.5, move_wall_seconds=0.5
+    ),
     "memory_gigabytes": Expect("memory", ("MemoryError",)),
     "memory_creep": Expect("memory", ("MemoryError",)),
     "recursion_bomb": Expect("crash", ("SIGSEGV",), ("in __getattr__",)),
@@ -123,7 +136,7 @@ def zombie_children() -> list[int]:
                 text = stat.read()
         except OSError:
             continue
-        fields = text[text.rfind(b")") + 2:].split()
+        fields = text[text.rfind(b")") + 2 :].split()
         if fields[0] == b"Z" and int(fields[1]) == os.getpid():
             zombies.append(int(entry))
     return zombies
@@ -233,9 +246,11 @@ def test_hostile_bot_loses_and_leaves_nothing(name: str, pool: PlayerPool, ladde
     listener.setblocking(False)
     marker = tmp_path / "import-time-marker"
     hostile = prepare(
-        name, tmp_path,
+        name,
+        tmp_path,
         targets=[str(store_file), str(database), str(ladder_home / "ladder.db-wal")],
-        port=listener.getsockname()[1], marker=marker,
+        port=listener.getsockname()[1],
+        marker=marker,
     )
     try:
         pool.warm(GOOD_BOT)
@@ -254,7 +269,10 @@ def test_hostile_bot_loses_and_leaves_nothing(name: str, pool: PlayerPool, ladde
             assert zombie_children() == [], "the failed bot's process was not reaped"
             assert len(pool.processes()) == 1, "only the well-behaved bot's process should remain"
         # the well-behaved bot keeps its process and plays on
-        again = play_match(MatchSpec(GAME_ID, (GOOD_BOT, "random"), 7), [pool.player(GOOD_BOT, GAME_ID), pool.player("random", GAME_ID)])
+        again = play_match(
+            MatchSpec(GAME_ID, (GOOD_BOT, "random"), 7),
+            [pool.player(GOOD_BOT, GAME_ID), pool.player("random", GAME_ID)],
+        )
         assert again.failures == {}
         assert good_process.alive() and good_process in pool.processes()
         with pytest.raises(BlockingIOError):

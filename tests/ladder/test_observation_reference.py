@@ -41,12 +41,16 @@ def test_the_elevenses_spreads_are_documented_as_the_engine_shapes_them() -> Non
     assert '{"up": card}' not in guide and "`face_up`" in guide and "`face_down`" in guide
     assert "`[number, set]`" in guide and "`values`" in guide
     if "elevenses" in [g.id for g in all_games()]:
-        observation = json.loads(re.findall(r"```json\n(.*?)\n```", guide_section().split("#### `elevenses`")[1], re.S)[0])
+        observation = json.loads(
+            re.findall(r"```json\n(.*?)\n```", guide_section().split("#### `elevenses`")[1], re.S)[0]
+        )
         assert set(observation["spreads"][0]) >= {"face_up", "face_down"}
 
 
 def test_the_check_command_says_whether_the_guide_is_up_to_date(tmp_path, monkeypatch) -> None:
-    run = subprocess.run([sys.executable, "-m", "ladder.observation_reference", "--check"], capture_output=True, text=True)
+    run = subprocess.run(
+        [sys.executable, "-m", "ladder.observation_reference", "--check"], capture_output=True, text=True
+    )
     assert run.returncode == 0, run.stderr
     stale = tmp_path / "guide.md"
     stale.write_text(reference.GUIDE.read_text(encoding="utf-8").replace('"seat": ', '"sit": ', 1))
@@ -63,7 +67,9 @@ def test_every_observation_in_the_guide_starts_with_the_one_envelope() -> None:
         assert f"| `{field}` |" in guide, f"the envelope's {field!r} is not documented in the guide"
     section = guide_section()
     for game in all_games():
-        observation = json.loads(re.findall(r"```json\n(.*?)\n```", section.split(f"#### `{game.id}`: a real observation", 1)[1], re.S)[0])
-        assert tuple(observation)[:len(ENVELOPE)] == ENVELOPE, game.id
+        observation = json.loads(
+            re.findall(r"```json\n(.*?)\n```", section.split(f"#### `{game.id}`: a real observation", 1)[1], re.S)[0]
+        )
+        assert tuple(observation)[: len(ENVELOPE)] == ENVELOPE, game.id
         assert observation["game"] == game.id and observation["over"] is False
         assert observation["current_player"] == observation["seat"]

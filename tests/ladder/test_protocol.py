@@ -99,11 +99,26 @@ def test_a_request_reads_back_as_sent_whoever_writes_and_reads_it(
     """The ladder and the bot's host may differ (orjson on one side only): a request still arrives exactly."""
     fast = protocol.orjson
     messages = [
-        {"seq": 4, "op": "act", "observation": {"hand": [("red", 3), ("green", 20)], "note": "thé ☕", "none": None,
-                                                 "ratio": 0.1, "big": 2**64 - 1, "small": -(2**63), "flag": False},
-         "legal": [{"type": "play", "card": ["red", 3]}, {"type": "pass"}]},
+        {
+            "seq": 4,
+            "op": "act",
+            "observation": {
+                "hand": [("red", 3), ("green", 20)],
+                "note": "thé ☕",
+                "none": None,
+                "ratio": 0.1,
+                "big": 2**64 - 1,
+                "small": -(2**63),
+                "flag": False,
+            },
+            "legal": [{"type": "play", "card": ["red", 3]}, {"type": "pass"}],
+        },
         {"seq": 5, "op": "start", "match": {"game": "g", "seed": 2**70, "options": {"deck": 52}}},  # beyond 64 bits
-        {"seq": 6, "op": "end", "result": {"scores": [1.5, -2.0, 1e300], "keys": {1: "one"}}},  # a key that is not a string
+        {
+            "seq": 6,
+            "op": "end",
+            "result": {"scores": [1.5, -2.0, 1e300], "keys": {1: "one"}},
+        },  # a key that is not a string
     ]
     for message in messages:
         monkeypatch.setattr(protocol, "orjson", fast if writer == "orjson" else None)
@@ -117,7 +132,11 @@ def test_a_request_reads_back_as_sent_whoever_writes_and_reads_it(
 @pytest.mark.skipif(protocol.orjson is None, reason="orjson is not installed")
 def test_a_request_that_orjson_cannot_write_exactly_is_written_by_the_standard_library() -> None:
     assert body(protocol.encode_request({"seq": 1, "seed": 2**64 - 1}))[:1] == b"{"
-    for message in ({"seq": 1, "seed": 2**64}, {"seq": 1, "keys": {1: 2}}, {"seq": 1, "flag": type("Sub", (int,), {})(3)}):
+    for message in (
+        {"seq": 1, "seed": 2**64},
+        {"seq": 1, "keys": {1: 2}},
+        {"seq": 1, "flag": type("Sub", (int,), {})(3)},
+    ):
         text = body(protocol.encode_request(message))
         assert text[:1] == protocol.STANDARD_MARK
         assert json.loads(text) == json.loads(json.dumps(message))
@@ -127,23 +146,35 @@ def test_a_request_that_orjson_cannot_write_exactly_is_written_by_the_standard_l
 
 def test_a_request_never_carries_nan_or_infinity(monkeypatch: pytest.MonkeyPatch) -> None:
     """Requests are strict JSON: the standard library refuses a non-finite float; orjson writes it as null."""
-    message = {"seq": 1, "op": "act", "observation": {"x": float("nan"), "y": [float("inf"), -float("inf")]}, "legal": []}
+    message = {
+        "seq": 1,
+        "op": "act",
+        "observation": {"x": float("nan"), "y": [float("inf"), -float("inf")]},
+        "legal": [],
+    }
     if protocol.orjson is not None:
         text = body(protocol.encode_request(message))
         assert json.loads(text, parse_constant=lambda name: pytest.fail(f"{name} on the wire")) == {
-            "seq": 1, "op": "act", "observation": {"x": None, "y": [None, None]}, "legal": []}
+            "seq": 1,
+            "op": "act",
+            "observation": {"x": None, "y": [None, None]},
+            "legal": [],
+        }
     monkeypatch.setattr(protocol, "orjson", None)
     with pytest.raises(ValueError):
         protocol.encode_request(message)
 
 
-@pytest.mark.parametrize("raw, where", [
-    (rb'{"seq":1,"bot":{"author":"mallory \ud800"}}', "bot.author"),
-    (rb'{"seq":1,"error":{"message":"a \udfff b"}}', "error.message"),
-    (rb'{"seq":1,"illegal":["x","\uDBFF"]}', "illegal[1]"),
-    (rb'{"seq":1,"\ud800":0}', "a key"),
-    (rb'{"seq":1,"x":"\ude00\ud83d"}', "x"),  # a pair in the wrong order is two lone halves
-])
+@pytest.mark.parametrize(
+    "raw, where",
+    [
+        (rb'{"seq":1,"bot":{"author":"mallory \ud800"}}', "bot.author"),
+        (rb'{"seq":1,"error":{"message":"a \udfff b"}}', "error.message"),
+        (rb'{"seq":1,"illegal":["x","\uDBFF"]}', "illegal[1]"),
+        (rb'{"seq":1,"\ud800":0}', "a key"),
+        (rb'{"seq":1,"x":"\ude00\ud83d"}', "x"),  # a pair in the wrong order is two lone halves
+    ],
+)
 def test_a_lone_surrogate_anywhere_in_a_reply_is_garbage(raw: bytes, where: str) -> None:
     """JSON's parser accepts "\\ud800"; no database, log or terminal can take it: refused, saying where."""
     with pytest.raises(protocol.ProtocolError, match="not valid Unicode") as refused:

@@ -46,14 +46,22 @@ def test_one_event_is_rated_exactly_as_the_trueskill_package_rates_it() -> None:
         new = env.rate([(env.create_rating(),) for _ in match.seats], ranks=[s.rank for s in match.seats])
         for s, (rating,) in zip(match.seats, new):
             standing = rated.standings[pool][s.bot_version_id]
-            assert standing.mu == pytest.approx(rating.mu, abs=1e-9) and standing.sigma == pytest.approx(rating.sigma, abs=1e-9)
+            assert standing.mu == pytest.approx(rating.mu, abs=1e-9) and standing.sigma == pytest.approx(
+                rating.sigma, abs=1e-9
+            )
 
 
 def test_ratings_are_a_fixed_point_of_trueskill_over_every_event() -> None:
     """Expectation propagation's fixed point: taking any one event's message out of the ratings and
     rating that event with the package gives the ratings back."""
-    matches = [table(1, seat(1, 1), seat(2, 2)), table(2, seat(2, 1), seat(3, 2)), table(3, seat(3, 1), seat(1, 2)),
-               table(4, seat(1, 1), seat(2, 2)), table(5, seat(1, 1), seat(3, 2)), table(6, seat(2, 1), seat(1, 1))]
+    matches = [
+        table(1, seat(1, 1), seat(2, 2)),
+        table(2, seat(2, 1), seat(3, 2)),
+        table(3, seat(3, 1), seat(1, 2)),
+        table(4, seat(1, 1), seat(2, 2)),
+        table(5, seat(1, 1), seat(3, 2)),
+        table(6, seat(2, 1), seat(1, 1)),
+    ]
     rated = compute(matches, games=TABLES)
     events, standings = ratings_trueskill_model.build_events(sorted(matches, key=lambda m: m.match_id), TABLES)
     env = ratings_trueskill_model.environment(rated.draw_probability["g/2p"])
@@ -78,18 +86,24 @@ def test_the_same_matches_in_any_order_give_exactly_the_same_ratings() -> None:
     first = compute(matches, games=TABLES)
     shuffled = list(matches)
     rng.shuffle(shuffled)
-    renumbered = [MatchFact(index, m.tournament_id, m.game, m.num_players, m.deal, m.seats)
-                  for index, m in enumerate(shuffled, start=1)]
+    renumbered = [
+        MatchFact(index, m.tournament_id, m.game, m.num_players, m.deal, m.seats)
+        for index, m in enumerate(shuffled, start=1)
+    ]
     second = compute(renumbered, games=TABLES)
     for pool in ("g/2p", "g/3p"):
-        assert {v: (s.mu, s.sigma) for v, s in first.standings[pool].items()} == \
-               {v: (s.mu, s.sigma) for v, s in second.standings[pool].items()}
+        assert {v: (s.mu, s.sigma) for v, s in first.standings[pool].items()} == {
+            v: (s.mu, s.sigma) for v, s in second.standings[pool].items()
+        }
         assert [s.bot_version_id for s in first.table(pool)] == [1, 2, 3, 4]
     assert first.history != second.history  # only the history follows the order of arrival
 
 
 def test_draw_probability_is_the_observed_tie_rate() -> None:
-    events = [ratings_trueskill_model.Event("p", i, (1, 2), ranks, (False, False)) for i, ranks in enumerate([(1, 1), (1, 2), (2, 1), (1, 2)])]
+    events = [
+        ratings_trueskill_model.Event("p", i, (1, 2), ranks, (False, False))
+        for i, ranks in enumerate([(1, 1), (1, 2), (2, 1), (1, 2)])
+    ]
     assert draw_probability(events) == pytest.approx(0.25)
     assert draw_probability(events[1:]) == ratings_trueskill_model.MIN_DRAW  # no tie: the floor keeps TrueSkill finite
     # two failed seats tied last are not a tie of play
@@ -98,8 +112,12 @@ def test_draw_probability_is_the_observed_tie_rate() -> None:
 
 def test_each_solitaire_deal_is_one_free_for_all_among_its_bots() -> None:
     matches = [
-        solo(1, 1, 10, "d1"), solo(2, 2, 4, "d1"), solo(3, 3, 4, "d1"),
-        solo(4, 1, 3, "d2"), solo(5, 2, 9, "d2"), solo(6, 3, 0, "d2", failed=True),
+        solo(1, 1, 10, "d1"),
+        solo(2, 2, 4, "d1"),
+        solo(3, 3, 4, "d1"),
+        solo(4, 1, 3, "d2"),
+        solo(5, 2, 9, "d2"),
+        solo(6, 3, 0, "d2", failed=True),
     ]
     rated = compute(matches, games=WITH_SOLITAIRE)
     draw = rated.draw_probability["s/1p"]
@@ -112,8 +130,9 @@ def test_each_solitaire_deal_is_one_free_for_all_among_its_bots() -> None:
     for version in (1, 2, 3):
         assert last[version] == r[version].mu
     # the ratings: the same as the two deals rated as two three-player free-for-alls
-    as_tables = compute([table(1, seat(1, 1), seat(2, 2), seat(3, 2)), table(2, seat(1, 2), seat(2, 1), seat(3, 3))],
-                        games=TABLES)
+    as_tables = compute(
+        [table(1, seat(1, 1), seat(2, 2), seat(3, 2)), table(2, seat(1, 2), seat(2, 1), seat(3, 3))], games=TABLES
+    )
     for version in (1, 2, 3):
         assert rated.standings["s/1p"][version].mu == pytest.approx(as_tables.standings["g/3p"][version].mu, abs=1e-9)
     assert rated.standings["s/1p"][1].mean_score == pytest.approx(6.5)
@@ -123,10 +142,12 @@ def test_each_solitaire_deal_is_one_free_for_all_among_its_bots() -> None:
 
 
 def test_a_solitaire_is_won_only_when_its_goal_is_met_and_never_by_a_failed_seat() -> None:
-    matches = [MatchFact(1, 1, "s", 1, "d1", (SeatFact(1, 30, 1, False, True),)),
-               MatchFact(2, 1, "s", 1, "d1", (SeatFact(2, 10, 1, False, False),)),
-               MatchFact(3, 1, "s", 1, "d2", (SeatFact(1, 5, 1, False, False),)),
-               MatchFact(4, 1, "s", 1, "d2", (SeatFact(2, 9, 1, True, True),))]
+    matches = [
+        MatchFact(1, 1, "s", 1, "d1", (SeatFact(1, 30, 1, False, True),)),
+        MatchFact(2, 1, "s", 1, "d1", (SeatFact(2, 10, 1, False, False),)),
+        MatchFact(3, 1, "s", 1, "d2", (SeatFact(1, 5, 1, False, False),)),
+        MatchFact(4, 1, "s", 1, "d2", (SeatFact(2, 9, 1, True, True),)),
+    ]
     rated = compute(matches, games={"s": GOAL_SOLITAIRE})
     assert rated.standings["s/1p"][1].wins == 1 and rated.standings["s/1p"][1].win_rate == pytest.approx(0.5)
     assert rated.standings["s/1p"][2].wins == 0  # d1: goal not met; d2: met, but the seat failed
@@ -172,16 +193,32 @@ def test_rerate_reproduces_the_stored_ratings(db_url: str) -> None:
     from tournaments.config import parse_tournament
     from tournaments.runner import RunOptions, run_tournament
 
-    cfg = parse_tournament({"seed": 5, "games": ["toy-coins", "toy-solo"], "bots": ["random", "greedy"], "games_per_pairing": 5,
-                            "game": {"toy-coins": {"players": [2]}}}, "r.toml", "r")
-    run_tournament(cfg, RunOptions(db_url=db_url, workers=2, progress=False, worker_setup="tests.tournaments.toygames:install"))
+    cfg = parse_tournament(
+        {
+            "seed": 5,
+            "games": ["toy-coins", "toy-solo"],
+            "bots": ["random", "greedy"],
+            "games_per_pairing": 5,
+            "game": {"toy-coins": {"players": [2]}},
+        },
+        "r.toml",
+        "r",
+    )
+    run_tournament(
+        cfg, RunOptions(db_url=db_url, workers=2, progress=False, worker_setup="tests.tournaments.toygames:install")
+    )
     engine = open_database(db_url)
     with Session(engine) as session:
+
         def snapshot():
-            stored = sorted((r.pool, r.bot_version_id, r.mu, r.sigma, r.matches, r.wins, r.draw_probability)
-                            for r in session.exec(select(RatingRow)).all())
-            history = sorted((h.pool, h.event, h.match_id, h.bot_version_id, h.mu, h.sigma)
-                             for h in session.exec(select(RatingHistoryRow)).all())
+            stored = sorted(
+                (r.pool, r.bot_version_id, r.mu, r.sigma, r.matches, r.wins, r.draw_probability)
+                for r in session.exec(select(RatingRow)).all()
+            )
+            history = sorted(
+                (h.pool, h.event, h.match_id, h.bot_version_id, h.mu, h.sigma)
+                for h in session.exec(select(RatingHistoryRow)).all()
+            )
             return stored, history
 
         before = snapshot()
@@ -205,5 +242,9 @@ def test_the_closed_form_duel_is_the_packages_two_player_update() -> None:
             a = trueskill.Rating(rng.uniform(10, 40), rng.uniform(0.1, 9))
             b = trueskill.Rating(rng.uniform(10, 40), rng.uniform(0.1, 9))
             ranks = rng.choice([(1, 2), (2, 1), (1, 1)])
-            for (package,), (mine,) in zip(env.rate([(a,), (b,)], ranks=list(ranks)), ratings_trueskill_model.duel(env, a, b, *ranks)):
-                assert mine.mu == pytest.approx(package.mu, abs=1e-9) and mine.sigma == pytest.approx(package.sigma, abs=1e-9)
+            for (package,), (mine,) in zip(
+                env.rate([(a,), (b,)], ranks=list(ranks)), ratings_trueskill_model.duel(env, a, b, *ranks)
+            ):
+                assert mine.mu == pytest.approx(package.mu, abs=1e-9) and mine.sigma == pytest.approx(
+                    package.sigma, abs=1e-9
+                )

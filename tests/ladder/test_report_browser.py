@@ -19,24 +19,34 @@ import pytest
 
 from engine import get_game
 
-CHROMIUM = next((shutil.which(name) for name in ("chromium", "chromium-browser", "google-chrome") if shutil.which(name)), None)
+CHROMIUM = next(
+    (shutil.which(name) for name in ("chromium", "chromium-browser", "google-chrome") if shutil.which(name)), None
+)
 DRIVER = shutil.which("chromedriver")
-pytestmark = pytest.mark.skipif(CHROMIUM is None or DRIVER is None,
-                                reason="needs chromium and chromedriver (apt-get install chromium chromium-driver)")
+pytestmark = pytest.mark.skipif(
+    CHROMIUM is None or DRIVER is None,
+    reason="needs chromium and chromedriver (apt-get install chromium chromium-driver)",
+)
 webdriver = pytest.importorskip("selenium.webdriver", reason="needs selenium (pip install selenium)")
 
 
 def ladder(where: Path, *args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "cli", *args, "--db", f"sqlite:///{where / 'l.db'}"],
-                          capture_output=True, text=True, timeout=600, cwd=where,
-                          env={**os.environ, "COLUMNS": "120", "LADDER_RESULTS": str(where / "results")})
+    return subprocess.run(
+        [sys.executable, "-m", "cli", *args, "--db", f"sqlite:///{where / 'l.db'}"],
+        capture_output=True,
+        text=True,
+        timeout=600,
+        cwd=where,
+        env={**os.environ, "COLUMNS": "120", "LADDER_RESULTS": str(where / "results")},
+    )
 
 
 @pytest.fixture(scope="module")
 def site(tmp_path_factory: pytest.TempPathFactory) -> Path:
     where = tmp_path_factory.mktemp("report")
-    (where / "tiny.toml").write_text('name = "tiny"\nseed = 7\ngames = "all"\nbots = "all"\nplayers = [2]\n'
-                                     'games_per_pairing = 1\nworkers = 2\n')
+    (where / "tiny.toml").write_text(
+        'name = "tiny"\nseed = 7\ngames = "all"\nbots = "all"\nplayers = [2]\ngames_per_pairing = 1\nworkers = 2\n'
+    )
     run = ladder(where, "run", "tiny.toml", "--no-progress")
     assert run.returncode == 0, run.stderr
     written = ladder(where, "report", "--out", str(where / "site"))
@@ -52,7 +62,13 @@ def browser() -> Iterator[Any]:
 
     options = Options()
     options.binary_location = CHROMIUM
-    for flag in ("--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--window-size=1280,1000"):
+    for flag in (
+        "--headless=new",
+        "--no-sandbox",
+        "--disable-gpu",
+        "--disable-dev-shm-usage",
+        "--window-size=1280,1000",
+    ):
         options.add_argument(flag)
     options.set_capability("goog:loggingPrefs", {"browser": "ALL"})
     driver = webdriver.Chrome(service=Service(DRIVER), options=options)
@@ -84,7 +100,10 @@ def test_the_leaderboard_lists_every_bot_of_every_pool(site: Path, browser: Any)
 
     open_page(browser, site / "index.html")
     tables = browser.find_elements(By.CSS_SELECTOR, "table.leaderboard")
-    shown = {table.get_attribute("data-pool"): {a.text for a in table.find_elements(By.CSS_SELECTOR, "a.bot")} for table in tables}
+    shown = {
+        table.get_attribute("data-pool"): {a.text for a in table.find_elements(By.CSS_SELECTOR, "a.bot")}
+        for table in tables
+    }
     rankings = json.loads(ladder(site.parent, "rankings", "--json").stdout)
     for pool, board in rankings["pools"].items():
         assert shown[pool] == {row["bot"] for row in board["table"]}, pool
@@ -156,8 +175,13 @@ def test_the_replay_viewer_steps_through_a_whole_match_and_shows_a_seat_view(sit
 
 @pytest.mark.slow
 def test_no_page_logs_a_javascript_error(site: Path, browser: Any) -> None:
-    pages = [site / "index.html", *sorted((site / "pools").glob("*.html")), *sorted((site / "tournaments").glob("*.html")),
-             *sorted((site / "bots").glob("*.html")), *sorted((site / "matches").glob("*.html"))[:6]]
+    pages = [
+        site / "index.html",
+        *sorted((site / "pools").glob("*.html")),
+        *sorted((site / "tournaments").glob("*.html")),
+        *sorted((site / "bots").glob("*.html")),
+        *sorted((site / "matches").glob("*.html"))[:6],
+    ]
     for page in pages:
         open_page(browser, page)
         assert_no_javascript_error(browser)

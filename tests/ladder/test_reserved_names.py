@@ -9,8 +9,24 @@ from ladder.seats.reserved_names import reserved_because, skeleton
 BUILTINS = ("random", "search", "thumb", "thumb-25", "thumb-50", "thumb-75")
 
 
-@pytest.mark.parametrize("name", ["Search", "THUMB", "thumb-90", "thumb_10", "thumb-2-6", "Thumb2", "rand0m", "se.arch",
-                                  "5earch", "randorn", "ｓｅａｒｃｈ", "ѕеаrсһ", "THUMB-25"])
+@pytest.mark.parametrize(
+    "name",
+    [
+        "Search",
+        "THUMB",
+        "thumb-90",
+        "thumb_10",
+        "thumb-2-6",
+        "Thumb2",
+        "rand0m",
+        "se.arch",
+        "5earch",
+        "randorn",
+        "ｓｅａｒｃｈ",
+        "ѕеаrсһ",
+        "THUMB-25",
+    ],
+)
 def test_a_name_that_passes_for_a_built_in_is_reserved(name: str) -> None:
     reason = reserved_because(name, BUILTINS)
     assert reason is not None and "passes for the built-in bot" in reason, (name, reason)

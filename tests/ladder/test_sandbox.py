@@ -42,7 +42,7 @@ def failure_of(pool: PlayerPool, path: str, seed: int = 1):
     return outcome.failures.get(0)
 
 
-INSIDE = '''
+INSIDE = """
 import json, os, socket, sys
 class Inside(Bot):
     name = "inside"
@@ -66,7 +66,7 @@ class Inside(Bot):
             facts["status"] = {k: v.strip() for k, v in (l.split(":", 1) for l in status) if k in ("CapEff", "NoNewPrivs", "Seccomp")}
         import engine, bots.random_bot
         raise RuntimeError("FACTS" + json.dumps(facts))
-'''
+"""
 
 
 def inside_facts(pool: PlayerPool, folder: Path) -> dict:
@@ -79,14 +79,35 @@ def inside_facts(pool: PlayerPool, folder: Path) -> dict:
 def test_inside_bubblewrap_a_bot_sees_only_the_interpreter_the_api_and_its_files(tmp_path: Path) -> None:
     with PlayerPool(limits=LIMITS) as pool:
         facts = inside_facts(pool, tmp_path)
-    assert set(facts["root"]) <= {"bot", "dev", "ladder-api", "lib", "lib32", "lib64", "libx32", "proc", "root", "tmp", "usr"}
+    assert set(facts["root"]) <= {
+        "bot",
+        "dev",
+        "ladder-api",
+        "lib",
+        "lib32",
+        "lib64",
+        "libx32",
+        "proc",
+        "root",
+        "tmp",
+        "usr",
+    }
     assert {"bot", "ladder-api", "tmp", "usr"} <= set(facts["root"])
     assert not any(facts[f"sees {path}"] for path in ("/etc", "/work", "/home", "/root/.ssh", "/var"))
     assert facts["tmp writable"] and not facts["own folder writable"]
     assert facts["cwd"] == "/tmp"
     assert facts["pid"] == 2  # its own pid namespace, where bubblewrap's init is pid 1
-    assert set(facts["env"]) <= {"PATH", "LANG", "HOME", "TMPDIR", "PYTHONHASHSEED", "PYTHONDONTWRITEBYTECODE",
-                                 "PYTHONIOENCODING", "PYTHONUNBUFFERED", "PWD"}
+    assert set(facts["env"]) <= {
+        "PATH",
+        "LANG",
+        "HOME",
+        "TMPDIR",
+        "PYTHONHASHSEED",
+        "PYTHONDONTWRITEBYTECODE",
+        "PYTHONIOENCODING",
+        "PYTHONUNBUFFERED",
+        "PWD",
+    }
     assert facts["status"]["CapEff"] == "0000000000000000"
     assert facts["status"]["NoNewPrivs"] == "1"
     import os
@@ -107,14 +128,29 @@ def test_the_seccomp_filter_is_on_inside(tmp_path: Path) -> None:
 def test_the_seccomp_filter_is_small_and_denies_what_it_says() -> None:
     program = seccomp.build_filter(1234)
     assert len(program) % 8 == 0 and len(program) // 8 < 4096
-    for name in ("fork", "vfork", "execve", "socket", "connect", "ptrace", "setsid", "unshare", "mount", "bpf",
-                 "memfd_create", "shmget", "shmat", "mq_open"):
+    for name in (
+        "fork",
+        "vfork",
+        "execve",
+        "socket",
+        "connect",
+        "ptrace",
+        "setsid",
+        "unshare",
+        "mount",
+        "bpf",
+        "memfd_create",
+        "shmget",
+        "shmat",
+        "mq_open",
+    ):
         assert name in seccomp.DENIED_X86_64
 
 
 def test_limits_come_from_a_tournament_files_mapping() -> None:
-    limits = SandboxLimits.from_mapping({"move_seconds": 1.5, "match_seconds": 30, "memory_mb": 512,
-                                         "bench_after_failures": 5, "max_attempts": 3})
+    limits = SandboxLimits.from_mapping(
+        {"move_seconds": 1.5, "match_seconds": 30, "memory_mb": 512, "bench_after_failures": 5, "max_attempts": 3}
+    )
     assert (limits.move_seconds, limits.match_seconds, limits.memory_mb) == (1.5, 30.0, 512)
     assert SandboxLimits.from_mapping(None) == SandboxLimits()
     assert SandboxLimits.from_mapping(limits) is limits
@@ -123,9 +159,15 @@ def test_limits_come_from_a_tournament_files_mapping() -> None:
 def test_a_missing_layer_that_is_required_is_refused(monkeypatch: pytest.MonkeyPatch) -> None:
     from ladder.sandbox import layers as sandbox
 
-    monkeypatch.setattr(sandbox, "layer_statuses", lambda: [
-        LayerStatus("process", True, "ok"), LayerStatus("bubblewrap", False, "bwrap is not installed"),
-        LayerStatus("seccomp", True, "ok")])
+    monkeypatch.setattr(
+        sandbox,
+        "layer_statuses",
+        lambda: [
+            LayerStatus("process", True, "ok"),
+            LayerStatus("bubblewrap", False, "bwrap is not installed"),
+            LayerStatus("seccomp", True, "ok"),
+        ],
+    )
     with pytest.raises(UserError, match="'bubblewrap' is required but not available here: bwrap is not installed"):
         require_layers(["bubblewrap"])
     with pytest.raises(UserError, match="bubblewrap"):
@@ -137,7 +179,9 @@ def test_a_missing_layer_that_is_required_is_refused(monkeypatch: pytest.MonkeyP
 
 @pytest.mark.needs_bot_sandbox
 def test_one_process_serves_many_matches_with_a_fresh_bot_each_time(tmp_path: Path) -> None:
-    path = write_bot(tmp_path, '''
+    path = write_bot(
+        tmp_path,
+        """
 MATCHES = []
 class Fresh(Bot):
     name = "fresh"
@@ -153,7 +197,8 @@ class Fresh(Bot):
         if self.moves > 21:
             raise RuntimeError("this bot object has played before")
         return legal_actions[len(MATCHES) % 3]
-''')
+""",
+    )
     with PlayerPool(limits=LIMITS) as pool:
         outcomes = [play_match(MatchSpec(GAME_ID, (path,), seed), [pool.player(path, GAME_ID)]) for seed in range(6)]
         assert all(not o.failures for o in outcomes)
@@ -165,7 +210,9 @@ class Fresh(Bot):
 
 @pytest.mark.needs_bot_sandbox
 def test_the_match_budget_is_shared_by_all_moves(tmp_path: Path) -> None:
-    path = write_bot(tmp_path, '''
+    path = write_bot(
+        tmp_path,
+        """
 import time
 class Slow(Bot):
     name = "slow"
@@ -173,7 +220,8 @@ class Slow(Bot):
     def act(self, observation, legal_actions):
         time.sleep(0.2)
         return legal_actions[0]
-''')
+""",
+    )
     with PlayerPool(limits=SandboxLimits(move_seconds=1.0, match_seconds=0.7)) as pool:
         failure = failure_of(pool, path)
     assert failure.reason == "timeout"
@@ -183,13 +231,16 @@ class Slow(Bot):
 
 @pytest.mark.needs_bot_sandbox
 def test_an_exception_is_reported_with_the_bots_own_traceback(tmp_path: Path) -> None:
-    path = write_bot(tmp_path, '''
+    path = write_bot(
+        tmp_path,
+        """
 class Buggy(Bot):
     name = "buggy"
     games = ("toy-count",)
     def act(self, observation, legal_actions):
         return legal_actions[observation["no-such-key"]]
-''')
+""",
+    )
     with PlayerPool(limits=LIMITS) as pool:
         failure = failure_of(pool, path)
     assert failure.reason == "exception"
@@ -226,7 +277,9 @@ def test_a_bot_that_does_not_play_the_game_is_refused(tmp_path: Path) -> None:
 
 
 @pytest.mark.needs_bot_sandbox
-def test_an_installed_packages_bot_runs_sandboxed_from_its_entry_point(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_an_installed_packages_bot_runs_sandboxed_from_its_entry_point(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     site = tmp_path / "site"
     package = site / "toybots"
     package.mkdir(parents=True)
@@ -251,7 +304,7 @@ def test_an_installed_packages_bot_runs_sandboxed_from_its_entry_point(tmp_path:
     assert "toybots" not in sys.modules  # found, never imported by the ladder
 
 
-ECHO = '''
+ECHO = """
 import os, sys
 class Echo(Bot):
     name = "echo"
@@ -264,7 +317,7 @@ class Echo(Bot):
         except (OSError, TypeError):
             writable = False
         raise RuntimeError("ECHO" + repr((observation, legal_actions, codec, writable)))
-'''
+"""
 
 
 @pytest.mark.parametrize("layers", [None, ("process", "seccomp")], ids=["default-layers", "without-bubblewrap"])
@@ -288,11 +341,16 @@ def test_requests_reach_the_bot_exactly_and_its_host_reads_them_with_the_ladders
     process = BotProcess(stage(write_bot(tmp_path, ECHO)), LIMITS, chosen, allow_root=True)
     process.start()
     try:
-        process.request({"op": "start", "match": {"game": GAME_ID, "seat": 0, "num_players": 1, "options": {}, "seed": 2**70}},
-                        5.0, "starting")
+        process.request(
+            {"op": "start", "match": {"game": GAME_ID, "seat": 0, "num_players": 1, "options": {}, "seed": 2**70}},
+            5.0,
+            "starting",
+        )
         legal = [{"type": "play", "card": ["red", 3]}, {"type": "pass"}]
-        for observation in ({"hand": [["red", 3]], "note": "thé ☕", "none": None, "ratio": 0.1, "top": 2**64 - 1},
-                            {"seed": 2**70, "negative": -(2**70), "ratio": 1e-7}):
+        for observation in (
+            {"hand": [["red", 3]], "note": "thé ☕", "none": None, "ratio": 0.1, "top": 2**64 - 1},
+            {"seed": 2**70, "negative": -(2**70), "ratio": 1e-7},
+        ):
             reply = process.request({"op": "act", "observation": observation, "legal": legal}, 5.0, "deciding")
             seen, seen_legal, codec, writable = ast.literal_eval(reply["error"]["message"].split("ECHO", 1)[1])
             assert seen == observation and seen_legal == legal
@@ -386,7 +444,7 @@ def test_a_bot_is_stopped_while_the_ladder_does_not_wait_for_it(tmp_path: Path) 
         def state() -> bytes:
             with open(f"/proc/{process.bot_pid}/stat", "rb") as stat:
                 text = stat.read()
-            return text[text.rfind(b")") + 2:].split()[0]
+            return text[text.rfind(b")") + 2 :].split()[0]
 
         deadline = time.monotonic() + 2.0
         while state() != b"T" and time.monotonic() < deadline:  # a stop signal is delivered, not waited for
@@ -419,7 +477,9 @@ def test_a_worker_stops_the_idle_processes_of_a_bot_with_no_match_left(tmp_path:
     from tournaments.tasks import MatchTask
     from tournaments.worker import _player_source, play_task
 
-    path = write_bot(tmp_path, WHO + "    def act(self, observation, legal_actions):\n        return legal_actions[0]\n")
+    path = write_bot(
+        tmp_path, WHO + "    def act(self, observation, legal_actions):\n        return legal_actions[0]\n"
+    )
     limits = asdict(SandboxLimits())
     task = MatchTask(key="k1", game=GAME_ID, seats=(path,), seed=1, limits=limits).to_wire()
     pool = _player_source(limits)
@@ -446,7 +506,9 @@ def test_the_operators_allow_list_of_packages_is_checked() -> None:
     with pytest.raises(UserError, match="in the standard library"):
         SandboxLimits.from_mapping({"packages": ["json"]})
     data = {"seed": 1, "games": [GAME_ID], "bots": ["random"], "limits": {"packages": ["no_such_package_here"]}}
-    with pytest.raises(UserError, match=r"t.toml: limits.packages: allowed package 'no_such_package_here' is not installed"):
+    with pytest.raises(
+        UserError, match=r"t.toml: limits.packages: allowed package 'no_such_package_here' is not installed"
+    ):
         parse_tournament(data, "t.toml", "t")
     data["limits"] = {"packages": ["tqdm"]}
     assert parse_tournament(data, "t.toml", "t").limits.packages == ("tqdm",)

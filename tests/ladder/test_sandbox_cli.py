@@ -21,12 +21,17 @@ pytestmark = pytest.mark.skipif(GAME not in game_ids(), reason=f"{GAME} is not r
 
 @pytest.fixture()
 def env(tmp_path: Path) -> dict[str, str]:
-    return {**os.environ, "LADDER_RESULTS": str(tmp_path / "results"), "LADDER_DB": f"sqlite:///{tmp_path / 'results' / 'ladder.db'}"}
+    return {
+        **os.environ,
+        "LADDER_RESULTS": str(tmp_path / "results"),
+        "LADDER_DB": f"sqlite:///{tmp_path / 'results' / 'ladder.db'}",
+    }
 
 
 def ladder(env: dict[str, str], *args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "cli", *args], capture_output=True, text=True, timeout=300,
-                          env=env, cwd=ROOT)
+    return subprocess.run(
+        [sys.executable, "-m", "cli", *args], capture_output=True, text=True, timeout=300, env=env, cwd=ROOT
+    )
 
 
 def assert_one_clear_line(run: subprocess.CompletedProcess[str], *fragments: str) -> None:
@@ -66,7 +71,9 @@ def test_submit_an_example_then_list_it_then_play_it_by_name(env: dict[str, str]
     played = ladder(env, "play", GAME, "example-elfer-raus", "random", "-n", "4", "--json")
     assert played.returncode == 0, played.stderr
     rows = json.loads(played.stdout)["bots"]
-    assert rows[0]["bot"] == "example-elfer-raus" and rows[0]["games"] == 8 and rows[0]["failures"] == {}  # 4 deals x 2 seatings
+    assert (
+        rows[0]["bot"] == "example-elfer-raus" and rows[0]["games"] == 8 and rows[0]["failures"] == {}
+    )  # 4 deals x 2 seatings
 
 
 @pytest.mark.needs_bot_sandbox
@@ -111,7 +118,9 @@ def test_validate_explains_a_failure_with_the_bots_traceback(env: dict[str, str]
         (("play", GAME, "random", "random", "--require-layer", "chroot"), ("no sandbox layer 'chroot'",)),
     ],
 )
-def test_user_mistakes_are_one_clear_line(env: dict[str, str], args: tuple[str, ...], fragments: tuple[str, ...]) -> None:
+def test_user_mistakes_are_one_clear_line(
+    env: dict[str, str], args: tuple[str, ...], fragments: tuple[str, ...]
+) -> None:
     assert_one_clear_line(ladder(env, *args), *fragments)
 
 

@@ -14,7 +14,7 @@ from ladder.guest import seccomp
 ROOT = Path(__file__).resolve().parents[2]
 pytestmark = pytest.mark.skipif(not seccomp.supported()[0], reason="needs the seccomp filter (x86-64 Linux)")
 
-PROBE = r'''
+PROBE = r"""
 import ctypes, fcntl, json, os, signal, sys, threading, time
 from ladder.guest import seccomp
 seccomp.install()
@@ -52,7 +52,7 @@ attempt("F_SETFL", lambda: fcntl.fcntl(read, fcntl.F_SETFL, os.O_NONBLOCK))
 attempt("sched_setaffinity", lambda: os.sched_setaffinity(0, os.sched_getaffinity(0)))
 results["SIGUSR2 delivered"] = bool(seen)
 print(json.dumps(results))
-'''
+"""
 
 
 def test_no_stop_signal_reaches_a_filtered_process_by_any_road() -> None:

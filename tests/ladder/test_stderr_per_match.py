@@ -7,7 +7,7 @@ from pathlib import Path
 
 from tests.ladder.test_author_tools import ladder, needs_elfer_raus, sandbox_or_skip
 
-THIRD = '''import sys
+THIRD = """import sys
 
 from ladder.bot import Bot
 
@@ -26,7 +26,7 @@ class Third(Bot):
         if type(self).started == 3:
             raise RuntimeError("the third match of this process")
         return legal_actions[0]
-'''
+"""
 
 
 @needs_elfer_raus

@@ -12,7 +12,9 @@ from ladder.sandbox.process import GIVE_BACK_LIMIT, BotProcess
 
 
 def test_cpu_of_another_party_bot_during_a_move_is_given_back_and_marked() -> None:
-    spinner = subprocess.Popen([sys.executable, "-c", "import time\nend = time.time() + 5\nwhile time.time() < end: pass"])
+    spinner = subprocess.Popen(
+        [sys.executable, "-c", "import time\nend = time.time() + 5\nwhile time.time() < end: pass"]
+    )
     try:
         time.sleep(0.1)
         theft = CpuTheft((0,), None, 0, {spinner.pid: _ticks(_stat_fields(spinner.pid))})
@@ -24,7 +26,9 @@ def test_cpu_of_another_party_bot_during_a_move_is_given_back_and_marked() -> No
         assert 0.25 <= mover._given_back <= GIVE_BACK_LIMIT * mover._move_limit
         assert worked_while_stopped(spinner.pid) >= 0.25
         assert worked_while_stopped(spinner.pid) == 0.0  # told once
-        own = SimpleNamespace(_watch=SimpleNamespace(theft=theft), bot_pid=spinner.pid, _move_limit=1.0, _given_back=0.0)
+        own = SimpleNamespace(
+            _watch=SimpleNamespace(theft=theft), bot_pid=spinner.pid, _move_limit=1.0, _given_back=0.0
+        )
         assert not BotProcess._give_back(own)  # type: ignore[arg-type]  # a bot's own CPU is never given back to it
     finally:
         spinner.kill()

@@ -23,7 +23,17 @@ def test_a_new_database_gets_the_current_version_and_wal(tmp_path: Path) -> None
     with sqlite3.connect(tmp_path / "new.db") as connection:
         assert connection.execute("pragma journal_mode").fetchone()[0] == "wal"
         tables = {row[0] for row in connection.execute("select name from sqlite_master where type = 'table'")}
-    assert {"bot", "bot_version", "tournament", "match", "seat_result", "bench_pool", "rating", "rating_history", "rating_state"} <= tables
+    assert {
+        "bot",
+        "bot_version",
+        "tournament",
+        "match",
+        "seat_result",
+        "bench_pool",
+        "rating",
+        "rating_history",
+        "rating_state",
+    } <= tables
 
 
 def test_another_schema_version_stops_with_one_clear_sentence(tmp_path: Path) -> None:
@@ -70,7 +80,9 @@ def test_version_one_is_upgraded_in_place(tmp_path: Path) -> None:
     with sqlite3.connect(path) as connection:  # what version 1 created: bots only
         connection.execute("create table schemainfo (id integer primary key, version integer, created_at datetime)")
         connection.execute("insert into schemainfo (version, created_at) values (1, '2024-01-01 00:00:00')")
-        connection.execute("create table bot (id integer primary key, name varchar unique, author varchar, created_at datetime)")
+        connection.execute(
+            "create table bot (id integer primary key, name varchar unique, author varchar, created_at datetime)"
+        )
         connection.execute("insert into bot (name, author, created_at) values ('mine', 'me', '2024-01-01 00:00:00')")
     engine = open_database(f"sqlite:///{path}")
     with Session(engine) as session:

@@ -60,8 +60,13 @@ class CountState(State):
 class CountGame(Game):
     id = GAME_ID
     name = "Toy count"
-    facts = GameFacts(min_players=1, max_players=2, score_order=ScoreOrder.HIGHER_IS_BETTER, win_rule=WinRule.FIRST_RANK,
-                      win_condition="the most added")
+    facts = GameFacts(
+        min_players=1,
+        max_players=2,
+        score_order=ScoreOrder.HIGHER_IS_BETTER,
+        win_rule=WinRule.FIRST_RANK,
+        win_condition="the most added",
+    )
     option_specs = (OptionSpec("target", "int", 21, "the total that ends the match", minimum=3, maximum=1000),)
 
     def _new_state(self, num_players: int, seed: int, options: dict[str, Any]) -> State:

@@ -17,7 +17,7 @@ import httpx
 
 from tests.ladder.front_door import ROOT, LadderHome
 
-RANDOM_BOT = '''import random
+RANDOM_BOT = """import random
 import sys
 
 from ladder.bot import Bot
@@ -32,7 +32,7 @@ class RandomPlayer(Bot):
     def act(self, observation, legal_actions):
         print("{secret}", file=sys.stderr)
         return random.choice(legal_actions)
-'''
+"""
 
 
 def free_port() -> int:
@@ -90,9 +90,15 @@ def start_server(home: LadderHome, *args: str, timeout: float = 120) -> Server:
     port = free_port()
     log = home.root / f"serve-{port}.log"
     with log.open("wb") as out:
-        process = subprocess.Popen([sys.executable, "-m", "cli", "serve", "--port", str(port), *args], env=home.env,
-                                   cwd=ROOT, stdout=out, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
-                                   start_new_session=True)
+        process = subprocess.Popen(
+            [sys.executable, "-m", "cli", "serve", "--port", str(port), *args],
+            env=home.env,
+            cwd=ROOT,
+            stdout=out,
+            stderr=subprocess.STDOUT,
+            stdin=subprocess.DEVNULL,
+            start_new_session=True,
+        )
     server = Server(home, port, process, log)
     wait_for(lambda: _ready(server), timeout, lambda: f"the server did not start:\n{server.output()}")
     return server
@@ -135,8 +141,9 @@ def author_env(home: LadderHome, user_home: Path, token: str | None) -> dict[str
 
 
 def ladder_as(env: dict[str, str], *args: str, timeout: float = 900) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "cli", *args], capture_output=True, text=True, env=env, cwd=ROOT,
-                          timeout=timeout)
+    return subprocess.run(
+        [sys.executable, "-m", "cli", *args], capture_output=True, text=True, env=env, cwd=ROOT, timeout=timeout
+    )
 
 
 def played(server: Server) -> dict[str, int]:

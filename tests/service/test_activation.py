@@ -23,8 +23,10 @@ def version(session: Session, bot: BotRow, number: int) -> BotVersionRow:
 
 
 def states(session: Session) -> dict[str, str]:
-    return {session.get(BotVersionRow, v.bot_version_id).version: v.state  # type: ignore[union-attr]
-            for v in session.exec(select(ServedVersionRow)).all()}
+    return {
+        session.get(BotVersionRow, v.bot_version_id).version: v.state  # type: ignore[union-attr]
+        for v in session.exec(select(ServedVersionRow)).all()
+    }
 
 
 def test_versions_past_the_cap_retire_oldest_first_and_the_name_stays_its_authors(tmp_path: Path) -> None:
@@ -40,8 +42,9 @@ def test_versions_past_the_cap_retire_oldest_first_and_the_name_stays_its_author
         session.add_all([fast, slow])
         session.commit()
         for number, bot in ((1, fast), (2, slow), (3, fast)):
-            assert activate(session, alice, version(session, bot, number), cap=2) == ([] if number < 3 else [
-                session.exec(select(BotVersionRow).where(BotVersionRow.version == "1")).one().id])
+            assert activate(session, alice, version(session, bot, number), cap=2) == (
+                [] if number < 3 else [session.exec(select(BotVersionRow).where(BotVersionRow.version == "1")).one().id]
+            )
             session.commit()
         assert states(session) == {"1": VersionState.SUPERSEDED, "2": VersionState.ACTIVE, "3": VersionState.ACTIVE}
         assert "another author's bot" in (ownership_problem(session, bob, "fast") or "")

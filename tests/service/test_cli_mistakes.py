@@ -31,8 +31,10 @@ def test_author_names_and_duplicates(home: LadderHome) -> None:
     one_line_error(home.ladder("author", "add"), "needs the author's name")
 
 
-@pytest.mark.parametrize(("server", "fragment"), [("ftp://x", "is not a server address"),
-                                                   ("http://127.0.0.1:{port}", "cannot reach the server")])
+@pytest.mark.parametrize(
+    ("server", "fragment"),
+    [("ftp://x", "is not a server address"), ("http://127.0.0.1:{port}", "cannot reach the server")],
+)
 def test_submitting_to_a_wrong_or_absent_server(home: LadderHome, tmp_path: Path, server: str, fragment: str) -> None:
     bot = tmp_path / "bot.py"
     bot.write_text("x = 1\n")
@@ -41,4 +43,6 @@ def test_submitting_to_a_wrong_or_absent_server(home: LadderHome, tmp_path: Path
 
 
 def test_serve_refuses_an_unknown_house_bot(home: LadderHome) -> None:
-    one_line_error(home.ladder("serve", "--house", "nobody", "--port", str(free_port())), "no built-in bot of that name")
+    one_line_error(
+        home.ladder("serve", "--house", "nobody", "--port", str(free_port())), "no built-in bot of that name"
+    )

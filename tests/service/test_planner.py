@@ -17,7 +17,9 @@ def entry(version: int, author: int | None, games: tuple[str, ...] = ("elevenses
 
 
 def builder(rows: list[tuple[str, int, bool, list[int]]] = (), authors: dict[int, int] | None = None) -> RoundBuilder:  # type: ignore[assignment]
-    return RoundBuilder(SECRET, history_from(list(rows), authors or {}), placement_deals=2, confidence=0.95, indifference=1.0)
+    return RoundBuilder(
+        SECRET, history_from(list(rows), authors or {}), placement_deals=2, confidence=0.95, indifference=1.0
+    )
 
 
 def test_a_new_version_meets_every_bot_of_its_pools_first_in_every_seating() -> None:
@@ -46,13 +48,17 @@ def test_a_settled_pool_plays_nothing_and_an_open_one_plays_its_open_pair() -> N
     field = [entry(1, 10), entry(2, 20)]
     rows = [("elevenses/2p", n, True, [1, 2]) for n in range(2)]
     settled = RatingSet()
-    settled.standings["elevenses/2p"] = {1: Standing("elevenses/2p", "elevenses", 2, 1, 40.0, 0.5),
-                                         2: Standing("elevenses/2p", "elevenses", 2, 2, 10.0, 0.5)}
+    settled.standings["elevenses/2p"] = {
+        1: Standing("elevenses/2p", "elevenses", 2, 1, 40.0, 0.5),
+        2: Standing("elevenses/2p", "elevenses", 2, 2, 10.0, 0.5),
+    }
     assert builder(rows, {1: 10, 2: 20}).certainty_deals("elevenses/2p", field, settled) == []
     assert plan_round(builder(rows, {1: 10, 2: 20}), field, settled, size=8) == []
     close = RatingSet()
-    close.standings["elevenses/2p"] = {1: Standing("elevenses/2p", "elevenses", 2, 1, 25.0, 5.0),
-                                       2: Standing("elevenses/2p", "elevenses", 2, 2, 24.0, 5.0)}
+    close.standings["elevenses/2p"] = {
+        1: Standing("elevenses/2p", "elevenses", 2, 1, 25.0, 5.0),
+        2: Standing("elevenses/2p", "elevenses", 2, 2, 24.0, 5.0),
+    }
     chosen = plan_round(builder(rows, {1: 10, 2: 20}), field, close, size=8)
     assert chosen and sum(len(c.matches) for c in chosen) >= 8 and len({c.number for c in chosen}) == len(chosen)
 
@@ -73,10 +79,12 @@ def test_a_settled_ladder_refreshes_with_one_deal_around_its_least_certain_pair(
 
     field = [entry(1, 10), entry(2, 20), entry(3, 30)]
     settled = RatingSet()
-    settled.standings["elevenses/2p"] = {v: Standing("elevenses/2p", "elevenses", 2, v, mu, 0.5)
-                                         for v, mu in ((1, 40.0), (2, 30.0), (3, 28.0))}
-    settled.standings["elevenses/3p"] = {v: Standing("elevenses/3p", "elevenses", 3, v, mu, 0.5)
-                                         for v, mu in ((1, 40.0), (2, 30.0), (3, 20.0))}
+    settled.standings["elevenses/2p"] = {
+        v: Standing("elevenses/2p", "elevenses", 2, v, mu, 0.5) for v, mu in ((1, 40.0), (2, 30.0), (3, 28.0))
+    }
+    settled.standings["elevenses/3p"] = {
+        v: Standing("elevenses/3p", "elevenses", 3, v, mu, 0.5) for v, mu in ((1, 40.0), (2, 30.0), (3, 20.0))
+    }
     assert builder().certainty_deals("elevenses/2p", field, settled) == []
     chosen = refresh_round(builder(), field, settled)
     two = [c for c in chosen if c.pool == "elevenses/2p"]

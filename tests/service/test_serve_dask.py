@@ -27,8 +27,9 @@ def cluster(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Any, Pat
     worker_results = tmp_path_factory.mktemp("worker-results")
     os.environ["LADDER_RESULTS"] = str(worker_results)
     try:
-        local = distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None,
-                                         silence_logs=logging.ERROR)
+        local = distributed.LocalCluster(
+            n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None, silence_logs=logging.ERROR
+        )
     finally:
         if previous is None:
             os.environ.pop("LADDER_RESULTS", None)
@@ -38,7 +39,9 @@ def cluster(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Any, Pat
     local.close()
 
 
-def test_the_served_ladder_plays_on_a_dask_cluster_and_survives_kill_9(tmp_path: Path, cluster: tuple[Any, Path]) -> None:
+def test_the_served_ladder_plays_on_a_dask_cluster_and_survives_kill_9(
+    tmp_path: Path, cluster: tuple[Any, Path]
+) -> None:
     cluster_, worker_results = cluster
     home = LadderHome(tmp_path)
     tokens = {name: add_author(home, name) for name in ("ann", "ben")}
@@ -46,10 +49,15 @@ def test_the_served_ladder_plays_on_a_dask_cluster_and_survives_kill_9(tmp_path:
     try:
         for name, token in tokens.items():
             bot = write_bot(tmp_path / f"{name}-bot", f"{name}-rand", name, f"{name} on dask")
-            done = ladder_as(author_env(home, tmp_path / f"home-{name}", token), "submit", str(bot), "--server", server.url)
+            done = ladder_as(
+                author_env(home, tmp_path / f"home-{name}", token), "submit", str(bot), "--server", server.url
+            )
             assert done.returncode == 0, done.stdout + done.stderr
-        wait_for(lambda: (c := played(server)).get("ann-rand", 0) >= 2 and c.get("ben-rand", 0) >= 2, 600,
-                 lambda: f"not played on the cluster: {played(server)}\n{server.output()[-3000:]}")
+        wait_for(
+            lambda: (c := played(server)).get("ann-rand", 0) >= 2 and c.get("ben-rand", 0) >= 2,
+            600,
+            lambda: f"not played on the cluster: {played(server)}\n{server.output()[-3000:]}",
+        )
         assert "dask backend: scheduler" in server.output()
         hashes = {digest for (digest,) in home.query("SELECT content_hash FROM serve_submission")}
         assert hashes <= {folder.name for folder in (worker_results / "bots").iterdir()}  # shipped with the tasks
@@ -58,8 +66,11 @@ def test_the_served_ladder_plays_on_a_dask_cluster_and_survives_kill_9(tmp_path:
         before = home.query("SELECT id, key FROM match ORDER BY id")
         planned = {key for (key,) in home.query("SELECT key FROM serve_planned")}
         server = start_server(home, "--scheduler", cluster_.scheduler_address, "--check-matches", "1")
-        wait_for(lambda: planned <= {key for (key,) in home.query("SELECT key FROM match")}, 300,
-                 lambda: f"the planned matches were not played after the restart:\n{server.output()[-3000:]}")
+        wait_for(
+            lambda: planned <= {key for (key,) in home.query("SELECT key FROM match")},
+            300,
+            lambda: f"the planned matches were not played after the restart:\n{server.output()[-3000:]}",
+        )
         after = home.query("SELECT id, key FROM match ORDER BY id")
         assert after[: len(before)] == before
         assert len({key for _id, key in after}) == len(after)

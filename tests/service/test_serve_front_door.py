@@ -82,8 +82,11 @@ def test_two_authors_submit_from_their_machines_and_both_get_played(ladder: Ladd
     assert listed.returncode == 0, listed.stderr
     assert [(row["bot"], row["state"]) for row in json.loads(listed.stdout)] == [("bob-rand", "active")]
 
-    counts = wait_for(lambda: (c := played(ladder.server)).get("alice-rand", 0) >= 2 and c.get("bob-rand", 0) >= 2 and c,
-                      600, lambda: f"not played: {played(ladder.server)}\n{ladder.server.output()[-3000:]}")
+    counts = wait_for(
+        lambda: (c := played(ladder.server)).get("alice-rand", 0) >= 2 and c.get("bob-rand", 0) >= 2 and c,
+        600,
+        lambda: f"not played: {played(ladder.server)}\n{ladder.server.output()[-3000:]}",
+    )
     assert set(counts) == {"alice-rand", "bob-rand"}
     # nobody ran a tournament: the matches are the served ladder's own
     assert {name for (name,) in ladder.rows("SELECT name FROM tournament")} == {"serve"}
@@ -116,12 +119,16 @@ def test_each_author_sees_their_own_stderr_and_not_the_others(ladder: Ladder) ->
     assert ladder.server.get("/api/bots/alice-rand/stderr").status_code == 401
     assert "secret-stderr" not in ladder.server.get("/bots/alice-rand").text  # the public page
     assert "bob-secret-stderr" in ladder.server.get("/api/bots/bob-rand/stderr", ladder.tokens["op"]).text
-    bobs = ladder.rows("SELECT s.id FROM serve_submission s JOIN serve_author a ON a.id = s.author_id WHERE a.name = 'bob'")
+    bobs = ladder.rows(
+        "SELECT s.id FROM serve_submission s JOIN serve_author a ON a.id = s.author_id WHERE a.name = 'bob'"
+    )
     assert ladder.server.get(f"/api/submissions/{bobs[0][0]}", alice).status_code == 403
     assert ladder.server.get(f"/api/submissions/{bobs[0][0]}", bob).json()["state"] == "active"
 
 
-CHROMIUM = next((shutil.which(name) for name in ("chromium", "chromium-browser", "google-chrome") if shutil.which(name)), None)
+CHROMIUM = next(
+    (shutil.which(name) for name in ("chromium", "chromium-browser", "google-chrome") if shutil.which(name)), None
+)
 DRIVER = shutil.which("chromedriver")
 
 
@@ -141,7 +148,10 @@ def test_the_live_pages_in_a_browser_show_both_bots_and_each_author_their_own_st
         driver.get(ladder.server.url + "/")
         rows = [row.text for row in driver.find_elements(By.CSS_SELECTOR, "section.pool tr.bot-row")]
         assert any("alice-rand" in row for row in rows) and any("bob-rand" in row for row in rows)
-        assert driver.find_element(By.CSS_SELECTOR, "section.pool .verdict").text.split(":")[0] in ("settled", "not yet")
+        assert driver.find_element(By.CSS_SELECTOR, "section.pool .verdict").text.split(":")[0] in (
+            "settled",
+            "not yet",
+        )
         driver.get(ladder.server.url + "/login")
         driver.find_element(By.NAME, "token").send_keys(ladder.tokens["alice"])
         driver.find_element(By.CSS_SELECTOR, "form[action='/login'] button").click()
@@ -151,7 +161,10 @@ def test_the_live_pages_in_a_browser_show_both_bots_and_each_author_their_own_st
         driver.get(ladder.server.url + "/bots/bob-rand")
         assert "bob-secret-stderr" not in driver.page_source
         driver.get(ladder.server.url + "/bots/bob-rand/stderr")
-        assert "only to its author and the operator" in driver.page_source and "bob-secret-stderr" not in driver.page_source
+        assert (
+            "only to its author and the operator" in driver.page_source
+            and "bob-secret-stderr" not in driver.page_source
+        )
     finally:
         driver.quit()
 
@@ -171,7 +184,9 @@ def test_no_token_a_revoked_token_and_a_hostile_archive_are_refused_and_change_n
     uploads = sorted((ladder.home.results / "serve" / "uploads").iterdir())
     bot = write_bot(ladder.homes["carol"] / "bot", "carol-rand", "carol", "carol") / "bot.py"
 
-    nobody = ladder_as(author_env(ladder.home, ladder.homes["carol"], None), "submit", str(bot), "--server", ladder.server.url)
+    nobody = ladder_as(
+        author_env(ladder.home, ladder.homes["carol"], None), "submit", str(bot), "--server", ladder.server.url
+    )
     assert nobody.returncode == 2 and "no token for" in nobody.stderr and "Traceback" not in nobody.stderr
 
     revoked = ladder.home.ladder("author", "revoke", "carol")
@@ -180,8 +195,11 @@ def test_no_token_a_revoked_token_and_a_hostile_archive_are_refused_and_change_n
     refused = ladder_as(carol, "submit", str(bot), "--server", ladder.server.url)
     assert refused.returncode == 2 and "this token is not valid" in refused.stderr and "HTTP 401" in refused.stderr
 
-    hostile = ladder.server.post("/api/submissions", ladder.tokens["alice"],
-                                 files={"file": ("bot.tar.gz", _hostile_archive(), "application/gzip")})
+    hostile = ladder.server.post(
+        "/api/submissions",
+        ladder.tokens["alice"],
+        files={"file": ("bot.tar.gz", _hostile_archive(), "application/gzip")},
+    )
     assert hostile.status_code == 400 and "climbs out of the folder" in hostile.json()["detail"]
     assert not (ladder.home.results / "serve" / "escaped.py").exists()
     in_url = ladder.server.get(f"/api/me?token={ladder.tokens['alice']}")
@@ -248,8 +266,10 @@ def test_the_operator_pauses_and_resumes_a_bot_from_the_command_line(ladder: Lad
 
 
 def _match_rows(ladder: Ladder) -> list[tuple]:
-    return ladder.rows("SELECT m.id, m.key, m.status FROM match m JOIN tournament t ON t.id = m.tournament_id "
-                       "WHERE t.name = 'serve' ORDER BY m.id")
+    return ladder.rows(
+        "SELECT m.id, m.key, m.status FROM match m JOIN tournament t ON t.id = m.tournament_id "
+        "WHERE t.name = 'serve' ORDER BY m.id"
+    )
 
 
 def _group_alive(group: int) -> list[str]:
@@ -291,16 +311,25 @@ def test_kill_9_mid_play_then_a_restart_loses_and_repeats_nothing(ladder: Ladder
     wait_for(lambda: len(_match_rows(ladder)) >= start + 2 and _in_flight(ladder), 300, lambda: _stalled(ladder))
     ladder.server.kill()  # kill -9, mid-play: the two workers hold matches in flight
     group = ladder.server.process.pid
-    wait_for(lambda: not _group_alive(group), 30, lambda: f"processes of the killed server are left: {_group_alive(group)}")
+    wait_for(
+        lambda: not _group_alive(group), 30, lambda: f"processes of the killed server are left: {_group_alive(group)}"
+    )
     recorded = _match_rows(ladder)
     planned = {key for (key,) in ladder.rows("SELECT key FROM serve_planned")}
     submissions = ladder.rows("SELECT id, state, content_hash FROM serve_submission ORDER BY id")
     assert _in_flight(ladder), "the kill found no match in flight; the test proves nothing"
 
     ladder.server = start_server(ladder.home, "--workers", "2", "--check-matches", "1")
-    wait_for(lambda: planned <= {key for _id, key, _status in _match_rows(ladder)}, 300,
-             lambda: f"the matches in flight at the kill were not played after the restart:\n{ladder.server.output()[-3000:]}")
-    wait_for(lambda: len(_match_rows(ladder)) >= len(planned) + 2, 300, lambda: "the restarted server plays nothing new")
+    wait_for(
+        lambda: planned <= {key for _id, key, _status in _match_rows(ladder)},
+        300,
+        lambda: (
+            f"the matches in flight at the kill were not played after the restart:\n{ladder.server.output()[-3000:]}"
+        ),
+    )
+    wait_for(
+        lambda: len(_match_rows(ladder)) >= len(planned) + 2, 300, lambda: "the restarted server plays nothing new"
+    )
     after = _match_rows(ladder)
     assert after[: len(recorded)] == recorded  # every match recorded before the kill is there, unchanged
     keys = [key for _id, key, _status in after]

@@ -103,7 +103,7 @@ def test_a_zip_whose_headers_understate_its_size_is_still_stopped() -> None:
         archive.writestr("zeros.bin", b"\0" * (50 * 1024 * 1024))
     data = bytearray(buffer.getvalue())
     central = data.rfind(b"PK\x01\x02")  # the last central directory entry: zeros.bin; its uncompressed size at +24
-    data[central + 24:central + 28] = (10).to_bytes(4, "little")
+    data[central + 24 : central + 28] = (10).to_bytes(4, "little")
     with pytest.raises(UploadRefused):
         unpack_upload(bytes(data), "liar.zip", LIMITS)
 

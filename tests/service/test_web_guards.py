@@ -42,11 +42,16 @@ def app(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[App]:
     monkeypatch.setenv("LADDER_RESULTS", str(tmp_path / "results"))
     engine = open_service_database(f"sqlite:///{tmp_path / 'ladder.db'}")
     with Session(engine) as session:
-        tokens = {"alice": add_author(session, "alice"), "bob": add_author(session, "bob"),
-                  "op": add_author(session, "op", Role.OPERATOR)}
+        tokens = {
+            "alice": add_author(session, "alice"),
+            "bob": add_author(session, "bob"),
+            "op": add_author(session, "op", Role.OPERATOR),
+        }
     port = free_port()
     settings = ServeSettings(port=port, submissions_per_hour=3)
-    server = uvicorn.Server(uvicorn.Config(create_app(engine, settings), host="127.0.0.1", port=port, log_level="warning"))
+    server = uvicorn.Server(
+        uvicorn.Config(create_app(engine, settings), host="127.0.0.1", port=port, log_level="warning")
+    )
     thread = threading.Thread(target=server.run, daemon=True)
     thread.start()
     deadline = time.monotonic() + 20
@@ -85,8 +90,10 @@ def test_changes_need_a_valid_token_and_a_revoked_one_stops_working(app: App) ->
 
 def test_the_rate_limit_refuses_an_authors_extra_submissions_with_one_sentence(app: App) -> None:
     upload = {"file": ("bot.py", BOT, "text/x-python")}
-    codes = [httpx.post(app.url + "/api/submissions", files=upload, headers=bearer(app.tokens["alice"])).status_code
-             for _ in range(4)]
+    codes = [
+        httpx.post(app.url + "/api/submissions", files=upload, headers=bearer(app.tokens["alice"])).status_code
+        for _ in range(4)
+    ]
     assert codes == [202, 202, 202, 429]
     refused = httpx.post(app.url + "/api/submissions", files=upload, headers=bearer(app.tokens["alice"]))
     assert "in the last hour" in refused.json()["detail"]
@@ -128,13 +135,18 @@ def test_a_logged_in_browser_cannot_log_out_or_submit_without_its_csrf_token(app
         assert browser.get("/me").status_code == 303  # logged out: sent to the login form
     with httpx.Client(base_url=app.url) as browser:
         login = browser.get("/login")
-        assert "SameSite=strict" in login.headers["set-cookie"] or "samesite=strict" in login.headers["set-cookie"].lower()
+        assert (
+            "SameSite=strict" in login.headers["set-cookie"] or "samesite=strict" in login.headers["set-cookie"].lower()
+        )
 
 
 def test_an_oversized_upload_is_refused_with_or_without_a_length(app: App) -> None:
     big = b"#" * (6 * 1024 * 1024)
-    declared = httpx.post(app.url + "/api/submissions", files={"file": ("bot.py", big, "text/x-python")},
-                          headers=bearer(app.tokens["alice"]))
+    declared = httpx.post(
+        app.url + "/api/submissions",
+        files={"file": ("bot.py", big, "text/x-python")},
+        headers=bearer(app.tokens["alice"]),
+    )
     assert declared.status_code == 413 and "larger than this server takes" in declared.json()["detail"]
 
     def chunks() -> Iterator[bytes]:
@@ -144,7 +156,10 @@ def test_an_oversized_upload_is_refused_with_or_without_a_length(app: App) -> No
             yield b"#" * (1024 * 1024)
         yield b"\r\n--xyz--\r\n"
 
-    streamed = httpx.post(app.url + "/api/submissions", content=chunks(),
-                          headers={**bearer(app.tokens["alice"]), "Content-Type": "multipart/form-data; boundary=xyz"})
+    streamed = httpx.post(
+        app.url + "/api/submissions",
+        content=chunks(),
+        headers={**bearer(app.tokens["alice"]), "Content-Type": "multipart/form-data; boundary=xyz"},
+    )
     assert streamed.status_code == 413 and "larger than this server takes" in streamed.json()["detail"]
     assert app.submissions() == 0

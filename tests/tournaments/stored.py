@@ -26,7 +26,9 @@ def stored_results(db_url: str, tournament: str | None = None) -> dict[str, dict
             hashes = {row.id: row.content_hash for row in session.exec(select(BotVersionRow)).all()}
             query = select(MatchRow)
             if tournament is not None:
-                ids = [row.id for row in session.exec(select(TournamentRow).where(TournamentRow.name == tournament)).all()]
+                ids = [
+                    row.id for row in session.exec(select(TournamentRow).where(TournamentRow.name == tournament)).all()
+                ]
                 query = query.where(MatchRow.tournament_id.in_(ids))  # type: ignore[union-attr]
             matches = session.exec(query).all()
             seats: dict[int, list[SeatResultRow]] = {}
@@ -45,7 +47,15 @@ def stored_results(db_url: str, tournament: str | None = None) -> dict[str, dict
                     "action_count": match.action_count,
                     "details": match.details_json,
                     "seats": [
-                        (s.seat, hashes[s.bot_version_id], s.score, s.rank, s.failure_reason, s.failure_detail, s.at_action)
+                        (
+                            s.seat,
+                            hashes[s.bot_version_id],
+                            s.score,
+                            s.rank,
+                            s.failure_reason,
+                            s.failure_detail,
+                            s.at_action,
+                        )
                         for s in sorted(seats.get(match.id, []), key=lambda s: s.seat)
                     ],
                 }

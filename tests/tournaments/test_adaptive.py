@@ -23,8 +23,15 @@ from tests.tournaments.test_runner import ROOT, SETUP, wait_for_rows
 from tournaments.config import AdaptiveSettings, parse_tournament
 from tournaments.runner import RunOptions, run_tournament
 
-TOY = {"seed": 21, "format": "adaptive", "games": ["toy-coins", "toy-solo"], "bots": ["random", "greedy", "slow"],
-       "games_per_pairing": 2, "game": {"toy-coins": {"players": [2, 3]}}, "adaptive": {"max_matches": 150}}
+TOY = {
+    "seed": 21,
+    "format": "adaptive",
+    "games": ["toy-coins", "toy-solo"],
+    "bots": ["random", "greedy", "slow"],
+    "games_per_pairing": 2,
+    "game": {"toy-coins": {"players": [2, 3]}},
+    "adaptive": {"max_matches": 150},
+}
 
 
 def adaptive_config(**overrides):
@@ -54,13 +61,16 @@ def stored_rows(db_url: str) -> list[MatchRow]:
     return rows
 
 
-def test_each_pool_stops_when_settled_or_at_its_budget_with_every_deal_in_all_its_seatings(toy, db_url: str,
-                                                                                           monkeypatch: pytest.MonkeyPatch) -> None:
+def test_each_pool_stops_when_settled_or_at_its_budget_with_every_deal_in_all_its_seatings(
+    toy, db_url: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
     monkeypatch.setenv("TOY_SLOW_SECONDS", "0")
     # in the solitaire, greedy and random only: an order that settles; at the tables random and slow are the
     # same bot: that pair can only be settled as equal, which takes long, so those pools spend their budget
     config = adaptive_config(game={"toy-coins": {"players": [2, 3]}, "toy-solo": {"bots": ["greedy", "random"]}})
-    report = run_tournament(config, RunOptions(db_url=db_url, workers=2, progress=False, worker_setup=SETUP, deal_secret=SECRET))
+    report = run_tournament(
+        config, RunOptions(db_url=db_url, workers=2, progress=False, worker_setup=SETUP, deal_secret=SECRET)
+    )
     assert report.state == "complete" and report.recorded == report.scheduled
     rows = stored_rows(db_url)
     per_pool = Counter(f"{row.game}/{row.num_players}p" for row in rows)
@@ -75,7 +85,9 @@ def test_each_pool_stops_when_settled_or_at_its_budget_with_every_deal_in_all_it
         if pool == "toy-solo/1p":
             assert sure.settled and f"{pool}: settled after {per_pool[pool]} matches" in notes
         else:
-            assert not sure.settled and per_pool[pool] >= 150 and f"{pool}: budget spent after {per_pool[pool]}" in notes
+            assert (
+                not sure.settled and per_pool[pool] >= 150 and f"{pool}: budget spent after {per_pool[pool]}" in notes
+            )
             assert per_pool[pool] > {2: 12, 3: 12}[int(pool[-2])]  # more than the warm-up round-robin
     # greedy is first in every pool; every table deal is played in all its seatings
     for pool in rated.pools():
@@ -83,7 +95,9 @@ def test_each_pool_stops_when_settled_or_at_its_budget_with_every_deal_in_all_it
     groups = Counter((row.deal, frozenset(row.seats)) for row in rows if row.num_players > 1)
     assert all(count == {2: 2, 3: 6}[len(table)] for (_, table), count in groups.items())
     # a second run finds every pool stopped and plays nothing
-    again = run_tournament(config, RunOptions(db_url=db_url, workers=2, progress=False, worker_setup=SETUP, deal_secret=SECRET))
+    again = run_tournament(
+        config, RunOptions(db_url=db_url, workers=2, progress=False, worker_setup=SETUP, deal_secret=SECRET)
+    )
     assert again.played_now == 0 and again.state == "complete"
 
 
@@ -123,7 +137,9 @@ def coordinator(tmp_path: Path, name: str, workers: int, slow: str) -> tuple[sub
     script = where / "coordinator.py"
     script.write_text(SCRIPT.format(root=str(ROOT), config=TOY, db=db_url, workers=workers, setup=SETUP, secret=SECRET))
     env = dict(os.environ, TOY_SLOW_SECONDS=slow, LADDER_RESULTS=str(where / "results"))
-    process = subprocess.Popen([sys.executable, str(script)], env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    process = subprocess.Popen(
+        [sys.executable, str(script)], env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
+    )
     return process, db_url, where / "ladder.db"
 
 

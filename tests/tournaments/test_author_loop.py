@@ -23,7 +23,7 @@ from engine import game_ids
 
 pytestmark = pytest.mark.skipif("elfer-raus" not in game_ids(), reason="elfer-raus is not registered")
 
-FLAKY = '''from ladder.bot import Bot
+FLAKY = """from ladder.bot import Bot
 
 
 class Flaky(Bot):
@@ -35,9 +35,9 @@ class Flaky(Bot):
         if BROKEN and self.match.options["number_swap"] and self.match.num_players == 3:
             return {1: "one"}[3]
         return self.rng.choice(legal_actions)
-'''
+"""
 
-TOURNAMENT = '''name = "loop"
+TOURNAMENT = """name = "loop"
 seed = 5
 games = ["elfer-raus"]
 bots = ["random", "thumb", "flaky"]
@@ -48,15 +48,21 @@ bench_after_failures = 2
 [game.elfer-raus]
 players = [2, 3]
 options = {number_swap = true, rounds = 1}
-'''
+"""
 # 2 players: 3 pairings x 2 seatings x 2 deals = 12; 3 players: 1 table x 3! seatings x 2 deals = 12
 ALL_MATCHES = 3 * 2 * 2 + 6 * 2
 FLAKY_MATCHES = 2 * 2 * 2 + 6 * 2
 
 
 def ladder(*args: str, cwd: Path, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "cli", *args], capture_output=True, text=True, timeout=600, cwd=cwd,
-                          env={**os.environ, "COLUMNS": "200", "LADDER_RESULTS": str(cwd / "results"), **(env or {})})
+    return subprocess.run(
+        [sys.executable, "-m", "cli", *args],
+        capture_output=True,
+        text=True,
+        timeout=600,
+        cwd=cwd,
+        env={**os.environ, "COLUMNS": "200", "LADDER_RESULTS": str(cwd / "results"), **(env or {})},
+    )
 
 
 def db(where: Path) -> list[str]:
@@ -84,7 +90,9 @@ def played(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 def flaky_failures(where: Path) -> list[dict]:
     listed = json.loads(ladder("matches", "--json", "--bot", "flaky", "-n", "100", *db(where), cwd=where).stdout)
-    return [dict(seat, match=match["id"]) for match in listed for seat in match["seats"] if seat["failure"] == "exception"]
+    return [
+        dict(seat, match=match["id"]) for match in listed for seat in match["seats"] if seat["failure"] == "exception"
+    ]
 
 
 def test_matches_shows_each_failure_with_the_bots_traceback(played: Path) -> None:
@@ -97,7 +105,7 @@ def test_matches_shows_each_failure_with_the_bots_traceback(played: Path) -> Non
     human = ladder("matches", "--bot", "flaky", "-n", "100", *db(played), cwd=played)
     assert human.returncode == 0, human.stderr
     assert "[exception]" in human.stdout and "[benched]" in human.stdout  # not eaten as console markup
-    assert "KeyError: 3" in human.stdout and "return {1: \"one\"}[3]" in human.stdout
+    assert "KeyError: 3" in human.stdout and 'return {1: "one"}[3]' in human.stdout
     assert f"match {first['match']} seat {first['seat']} flaky: exception" in human.stdout
 
 
@@ -109,7 +117,9 @@ def test_replay_shows_the_failure_and_a_readable_view(played: Path) -> None:
     assert f"seat {match['seat']} sees" in run.stdout and "legal actions (" in run.stdout and "->" in run.stdout
     assert "hand: [" in run.stdout  # the seat's hand on a line of its own
     assert len(run.stdout.splitlines()) < 40 * 150  # not a dump of every observation at every move
-    raw = json.loads(ladder("replay", str(match["match"]), "--view", str(match["seat"]), "--json", *db(played), cwd=played).stdout)
+    raw = json.loads(
+        ladder("replay", str(match["match"]), "--view", str(match["seat"]), "--json", *db(played), cwd=played).stdout
+    )
     mine = [move for move in raw["moves"] if move["seat"] == match["seat"]]
     assert mine and all("observation" in move and move["action"] in move["legal"] for move in mine)
     assert all("observation" not in move for move in raw["moves"] if move["seat"] != match["seat"])
@@ -123,8 +133,12 @@ def test_both_export_formats_carry_the_traceback(played: Path) -> None:
     assert all(row["at_action"] != "" for row in rows)
     as_json = ladder("export", "--format", "json", "--out", "-", *db(played), cwd=played)
     assert as_json.stdout.endswith("}\n")  # a trailing newline, as every --json output
-    seats = [seat for match in json.loads(as_json.stdout)["matches"] for seat in match["seats"]
-             if seat["failure_reason"] == "exception"]
+    seats = [
+        seat
+        for match in json.loads(as_json.stdout)["matches"]
+        for seat in match["seats"]
+        if seat["failure_reason"] == "exception"
+    ]
     assert seats and all(seat["traceback"].rstrip().endswith("KeyError: 3") for seat in seats)
 
 
@@ -144,11 +158,16 @@ def test_a_new_version_plays_only_its_own_matches(played: Path) -> None:
     before = json.loads(ladder("tournaments", "--json", *db(played), cwd=played).stdout)
     write_flaky(played, broken=False)
     submitted = ladder("submit", "flaky.py", *db(played), cwd=played)
-    assert submitted.returncode == 0 and "version #2 of this bot" in submitted.stdout, submitted.stdout + submitted.stderr
+    assert submitted.returncode == 0 and "version #2 of this bot" in submitted.stdout, (
+        submitted.stdout + submitted.stderr
+    )
 
     dry = ladder("run", "loop.toml", "--dry-run", *db(played), cwd=played)
     assert dry.returncode == 0, dry.stderr
-    assert f"resumes tournament loop #1 (complete): {ALL_MATCHES} matches already recorded, {FLAKY_MATCHES} to play" in dry.stdout
+    assert (
+        f"resumes tournament loop #1 (complete): {ALL_MATCHES} matches already recorded, {FLAKY_MATCHES} to play"
+        in dry.stdout
+    )
     assert "estimated time: about" in dry.stdout and "from the mean time of" in dry.stdout
     plan = json.loads(ladder("run", "loop.toml", "--dry-run", "--json", *db(played), cwd=played).stdout)
     assert plan["resumes"]["tournament"] == 1 and plan["to_play"] == FLAKY_MATCHES and plan["estimate"]["seconds"] > 0
@@ -161,11 +180,16 @@ def test_a_new_version_plays_only_its_own_matches(played: Path) -> None:
     assert len(after) == 1 and after[0]["older_versions"] == FLAKY_MATCHES  # the first version's, kept apart
     assert after[0]["played"] + after[0]["skipped"] == after[0]["scheduled"] == ALL_MATCHES
 
-    latest = json.loads(ladder("rankings", "--latest-versions", "--tournament", "loop", "--json", *db(played), cwd=played).stdout)
+    latest = json.loads(
+        ladder("rankings", "--latest-versions", "--tournament", "loop", "--json", *db(played), cwd=played).stdout
+    )
     hashes = {row["hash"] for pool in latest["pools"].values() for row in pool["table"] if row["bot"] == "flaky"}
     assert len(hashes) == 1 and latest["matches"] == ALL_MATCHES
     everything = json.loads(ladder("rankings", "--json", *db(played), cwd=played).stdout)
-    assert len({row["hash"] for pool in everything["pools"].values() for row in pool["table"] if row["bot"] == "flaky"}) == 2
+    assert (
+        len({row["hash"] for pool in everything["pools"].values() for row in pool["table"] if row["bot"] == "flaky"})
+        == 2
+    )
 
     again = ladder("run", "loop.toml", "--dry-run", *db(played), cwd=played)
     assert "0 to play" in again.stdout and "nothing left to play" in again.stdout
@@ -179,7 +203,11 @@ def test_rankings_show_a_bracketed_version_label_as_written(played: Path) -> Non
 
 def test_rankings_of_an_unknown_tournament_is_one_line(played: Path) -> None:
     run = ladder("rankings", "--tournament", "nope", *db(played), cwd=played)
-    assert run.returncode == 2 and run.stderr.startswith("error: no tournament 'nope'") and len(run.stderr.splitlines()) == 1
+    assert (
+        run.returncode == 2
+        and run.stderr.startswith("error: no tournament 'nope'")
+        and len(run.stderr.splitlines()) == 1
+    )
 
 
 def test_h2h_gives_the_mean_score_difference_at_a_table(played: Path) -> None:
@@ -191,8 +219,10 @@ def test_h2h_gives_the_mean_score_difference_at_a_table(played: Path) -> None:
 
 
 def test_run_says_one_worker_and_draws_no_progress_bar_into_a_file(tmp_path: Path) -> None:
-    (tmp_path / "solo.toml").write_text('seed = 2\ngames = ["elfer-raus"]\nbots = ["random", "thumb"]\nplayers = [2]\n'
-                                        'games_per_pairing = 3\n[game.elfer-raus]\noptions = {rounds = 1}\n')
+    (tmp_path / "solo.toml").write_text(
+        'seed = 2\ngames = ["elfer-raus"]\nbots = ["random", "thumb"]\nplayers = [2]\n'
+        "games_per_pairing = 3\n[game.elfer-raus]\noptions = {rounds = 1}\n"
+    )
     run = ladder("run", "solo.toml", "--workers", "1", "--no-rankings", *db(tmp_path), cwd=tmp_path)
     assert run.returncode == 0, run.stderr
     assert "1 worker)" in run.stdout and "1 workers" not in run.stdout
@@ -200,7 +230,12 @@ def test_run_says_one_worker_and_draws_no_progress_bar_into_a_file(tmp_path: Pat
 
 
 READ_ONLY = [
-    ("rankings",), ("matches",), ("replay", "1"), ("h2h", "random", "thumb"), ("export", "--out", "-"), ("tournaments",),
+    ("rankings",),
+    ("matches",),
+    ("replay", "1"),
+    ("h2h", "random", "thumb"),
+    ("export", "--out", "-"),
+    ("tournaments",),
 ]
 
 
@@ -209,8 +244,10 @@ def test_read_only_commands_never_create_a_database(tmp_path: Path, args: tuple[
     typo = tmp_path / "no" / "such" / "ladder.db"
     run = ladder(*args, "--db", f"sqlite:///{typo}", cwd=tmp_path)
     assert run.returncode == 2 and "Traceback" not in run.stderr
-    assert run.stderr.strip() == f"error: the database {typo} does not exist; check the path, or run a tournament first: " \
-                                 "`ladder run quick`"
+    assert (
+        run.stderr.strip() == f"error: the database {typo} does not exist; check the path, or run a tournament first: "
+        "`ladder run quick`"
+    )
     default = ladder(*args, cwd=tmp_path, env={"LADDER_DB": ""})
     assert default.returncode == 2 and "does not exist (the default" in default.stderr
     assert sorted(p.name for p in tmp_path.iterdir()) == []  # no database, no results/ folder
@@ -220,8 +257,10 @@ def test_a_top_level_player_count_no_game_allows_is_one_line(tmp_path: Path) -> 
     (tmp_path / "p.toml").write_text('seed = 1\ngames = ["elfer-raus"]\nplayers = [2, 7]\n')
     run = ladder("run", "p.toml", "--dry-run", *db(tmp_path), cwd=tmp_path)
     assert run.returncode == 2
-    assert run.stderr.strip() == "error: p.toml: players: 7 is not a player count of any of the tournament's games " \
-                                 "(elfer-raus 2-6 players)"
+    assert (
+        run.stderr.strip() == "error: p.toml: players: 7 is not a player count of any of the tournament's games "
+        "(elfer-raus 2-6 players)"
+    )
     if "elevenses" in game_ids():  # a count that suits some games only is said, not silently dropped
         (tmp_path / "q.toml").write_text('seed = 1\ngames = ["elfer-raus", "elevenses"]\nplayers = [2, 5]\n')
         plan = json.loads(ladder("run", "q.toml", "--dry-run", "--json", *db(tmp_path), cwd=tmp_path).stdout)

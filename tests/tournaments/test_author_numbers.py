@@ -21,8 +21,9 @@ QUICK_BUDGET = 80  # matches: about a minute on two cores with every built-in bo
 
 def ladder(*args: str, cwd: Path, columns: int = 200) -> subprocess.CompletedProcess[str]:
     env = {**os.environ, "COLUMNS": str(columns), "LADDER_RESULTS": str(cwd / "results")}
-    return subprocess.run([sys.executable, "-m", "cli", *args], capture_output=True, text=True, timeout=600, cwd=cwd,
-                          env=env)
+    return subprocess.run(
+        [sys.executable, "-m", "cli", *args], capture_output=True, text=True, timeout=600, cwd=cwd, env=env
+    )
 
 
 def plan(name: str, where: Path) -> dict:
@@ -69,15 +70,19 @@ def tiny(tmp_path_factory: pytest.TempPathFactory) -> Path:
     (where / "crashy.py").write_text(CRASHY)
     submitted = ladder("submit", "crashy.py", "--db", "plain.db", "--matches", "1", cwd=where)
     assert submitted.returncode == 0, submitted.stdout + submitted.stderr
-    (where / "tiny.toml").write_text('name = "tiny"\nseed = 4\ngames = ["elfer-raus"]\n'
-                                     'bots = ["random", "thumb", "failure-prone-bot"]\n'
-                                     'players = [2]\ngames_per_pairing = 2\nworkers = 1\n'
-                                     '[game.elfer-raus]\noptions = { rounds = 1 }\n')
+    (where / "tiny.toml").write_text(
+        'name = "tiny"\nseed = 4\ngames = ["elfer-raus"]\n'
+        'bots = ["random", "thumb", "failure-prone-bot"]\n'
+        "players = [2]\ngames_per_pairing = 2\nworkers = 1\n"
+        "[game.elfer-raus]\noptions = { rounds = 1 }\n"
+    )
     run = ladder("run", "tiny.toml", "--no-progress", "--db", str(where / "plain.db"), cwd=where)
     assert run.returncode == 0, run.stderr
     assert "tournament tiny #1: complete" in run.stdout
     # the summary counts what the progress bar counts: every match the run finished, then how each ended
-    assert re.search(r"12 of 12 matches recorded; this run finished 12 in .*\): played 12\b", " ".join(run.stdout.split()))
+    assert re.search(
+        r"12 of 12 matches recorded; this run finished 12 in .*\): played 12\b", " ".join(run.stdout.split())
+    )
     return where
 
 
@@ -98,8 +103,10 @@ def test_matches_takes_a_tournament_by_name_as_rankings_does(tiny: Path) -> None
     by_id = ladder("matches", "--tournament", "1", "--json", "--db", str(tiny / "plain.db"), cwd=tiny)
     assert json.loads(by_name.stdout) == json.loads(by_id.stdout) and len(json.loads(by_id.stdout)) == 12
     unknown = ladder("matches", "--tournament", "nope", "--db", str(tiny / "plain.db"), cwd=tiny)
-    assert unknown.returncode == 2 and unknown.stderr.strip() == \
-        "error: no tournament 'nope' in the database; tournaments: tiny #1", unknown.stderr
+    assert (
+        unknown.returncode == 2
+        and unknown.stderr.strip() == "error: no tournament 'nope' in the database; tournaments: tiny #1"
+    ), unknown.stderr
 
 
 @pytest.mark.skipif("elfer-raus" not in game_ids(), reason="elfer-raus is not registered")
@@ -116,8 +123,9 @@ def test_at_80_columns_a_long_name_gives_way_and_the_failure_column_stays(tiny: 
 
 @pytest.mark.skipif("elfer-raus" not in game_ids(), reason="elfer-raus is not registered")
 def test_play_names_a_bot_file_by_its_name_and_keeps_its_failures_whole(tiny: Path) -> None:
-    run = ladder("play", "elfer-raus", str(tiny / "crashy.py"), "random", "-n", "2", "-o", "rounds=1", cwd=tiny,
-                 columns=80)
+    run = ladder(
+        "play", "elfer-raus", str(tiny / "crashy.py"), "random", "-n", "2", "-o", "rounds=1", cwd=tiny, columns=80
+    )
     assert run.returncode == 0, run.stderr
     row = next(line for line in run.stdout.splitlines() if "crashy" in line)
     assert str(tiny) not in row and "exception 2" in row, run.stdout
@@ -126,12 +134,14 @@ def test_play_names_a_bot_file_by_its_name_and_keeps_its_failures_whole(tiny: Pa
 @pytest.mark.slow
 @pytest.mark.skipif("elfer-raus" not in game_ids(), reason="elfer-raus is not registered")
 def test_with_a_new_version_every_count_stays_within_the_schedule_and_every_score_inside_its_interval(
-        tiny: Path, tmp_path: Path) -> None:
+    tiny: Path, tmp_path: Path
+) -> None:
     """A real database: a tournament resumed after a new version of one of its bots was submitted."""
     where = tmp_path / "copy"
     shutil.copytree(tiny, where, ignore=shutil.ignore_patterns("report"))
-    (where / "crashy.py").write_text(CRASHY.replace('name = "failure-prone-bot"', 'name = "failure-prone-bot"\n'
-                                                    '    version = "2"'))
+    (where / "crashy.py").write_text(
+        CRASHY.replace('name = "failure-prone-bot"', 'name = "failure-prone-bot"\n    version = "2"')
+    )
     assert ladder("submit", "crashy.py", "--db", "plain.db", "--matches", "1", cwd=where).returncode == 0
     resumed = ladder("run", "tiny.toml", "--no-progress", "--json", "--db", "plain.db", cwd=where)
     assert resumed.returncode == 0, resumed.stderr

@@ -26,12 +26,21 @@ def test_every_smarter_builtin_bot_ends_above_random(db_url: str) -> None:
     # the quick tournament's games and bots, at two players, with fewer deals
     reduced = parse_tournament(
         {
-            "seed": quick.seed, "games": CONTESTED, "bots": "all", "players": [2], "games_per_pairing": 6,
+            "seed": quick.seed,
+            "games": CONTESTED,
+            "bots": "all",
+            "players": [2],
+            "games_per_pairing": 6,
             # a 2-player table is a coin flip weighted by skill: a dozen matches is too few to
             # order two bots reliably, and these games are cheap
-            "game": {g: {"games_per_pairing": 24} for g in CONTESTED if next(x for x in all_games() if x.id == g).max_players > 1},
+            "game": {
+                g: {"games_per_pairing": 24}
+                for g in CONTESTED
+                if next(x for x in all_games() if x.id == g).max_players > 1
+            },
         },
-        "reduced-quick.toml", "reduced-quick",
+        "reduced-quick.toml",
+        "reduced-quick",
     )
     run_tournament(reduced, RunOptions(db_url=db_url, progress=False))
     engine = open_database(db_url)

@@ -16,8 +16,14 @@ from engine import all_games
 
 
 def ladder(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "cli", *args], capture_output=True, text=True, timeout=600, cwd=cwd,
-                          env={**__import__("os").environ, "COLUMNS": "200", "LADDER_RESULTS": str(cwd / "results")})
+    return subprocess.run(
+        [sys.executable, "-m", "cli", *args],
+        capture_output=True,
+        text=True,
+        timeout=600,
+        cwd=cwd,
+        env={**__import__("os").environ, "COLUMNS": "200", "LADDER_RESULTS": str(cwd / "results")},
+    )
 
 
 def assert_one_clear_line(run: subprocess.CompletedProcess[str], *fragments: str) -> None:
@@ -33,7 +39,9 @@ def assert_one_clear_line(run: subprocess.CompletedProcess[str], *fragments: str
 def played(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """A small tournament of every registered game with every built-in bot, run through the CLI."""
     where = tmp_path_factory.mktemp("cli")
-    (where / "tiny.toml").write_text('seed = 4\ngames = "all"\nbots = "all"\nplayers = [2]\ngames_per_pairing = 1\nworkers = 2\n')
+    (where / "tiny.toml").write_text(
+        'seed = 4\ngames = "all"\nbots = "all"\nplayers = [2]\ngames_per_pairing = 1\nworkers = 2\n'
+    )
     run = ladder("run", "tiny.toml", "--no-progress", "--db", f"sqlite:///{where / 'l.db'}", cwd=where)
     assert run.returncode == 0, run.stderr
     assert "tournament tiny #1: complete" in run.stdout
@@ -71,20 +79,26 @@ def test_matches_replay_and_export(played: Path) -> None:
     exported = ladder("export", "--format", "csv", "--out", "-", *db(played), cwd=played)
     rows = list(csv.DictReader(io.StringIO(exported.stdout)))
     assert rows and {"match_id", "bot", "score", "rank", "failure_reason"} <= set(rows[0])
-    as_json = ladder("export", "--format", "json", "--actions", "--out", str(played / "all.json"), *db(played), cwd=played)
+    as_json = ladder(
+        "export", "--format", "json", "--actions", "--out", str(played / "all.json"), *db(played), cwd=played
+    )
     assert as_json.returncode == 0
     data = json.loads((played / "all.json").read_text())
     assert data["matches"][0]["actions"] and data["ratings"]["pools"]
 
 
 def test_h2h_tournaments_and_rerate(played: Path) -> None:
-    pair = next(((g.id, bots_for_game(g.id)) for g in all_games() if g.max_players > 1 and len(bots_for_game(g.id)) >= 2), None)
+    pair = next(
+        ((g.id, bots_for_game(g.id)) for g in all_games() if g.max_players > 1 and len(bots_for_game(g.id)) >= 2), None
+    )
     if pair is not None:
         game, names = pair
         other = next(n for n in names if n != "random")
         run = ladder("h2h", other, "random", "--game", game, "--json", *db(played), cwd=played)
         summary = json.loads(run.stdout)["games"]
-        assert summary and summary[0]["met"] == summary[0]["first_ahead"] + summary[0]["second_ahead"] + summary[0]["tied"]
+        assert (
+            summary and summary[0]["met"] == summary[0]["first_ahead"] + summary[0]["second_ahead"] + summary[0]["tied"]
+        )
     listed = json.loads(ladder("tournaments", "--json", *db(played), cwd=played).stdout)
     assert listed[0]["state"] == "complete" and listed[0]["played"] + listed[0]["skipped"] == listed[0]["scheduled"]
     before = json.loads(ladder("rankings", "--json", *db(played), cwd=played).stdout)
@@ -118,7 +132,9 @@ def test_a_bad_database_url_or_an_empty_database_is_one_line(tmp_path: Path) -> 
     from ladder.store.database import open_database
 
     open_database(f"sqlite:///{tmp_path / 'empty.db'}").dispose()  # a database with no match yet (reading creates none)
-    assert_one_clear_line(ladder("rankings", "--db", f"sqlite:///{tmp_path / 'empty.db'}", cwd=tmp_path), "no rated match yet")
+    assert_one_clear_line(
+        ladder("rankings", "--db", f"sqlite:///{tmp_path / 'empty.db'}", cwd=tmp_path), "no rated match yet"
+    )
 
 
 def test_a_submitted_bot_plays_in_a_tournament(tmp_path: Path) -> None:
@@ -132,7 +148,9 @@ def test_a_submitted_bot_plays_in_a_tournament(tmp_path: Path) -> None:
         "        return legal_actions[0]\n"
     )
     solitaire = next(g.id for g in all_games() if g.max_players == 1)
-    (tmp_path / "t.toml").write_text(f'seed = 1\ngames = ["{solitaire}"]\nbots = ["random", "firsty"]\ngames_per_pairing = 2\n')
+    (tmp_path / "t.toml").write_text(
+        f'seed = 1\ngames = ["{solitaire}"]\nbots = ["random", "firsty"]\ngames_per_pairing = 2\n'
+    )
     where = ["--db", f"sqlite:///{tmp_path / 's.db'}"]
     submitted = ladder("submit", "firsty.py", *where, cwd=tmp_path)
     if submitted.returncode != 0:
@@ -149,4 +167,6 @@ def test_dry_run_shows_the_schedule_without_playing(tmp_path: Path) -> None:
     run = ladder("run", str(quick), "--dry-run", "--json", "--db", f"sqlite:///{tmp_path / 'd.db'}", cwd=tmp_path)
     plan = json.loads(run.stdout)
     assert plan["name"] == "quick" and plan["per_cycle"] == sum(plan["matches"].values()) > 0
-    assert ladder("tournaments", "--json", "--db", f"sqlite:///{tmp_path / 'd.db'}", cwd=tmp_path).stdout.strip() == "[]"
+    assert (
+        ladder("tournaments", "--json", "--db", f"sqlite:///{tmp_path / 'd.db'}", cwd=tmp_path).stdout.strip() == "[]"
+    )

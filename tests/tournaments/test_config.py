@@ -35,7 +35,10 @@ def test_shipped_files_parse() -> None:
 
 
 def test_a_full_file_parses(toy, tmp_path: Path) -> None:
-    config = load_tournament(write(tmp_path, """
+    config = load_tournament(
+        write(
+            tmp_path,
+            """
         name = "mine"
         seed = 7
         games = ["toy-coins", "toy-solo"]
@@ -51,7 +54,9 @@ def test_a_full_file_parses(toy, tmp_path: Path) -> None:
         players = [2, 3]
         options = [{ coins = 3 }, { coins = 5 }]
         games_per_pairing = 4
-    """))
+    """,
+        )
+    )
     assert config.name == "mine" and config.seed == 7 and config.cycles == 2 and config.hours == 1.5
     assert config.limits == SandboxLimits(move_seconds=0.5, bench_after_failures=2)
     coins, solo = config.games
@@ -79,15 +84,24 @@ def test_defaults(toy) -> None:
         ("seed = 1\ngames_per_pairing = 0", ["games_per_pairing: must be at least 1"]),
         ("seed = 1\nhours = -2", ["hours: must be more than 0"]),
         ("seed = 1\nworkers = 1.5", ["workers: must be an integer"]),
-        ("seed = 1\nbots = ['random', 'random']", ["bots: lists \"random\" twice"]),
+        ("seed = 1\nbots = ['random', 'random']", ['bots: lists "random" twice']),
         ("seed = 1\n[limits]\nmove_secs = 1", ["limits.move_secs: unknown key"]),
         ("seed = 1\n[limits]\nmemory_mb = 'lots'", ["limits.memory_mb: must be an integer"]),
         ("seed = 1\n[game.nope]\nplayers = [2]", ["game.nope: no game 'nope'"]),
         ("seed = 1\ngames = ['toy-solo']\n[game.toy-coins]\nplayers = [2]", ["game.toy-coins: toy-coins is not among"]),
-        ("seed = 1\n[game.toy-coins]\nplayers = [7]", ["game.toy-coins.players: 7 is not a player count of toy-coins (2-3 players)"]),
+        (
+            "seed = 1\n[game.toy-coins]\nplayers = [7]",
+            ["game.toy-coins.players: 7 is not a player count of toy-coins (2-3 players)"],
+        ),
         ("seed = 1\n[game.toy-coins]\nplayer = [2]", ["game.toy-coins.player: unknown key"]),
-        ("seed = 1\n[game.toy-coins]\noptions = { coins = 1 }", ["game.toy-coins.options: option 'coins' must be at least 2"]),
-        ("seed = 1\n[game.toy-coins]\noptions = [{ coins = 3 }, { colour = 1 }]", ["game.toy-coins.options[1]: game 'toy-coins' has no option 'colour'"]),
+        (
+            "seed = 1\n[game.toy-coins]\noptions = { coins = 1 }",
+            ["game.toy-coins.options: option 'coins' must be at least 2"],
+        ),
+        (
+            "seed = 1\n[game.toy-coins]\noptions = [{ coins = 3 }, { colour = 1 }]",
+            ["game.toy-coins.options[1]: game 'toy-coins' has no option 'colour'"],
+        ),
         ("seed = 1\n[game.toy-solo]\nplayers = [2]", ["game.toy-solo.players: toy-solo is a solitaire"]),
         ("seed = 1\ngames = ['toy-coins']\nplayers = [5]", ["players: none of [5] suits toy-coins"]),
         ("seed = 1\nnot toml at all", ["not valid TOML"]),
@@ -114,8 +128,9 @@ def test_a_bare_name_finds_the_shipped_file_from_any_folder(tmp_path: Path, monk
     assert config.name == "quick" and config.path == str(HERE / "quick.toml")
 
 
-def test_a_path_keeps_working_and_a_local_file_wins_over_a_shipped_one(tmp_path: Path,
-                                                                      monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_path_keeps_working_and_a_local_file_wins_over_a_shipped_one(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     monkeypatch.chdir(tmp_path)
     (tmp_path / "quick.toml").write_text('name = "mine"\nseed = 3\ngames = ["elevenses"]\n')
     assert load_tournament("quick.toml").name == "mine"
@@ -148,8 +163,9 @@ def test_limits_are_checked_by_the_schema(tmp_path: Path, limits: str, fragment:
 
 
 def test_the_clock_limits_are_read(toy) -> None:
-    config = parse_tournament({"seed": 1, "games": ["toy-coins"], "limits": {"move_seconds": 1, "bank_seconds": 30,
-                                                                                "move_wall_seconds": 2.5}})
+    config = parse_tournament(
+        {"seed": 1, "games": ["toy-coins"], "limits": {"move_seconds": 1, "bank_seconds": 30, "move_wall_seconds": 2.5}}
+    )
     assert (config.limits.move_seconds, config.limits.bank_seconds, config.limits.move_wall_seconds) == (1.0, 30.0, 2.5)
     assert parse_tournament({"seed": 1, "games": ["toy-coins"]}).limits == SandboxLimits()
 
@@ -165,9 +181,14 @@ def test_the_clock_limits_are_read(toy) -> None:
         ("seed = 1\nlimits = 3", "limits: must be a table, not 3"),
         ("seed = 1\ngame = 3", "game: must hold one table per game ([game.<id>]), not 3"),
         ("seed = 1\n[game.toy-coins]\noptions = []", "game.toy-coins.options: is an empty list"),
-        ("seed = 1\n[game.toy-coins]\noptions = [3]", "game.toy-coins.options[0]: must be a table of option = value, not 3"),
-        ("seed = 1\nformat = 'adaptive'\n[adaptive]\nindifference = -1",
-         "adaptive.indifference: must be a number of mu points, 0 or more, not -1"),
+        (
+            "seed = 1\n[game.toy-coins]\noptions = [3]",
+            "game.toy-coins.options[0]: must be a table of option = value, not 3",
+        ),
+        (
+            "seed = 1\nformat = 'adaptive'\n[adaptive]\nindifference = -1",
+            "adaptive.indifference: must be a number of mu points, 0 or more, not -1",
+        ),
     ],
 )
 def test_each_mistake_is_one_sentence_naming_the_key(toy, tmp_path: Path, text: str, message: str) -> None:
@@ -176,4 +197,6 @@ def test_each_mistake_is_one_sentence_naming_the_key(toy, tmp_path: Path, text: 
 
 def test_an_unknown_key_names_the_keys_allowed_in_its_table(toy, tmp_path: Path) -> None:
     message = error_of(tmp_path, "seed = 1\n[game.toy-coins]\nplayer = [2]")
-    assert message.endswith("game.toy-coins.player: unknown key (allowed here: players, options, games_per_pairing, bots)")
+    assert message.endswith(
+        "game.toy-coins.player: unknown key (allowed here: players, options, games_per_pairing, bots)"
+    )

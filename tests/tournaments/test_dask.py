@@ -63,8 +63,11 @@ def toys() -> Iterator[None]:
 
 def toy_config(**overrides: Any):
     data: dict[str, Any] = {
-        "seed": 11, "games": ["toy-coins", "toy-solo"], "bots": ["random", "greedy", "slow", "suicidal", "firsty"],
-        "games_per_pairing": 2, "game": {"toy-coins": {"players": [2, 3]}},
+        "seed": 11,
+        "games": ["toy-coins", "toy-solo"],
+        "bots": ["random", "greedy", "slow", "suicidal", "firsty"],
+        "games_per_pairing": 2,
+        "game": {"toy-coins": {"players": [2, 3]}},
     }
     data.update(overrides)
     return parse_tournament(data, "dask-toy.toml", "dask-toy")
@@ -74,8 +77,13 @@ def submit_firsty(folder: Path, db_url: str) -> str:
     """Register a one-line sandboxed bot (the sandbox check is skipped: the sandbox tests cover it); its hash."""
     path = folder / "firsty.py"
     path.write_text(FIRSTY)
-    report = CheckReport(str(path), content_hash(read_files(path)), info=BotInfo("firsty", "tests", "1", ("*",)),
-                         name="firsty", games=["toy-coins", "toy-solo"])
+    report = CheckReport(
+        str(path),
+        content_hash(read_files(path)),
+        info=BotInfo("firsty", "tests", "1", ("*",)),
+        name="firsty",
+        games=["toy-coins", "toy-solo"],
+    )
     return register(report, db_url).content_hash
 
 
@@ -83,8 +91,13 @@ DEAL_SECRET = "d5" * 32  # the same deals in every database, so that the local p
 
 
 def run(db_url: str, config: Any = None, **options: Any):
-    values: dict[str, Any] = {"db_url": db_url, "workers": 2, "progress": False, "worker_setup": SETUP,
-                              "deal_secret": DEAL_SECRET}
+    values: dict[str, Any] = {
+        "db_url": db_url,
+        "workers": 2,
+        "progress": False,
+        "worker_setup": SETUP,
+        "deal_secret": DEAL_SECRET,
+    }
     values.update(options)
     return run_tournament(config or toy_config(), RunOptions(**values))
 
@@ -171,11 +184,14 @@ def test_a_worker_refuses_a_bot_it_lacks_or_has_in_another_version(toys, tmp_pat
     digest = content_hash(files)
 
     def task(seats: list[str], hashes: list[str]) -> dict[str, Any]:
-        return MatchTask(key="k", game="toy-coins", seats=tuple(seats), hashes=tuple(hashes), seed=1,
-                         options={"coins": 12}).to_wire()
+        return MatchTask(
+            key="k", game="toy-coins", seats=tuple(seats), hashes=tuple(hashes), seed=1, options={"coins": 12}
+        ).to_wire()
 
     greedy = builtin_hash("greedy")
-    with pytest.raises(MatchRefused, match=r"refuses match k \(seat 1\): bot version .* is not in this worker's bot store"):
+    with pytest.raises(
+        MatchRefused, match=r"refuses match k \(seat 1\): bot version .* is not in this worker's bot store"
+    ):
         play_task(task(["greedy", f"store:{digest}"], [greedy, digest]))
     tampered = tmp_path / "results" / "bots" / digest
     tampered.mkdir(parents=True)
@@ -223,12 +239,22 @@ def test_backend_and_scheduler_keys_are_checked() -> None:
 def test_asking_for_dask_without_it_is_one_line_saying_how_to_install_it(toys, tmp_path: Path, monkeypatch) -> None:
     monkeypatch.setenv("LADDER_RESULTS", str(tmp_path / "results"))
     monkeypatch.setitem(sys.modules, "distributed", None)  # import distributed -> ImportError
-    with pytest.raises(UserError, match="the dask backend needs Dask, which is not installed here: pip install dask distributed"):
+    with pytest.raises(
+        UserError, match="the dask backend needs Dask, which is not installed here: pip install dask distributed"
+    ):
         run(f"sqlite:///{tmp_path / 'l.db'}", toy_config(bots=["random", "greedy"], game={}, backend="dask"))
-    script = ("import sys; sys.modules['distributed'] = None; sys.argv = ['ladder', 'run', 'tournaments/quick.toml', "
-              "'--backend', 'dask']; from cli.app import main; main()")
-    done = subprocess.run([sys.executable, "-c", script], cwd=ROOT, capture_output=True, text=True, timeout=120,
-                          env={**os.environ, "COLUMNS": "300", "LADDER_RESULTS": str(tmp_path / "results")})
+    script = (
+        "import sys; sys.modules['distributed'] = None; sys.argv = ['ladder', 'run', 'tournaments/quick.toml', "
+        "'--backend', 'dask']; from cli.app import main; main()"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", script],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env={**os.environ, "COLUMNS": "300", "LADDER_RESULTS": str(tmp_path / "results")},
+    )
     assert done.returncode == 2 and "Traceback" not in done.stderr
     lines = done.stderr.strip().splitlines()
     assert len(lines) == 1 and "error: the dask backend needs Dask" in lines[0], done.stderr
@@ -248,7 +274,12 @@ def test_a_dry_run_of_a_dask_file_needs_no_dask(toys, tmp_path: Path, monkeypatc
 def test_a_scheduler_needs_the_dask_backend(toys, tmp_path: Path, monkeypatch) -> None:
     monkeypatch.setenv("LADDER_RESULTS", str(tmp_path / "results"))
     with pytest.raises(UserError, match="--scheduler names a Dask scheduler: it needs --backend dask"):
-        run(f"sqlite:///{tmp_path / 'l.db'}", toy_config(bots=["random", "greedy"], game={}), backend="local", scheduler="tcp://h:1")
+        run(
+            f"sqlite:///{tmp_path / 'l.db'}",
+            toy_config(bots=["random", "greedy"], game={}),
+            backend="local",
+            scheduler="tcp://h:1",
+        )
 
 
 # ---- on a cluster ------------------------------------------------------------------------------------------
@@ -256,7 +287,9 @@ def test_a_scheduler_needs_the_dask_backend(toys, tmp_path: Path, monkeypatch) -
 
 @pytest.mark.slow
 @pytest.mark.needs_bot_sandbox
-def test_dask_stores_exactly_what_the_local_pool_stores_even_when_a_worker_dies(toys, tmp_path: Path, monkeypatch) -> None:
+def test_dask_stores_exactly_what_the_local_pool_stores_even_when_a_worker_dies(
+    toys, tmp_path: Path, monkeypatch
+) -> None:
     """The same file and seed on a local cluster the run starts itself: the same scores, ranks and action
     logs, a sandboxed bot included, while one worker is killed in the middle of a match (the suicidal bot)."""
     pytest.importorskip("distributed")
@@ -292,8 +325,9 @@ def cluster(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Any, Pat
     previous = os.environ.get("LADDER_RESULTS")
     os.environ["LADDER_RESULTS"] = str(worker_results)
     try:
-        local = distributed.LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None,
-                                         silence_logs=logging.ERROR)
+        local = distributed.LocalCluster(
+            n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None, silence_logs=logging.ERROR
+        )
     finally:
         if previous is None:
             os.environ.pop("LADDER_RESULTS", None)
@@ -305,7 +339,9 @@ def cluster(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Any, Pat
 
 @pytest.mark.slow
 @pytest.mark.needs_bot_sandbox
-def test_on_a_running_cluster_bots_are_shipped_and_a_killed_worker_costs_nothing(toys, cluster, tmp_path: Path, monkeypatch) -> None:
+def test_on_a_running_cluster_bots_are_shipped_and_a_killed_worker_costs_nothing(
+    toys, cluster, tmp_path: Path, monkeypatch
+) -> None:
     """``--scheduler``: the run joins a cluster; the submitted bot's files reach the workers' own bot store,
     one worker is SIGKILLed mid-tournament, and the stored results are still exactly the local pool's."""
     sandbox_or_skip()
@@ -353,8 +389,9 @@ def test_a_match_that_keeps_killing_workers_is_recorded_as_failed(toys, cluster,
     local, _ = cluster
     monkeypatch.setenv("LADDER_RESULTS", str(tmp_path / "results"))
     db_url = f"sqlite:///{tmp_path / 'ladder.db'}"
-    config = toy_config(games=["toy-solo"], bots=["greedy", "killer"], games_per_pairing=1, game={},
-                        limits={"max_attempts": 2})
+    config = toy_config(
+        games=["toy-solo"], bots=["greedy", "killer"], games_per_pairing=1, game={}, limits={"max_attempts": 2}
+    )
     report = run(db_url, config, scheduler=local.scheduler_address)
     assert report.played_now == 1 and report.errors_now == 1 and report.state == "incomplete"
     engine = open_database(db_url)
@@ -370,16 +407,39 @@ def test_a_match_that_keeps_killing_workers_is_recorded_as_failed(toys, cluster,
 @pytest.mark.slow
 def test_the_cli_runs_a_file_on_dask(tmp_path: Path) -> None:
     pytest.importorskip("distributed")
-    (tmp_path / "tiny.toml").write_text('seed = 4\ngames = ["elfer-raus"]\nbots = ["random", "thumb"]\nplayers = [2]\n'
-                                        'games_per_pairing = 2\nbackend = "dask"\nworkers = 2\n')
+    (tmp_path / "tiny.toml").write_text(
+        'seed = 4\ngames = ["elfer-raus"]\nbots = ["random", "thumb"]\nplayers = [2]\n'
+        'games_per_pairing = 2\nbackend = "dask"\nworkers = 2\n'
+    )
     env = {**os.environ, "COLUMNS": "300", "LADDER_RESULTS": str(tmp_path / "results")}
-    done = subprocess.run([sys.executable, "-m", "cli", "run", "tiny.toml", "--no-progress", "--no-rankings",
-                           "--db", f"sqlite:///{tmp_path / 'l.db'}"], cwd=tmp_path, capture_output=True, text=True,
-                          timeout=300, env=env)
+    done = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "cli",
+            "run",
+            "tiny.toml",
+            "--no-progress",
+            "--no-rankings",
+            "--db",
+            f"sqlite:///{tmp_path / 'l.db'}",
+        ],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=300,
+        env=env,
+    )
     assert done.returncode == 0, done.stderr
     assert "complete, 4 of 4 matches recorded" in done.stdout and "on Dask at tcp://" in done.stdout
-    bad = subprocess.run([sys.executable, "-m", "cli", "run", "tiny.toml", "--scheduler", "tcp://127.0.0.1:1",
-                          "--backend", "local"], cwd=tmp_path, capture_output=True, text=True, timeout=120, env=env)
+    bad = subprocess.run(
+        [sys.executable, "-m", "cli", "run", "tiny.toml", "--scheduler", "tcp://127.0.0.1:1", "--backend", "local"],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env=env,
+    )
     assert bad.returncode == 2 and len(bad.stderr.strip().splitlines()) == 1
     assert "--scheduler names a Dask scheduler" in bad.stderr
 
@@ -393,17 +453,25 @@ def start_scheduler_and_worker(tmp_path: Path, name: str) -> tuple[list[subproce
 
     pytest.importorskip("distributed")
     file = tmp_path / f"{name}.json"
-    env = {**os.environ, "PYTHONPATH": str(ROOT), "LADDER_RESULTS": str(tmp_path / f"{name}-results"),
-           "TOY_SLOW_SECONDS": "0.02"}
+    env = {
+        **os.environ,
+        "PYTHONPATH": str(ROOT),
+        "LADDER_RESULTS": str(tmp_path / f"{name}-results"),
+        "TOY_SLOW_SECONDS": "0.02",
+    }
     quiet = {"stdout": subprocess.DEVNULL, "stderr": subprocess.DEVNULL, "env": env, "cwd": tmp_path}
-    scheduler = subprocess.Popen([sys.executable, "-m", "dask", "scheduler", "--port", "0", "--no-dashboard",
-                                  "--scheduler-file", str(file)], **quiet)
+    scheduler = subprocess.Popen(
+        [sys.executable, "-m", "dask", "scheduler", "--port", "0", "--no-dashboard", "--scheduler-file", str(file)],
+        **quiet,
+    )
     deadline = time.monotonic() + 60
     while not file.exists() and time.monotonic() < deadline:
         time.sleep(0.1)
     address = json.loads(file.read_text())["address"]
-    worker = subprocess.Popen([sys.executable, "-m", "dask", "worker", address, "--nworkers", "2", "--nthreads", "1",
-                               "--no-dashboard"], **quiet)
+    worker = subprocess.Popen(
+        [sys.executable, "-m", "dask", "worker", address, "--nworkers", "2", "--nthreads", "1", "--no-dashboard"],
+        **quiet,
+    )
     return [scheduler, worker], address
 
 
@@ -422,6 +490,7 @@ def test_losing_the_scheduler_stops_the_run_cleanly_and_the_same_run_resumes(toy
     config = toy_config(bots=["random", "greedy", "slow"], games_per_pairing=3)
     processes, address = start_scheduler_and_worker(tmp_path, "first")
     try:
+
         def kill_scheduler() -> None:
             deadline = time.monotonic() + 120
             while time.monotonic() < deadline and count_rows(tmp_path / "ladder.db") < 8:
@@ -430,7 +499,9 @@ def test_losing_the_scheduler_stops_the_run_cleanly_and_the_same_run_resumes(toy
 
         killer = threading.Thread(target=kill_scheduler)
         killer.start()
-        with pytest.raises(UserError, match="lost the connection to the Dask scheduler .* run the same command again to resume"):
+        with pytest.raises(
+            UserError, match="lost the connection to the Dask scheduler .* run the same command again to resume"
+        ):
             run(db_url, config, scheduler=address)
         killer.join()
     finally:
@@ -478,7 +549,9 @@ def test_a_killed_coordinator_takes_its_cluster_along_and_the_run_resumes(tmp_pa
     def coordinator(backend: str) -> subprocess.Popen:
         script = tmp_path / f"coordinator-{backend}.py"
         script.write_text(COORDINATOR.format(root=str(ROOT), db=db_url, backend=backend))
-        return subprocess.Popen([sys.executable, str(script)], env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        return subprocess.Popen(
+            [sys.executable, str(script)], env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
+        )
 
     process = coordinator("dask")
     deadline = time.monotonic() + 120
@@ -537,7 +610,11 @@ def test_in_flight_work_is_a_small_multiple_of_the_workers_there_are_now(toys, t
                 self.in_flight -= 1
 
     with Counting() as executor:
-        report = run(f"sqlite:///{tmp_path / 'l.db'}", toy_config(bots=["random", "greedy", "slow"]),
-                     executor=executor, in_flight_per_worker=2)
+        report = run(
+            f"sqlite:///{tmp_path / 'l.db'}",
+            toy_config(bots=["random", "greedy", "slow"]),
+            executor=executor,
+            in_flight_per_worker=2,
+        )
     assert report.state == "complete"
     assert executor.most == 4  # 2 per worker, once there were two

@@ -104,7 +104,9 @@ def test_pinning_is_left_out_when_there_are_more_workers_than_cpus(monkeypatch: 
     assert worker_cpus(1) is None
 
 
-def test_a_worker_sees_the_coordinators_environment_as_it_is_when_the_worker_starts(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_worker_sees_the_coordinators_environment_as_it_is_when_the_worker_starts(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
     with LocalPoolExecutor(1) as pool:  # the fork server may have started long before
         pool.submit(helpers.square, 1).result(timeout=60)
     monkeypatch.setenv("LADDER_TEST_SET_LATE", "yes")

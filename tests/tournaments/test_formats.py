@@ -63,7 +63,9 @@ def neighbour_counts(seatings) -> Counter:
 
 
 @pytest.mark.parametrize(("size", "expected"), [(2, 2), (3, 6), (4, 24), (5, 20), (6, 60)])
-def test_balanced_seatings_put_every_bot_in_every_seat_and_after_every_other_equally_often(size: int, expected: int) -> None:
+def test_balanced_seatings_put_every_bot_in_every_seat_and_after_every_other_equally_often(
+    size: int, expected: int
+) -> None:
     table = bots(*"abcdef"[:size])
     seatings = [tuple(e.name for e in s) for s in balanced_seatings(table)]
     assert len(seatings) == expected == len(set(seatings))
@@ -113,5 +115,9 @@ def test_schedule_is_a_function_of_the_seed_and_deals_of_the_secret_with_stable_
 
 
 def test_option_sets_are_scheduled_separately(toy) -> None:
-    matches = flat(round_robin_groups(plan("toy-coins", (2,), bots("a", "b"), gpp=1, options=({"coins": 3}, {"coins": 4})), SECRET, 0))
+    matches = flat(
+        round_robin_groups(
+            plan("toy-coins", (2,), bots("a", "b"), gpp=1, options=({"coins": 3}, {"coins": 4})), SECRET, 0
+        )
+    )
     assert sorted(m.options["coins"] for m in matches) == [3, 3, 4, 4]

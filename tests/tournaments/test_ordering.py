@@ -18,8 +18,11 @@ BUILT_IN = (entrant("random", number=1), entrant("search", number=2), entrant("t
 
 
 def test_a_cycle_hands_out_the_search_matches_first_and_the_cheap_ones_last() -> None:
-    plans = [GamePlan("elevenses", (2, 3), ({},), 2, BUILT_IN), GamePlan("bowling-solitaire", (1,), ({},), 2, BUILT_IN),
-             GamePlan("elfer-raus", (2,), ({},), 2, BUILT_IN)]
+    plans = [
+        GamePlan("elevenses", (2, 3), ({},), 2, BUILT_IN),
+        GamePlan("bowling-solitaire", (1,), ({},), 2, BUILT_IN),
+        GamePlan("elfer-raus", (2,), ({},), 2, BUILT_IN),
+    ]
     order = cycle_schedule("round-robin", plans, 7, 0, SECRET)
     groups: list[list] = []  # consecutive matches of one deal and table: the groups as handed out
     for match in order:

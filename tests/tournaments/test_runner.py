@@ -29,8 +29,13 @@ SETUP = "tests.tournaments.toygames:install"
 
 
 def config(**overrides):
-    data = {"seed": 3, "games": ["toy-coins", "toy-solo"], "bots": ["random", "greedy"], "games_per_pairing": 4,
-            "game": {"toy-coins": {"players": [2]}}}
+    data = {
+        "seed": 3,
+        "games": ["toy-coins", "toy-solo"],
+        "bots": ["random", "greedy"],
+        "games_per_pairing": 4,
+        "game": {"toy-coins": {"players": [2]}},
+    }
     data.update(overrides)
     return parse_tournament(data, "toy.toml", "toy")
 
@@ -160,12 +165,15 @@ class _Terminal(io.StringIO):
         return True
 
 
-def test_under_a_time_budget_the_bar_shows_the_budget_left_not_an_eta_that_restarts(toy, db_url: str,
-                                                                                    monkeypatch: pytest.MonkeyPatch) -> None:
+def test_under_a_time_budget_the_bar_shows_the_budget_left_not_an_eta_that_restarts(
+    toy, db_url: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
     monkeypatch.setenv("TOY_SLOW_SECONDS", "0.002")
     terminal = _Terminal()
     monkeypatch.setattr(sys, "stderr", terminal)
-    report = run_tournament(config(bots=["random", "slow"], games_per_pairing=2), options(db_url, hours=1.5 / 3600, progress=True))
+    report = run_tournament(
+        config(bots=["random", "slow"], games_per_pairing=2), options(db_url, hours=1.5 / 3600, progress=True)
+    )
     assert report.state == "budget spent"
     drawn = terminal.getvalue()
     assert "budget left" in drawn and " matches [" in drawn
@@ -210,7 +218,9 @@ def start_coordinator(db_url: str, tmp_path: Path, slow: str) -> subprocess.Pope
     script = tmp_path / "coordinator.py"
     script.write_text(SCRIPT.format(root=str(ROOT), db=db_url))
     env = dict(os.environ, TOY_SLOW_SECONDS=slow, LADDER_RESULTS=str(tmp_path / "results"))
-    return subprocess.Popen([sys.executable, str(script)], env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    return subprocess.Popen(
+        [sys.executable, str(script)], env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
+    )
 
 
 def wait_for_rows(db_path: Path, at_least: int, process: subprocess.Popen, limit: float = 60) -> int:
@@ -289,6 +299,6 @@ def test_tasks_name_the_bots_with_no_match_left_so_workers_end_their_idle_proces
     refs = {ref for task in tasks for ref in task["seats"]}
     for index, task in enumerate(tasks):
         for ref in refs:
-            later = any(ref in other["seats"] for other in tasks[index + 1:])
-            seen = any(ref in other["seats"] for other in tasks[:index + 1])
+            later = any(ref in other["seats"] for other in tasks[index + 1 :])
+            seen = any(ref in other["seats"] for other in tasks[: index + 1])
             assert (ref in task["retire"]) == (seen and not later), (index, ref, task["retire"])

@@ -25,8 +25,11 @@ def test_one_worker_two_workers_and_dask_store_the_same_matches_and_show_the_sam
     pytest.importorskip("distributed")
     (tmp_path / "quick.toml").write_text(fewer_deals(QUICK.read_text()))
     secret = ("--deal-secret", "a7" * 32)  # the same deals in every database (each would get a fresh secret otherwise)
-    runs = {"one": ("--workers", "1", *secret), "two": ("--workers", "2", *secret),
-            "dask": ("--backend", "dask", "--workers", "2", *secret)}
+    runs = {
+        "one": ("--workers", "1", *secret),
+        "two": ("--workers", "2", *secret),
+        "dask": ("--backend", "dask", "--workers", "2", *secret),
+    }
     tables: dict[str, str] = {}
     stored: dict[str, dict] = {}
     for name, flags in runs.items():
@@ -45,5 +48,8 @@ def test_one_worker_two_workers_and_dask_store_the_same_matches_and_show_the_sam
     assert tables["one"] == tables["two"] == tables["dask"]
     url = f"sqlite:///{tmp_path / 'two'}.db"
     assert ladder("rerate", "--db", url, cwd=tmp_path).returncode == 0
-    again = ladder("rankings", "--db", url, cwd=tmp_path).stdout + ladder("rankings", "--json", "--db", url, cwd=tmp_path).stdout
+    again = (
+        ladder("rankings", "--db", url, cwd=tmp_path).stdout
+        + ladder("rankings", "--json", "--db", url, cwd=tmp_path).stdout
+    )
     assert again == tables["one"]

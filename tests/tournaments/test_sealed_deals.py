@@ -41,7 +41,9 @@ def stored(db_url: str, tournament_id: int) -> list[tuple[MatchRow, list[SeatRes
     engine = open_database(db_url)
     with Session(engine) as session:
         matches = session.exec(select(MatchRow).where(MatchRow.tournament_id == tournament_id)).all()
-        found = [(m, list(session.exec(select(SeatResultRow).where(SeatResultRow.match_id == m.id)).all())) for m in matches]
+        found = [
+            (m, list(session.exec(select(SeatResultRow).where(SeatResultRow.match_id == m.id)).all())) for m in matches
+        ]
     engine.dispose()
     return found
 
@@ -64,7 +66,8 @@ def stop_after_first_batch(monkeypatch: pytest.MonkeyPatch) -> None:
 
 
 def test_the_secret_stays_sealed_while_stopped_is_reused_on_resume_and_revealed_at_the_end(
-        toy, db_url: str, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    toy, db_url: str, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
     cfg = config()
     with monkeypatch.context() as patch:
         stop_after_first_batch(patch)
@@ -94,13 +97,17 @@ def test_a_revealed_secret_never_deals_again(toy, db_url: str) -> None:
     cfg = config()
     first = run_tournament(cfg, options(db_url))
     again = run_tournament(cfg, options(db_url))  # nothing to play: the same tournament, as it was
-    assert again.tournament_id == first.tournament_id and again.played_now == 0 and again.deal_secret == first.deal_secret
+    assert (
+        again.tournament_id == first.tournament_id and again.played_now == 0 and again.deal_secret == first.deal_secret
+    )
     old_matches = {match.key for match, _ in stored(db_url, first.tournament_id)}
     more = run_tournament(config(cycles=2), options(db_url))  # more cycles: the same tournament, a new secret
     assert more.tournament_id == first.tournament_id and 0 < more.played_now == more.scheduled - len(old_matches)
     assert any("dealt from a new secret" in note for note in more.notes)
     (row,) = tournaments(db_url)
-    assert row.deal_secret != first.deal_secret and row.secret_revealed_at is not None  # the new one, revealed at its end
+    assert (
+        row.deal_secret != first.deal_secret and row.secret_revealed_at is not None
+    )  # the new one, revealed at its end
     previous = json.loads(row.previous_deals)
     assert [entry["secret"] for entry in previous] == [first.deal_secret]
     assert previous[0]["commitment"] == first.deal_commitment
@@ -112,7 +119,8 @@ def test_a_revealed_secret_never_deals_again(toy, db_url: str) -> None:
 
 
 def test_an_operator_reveals_a_stopped_tournament_and_its_file_then_starts_a_new_one(
-        toy, db_url: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    toy, db_url: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
     with monkeypatch.context() as patch:
         stop_after_first_batch(patch)
         first = run_tournament(config(), options(db_url))
@@ -129,7 +137,8 @@ def test_an_operator_reveals_a_stopped_tournament_and_its_file_then_starts_a_new
 
 
 def test_a_given_secret_deals_a_new_tournament_and_may_not_hijack_an_unfinished_one(
-        toy, db_url: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    toy, db_url: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
     with monkeypatch.context() as patch:
         stop_after_first_batch(patch)
         run_tournament(config(), options(db_url))
@@ -142,7 +151,8 @@ def test_a_given_secret_deals_a_new_tournament_and_may_not_hijack_an_unfinished_
 
 
 def test_a_result_the_database_refuses_is_an_error_with_the_reason_and_nothing_half_written(
-        toy, db_url: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    toy, db_url: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
     cfg = config()
     probe = TournamentRun(cfg, options(db_url))
     victim = sorted(m.key for m in probe.cycle(0))[3]
@@ -165,14 +175,18 @@ def test_a_result_the_database_refuses_is_an_error_with_the_reason_and_nothing_h
     for match, seats in matches:
         assert len(seats) == match.num_players  # never a match without all its seat rows
         if match.key == victim:
-            assert match.status == "error" and "could not be stored" in match.error and "UnicodeEncodeError" in match.error
+            assert (
+                match.status == "error" and "could not be stored" in match.error and "UnicodeEncodeError" in match.error
+            )
         else:
             assert match.status == "played"
     second = run_tournament(cfg, options(db_url))
     assert second.state == "complete" and second.played_now == 1 and second.tournament_id == first.tournament_id
 
 
-def test_a_match_stored_without_its_seat_rows_by_an_older_ladder_is_played_again(toy, db_url: str, tmp_path: Path) -> None:
+def test_a_match_stored_without_its_seat_rows_by_an_older_ladder_is_played_again(
+    toy, db_url: str, tmp_path: Path
+) -> None:
     with pytest.MonkeyPatch.context() as patch:
         stop_after_first_batch(patch)
         first = run_tournament(config(), options(db_url))
@@ -186,7 +200,8 @@ def test_a_match_stored_without_its_seat_rows_by_an_older_ladder_is_played_again
 
 
 def test_a_database_of_the_previous_schema_is_upgraded_and_its_public_tournaments_are_not_continued(
-        toy, db_url: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    toy, db_url: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     with monkeypatch.context() as patch:
         stop_after_first_batch(patch)
         first = run_tournament(config(), options(db_url))

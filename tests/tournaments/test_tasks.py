@@ -13,14 +13,34 @@ from tournaments.worker import play_task
 
 
 def test_a_task_and_a_record_survive_the_wire_unchanged() -> None:
-    task = MatchTask(key="c0/g/o0/2p/d0/a+b", game="g", seats=("a", "store:" + "0" * 64), seed=7,
-                     options={"coins": 3}, limits={"move_seconds": 1.0}, bot_seeds=(1, 2), deal="c0/g/o0/2p/d0",
-                     hashes=("x", "y"), retire=("z",))
+    task = MatchTask(
+        key="c0/g/o0/2p/d0/a+b",
+        game="g",
+        seats=("a", "store:" + "0" * 64),
+        seed=7,
+        options={"coins": 3},
+        limits={"move_seconds": 1.0},
+        bot_seeds=(1, 2),
+        deal="c0/g/o0/2p/d0",
+        hashes=("x", "y"),
+        retire=("z",),
+    )
     assert MatchTask.from_wire(task.to_wire()) == task
-    record = MatchRecord(key=task.key, scores=(1.0, 0.0), ranks=(1, 2), details={"won": True}, actions_z=b"\x00",
-                         action_count=3, failures={1: SeatFailure(FailureReason.TIMEOUT, "slow", "tail", 2)},
-                         seconds=0.5, cpu_seconds=0.25, think=(0.1, 0.2), stderr=("", "oops"),
-                         started_at=datetime(2026, 1, 2, 3, 4, 5, tzinfo=UTC), worker="host:1")
+    record = MatchRecord(
+        key=task.key,
+        scores=(1.0, 0.0),
+        ranks=(1, 2),
+        details={"won": True},
+        actions_z=b"\x00",
+        action_count=3,
+        failures={1: SeatFailure(FailureReason.TIMEOUT, "slow", "tail", 2)},
+        seconds=0.5,
+        cpu_seconds=0.25,
+        think=(0.1, 0.2),
+        stderr=("", "oops"),
+        started_at=datetime(2026, 1, 2, 3, 4, 5, tzinfo=UTC),
+        worker="host:1",
+    )
     wire = record.to_wire()
     assert wire["schema"] == SCHEMA_VERSION and wire["failures"][1]["reason"] == "timeout"
     assert MatchRecord.from_wire(wire) == record

@@ -72,13 +72,20 @@ class CoinsState(State):
 class CoinsGame(Game):
     id = "toy-coins"
     name = "Toy coins"
-    facts = GameFacts(min_players=2, max_players=3, score_order=ScoreOrder.HIGHER_IS_BETTER, win_rule=WinRule.FIRST_RANK,
-                      win_condition="the largest total; equal totals share the first rank")
+    facts = GameFacts(
+        min_players=2,
+        max_players=3,
+        score_order=ScoreOrder.HIGHER_IS_BETTER,
+        win_rule=WinRule.FIRST_RANK,
+        win_condition="the largest total; equal totals share the first rank",
+    )
     option_specs = (OptionSpec("coins", "int", 12, "coins per player", minimum=2, maximum=40),)
 
     def _new_state(self, num_players: int, seed: int, options: dict[str, Any]) -> State:
         rng = stream(seed, "row")
-        return CoinsState(self, num_players, options, [rng.randint(0, 9) for _ in range(options["coins"] * num_players)])
+        return CoinsState(
+            self, num_players, options, [rng.randint(0, 9) for _ in range(options["coins"] * num_players)]
+        )
 
     def from_deal(self, deal: Mapping[str, Any], options: Mapping[str, Any] | None = None) -> State:
         return CoinsState(self, deal["players"], self.validate_options(options), list(deal["row"]))
@@ -112,8 +119,11 @@ class SoloState(State):
         self.position += 1
 
     def _observation(self, seat: int) -> dict[str, Any]:
-        return {"shown": self.numbers[self.position] if not self.is_over() else None,
-                "left": len(self.numbers) - self.position, "kept": list(self.kept)}
+        return {
+            "shown": self.numbers[self.position] if not self.is_over() else None,
+            "left": len(self.numbers) - self.position,
+            "kept": list(self.kept),
+        }
 
     def resample_hidden(self, seat: int, rng: Any) -> State:
         return self.clone()
@@ -134,8 +144,13 @@ class SoloState(State):
 class SoloGame(Game):
     id = "toy-solo"
     name = "Toy solo"
-    facts = GameFacts(min_players=1, max_players=1, score_order=ScoreOrder.HIGHER_IS_BETTER, win_rule=WinRule.GOAL_MET,
-                      win_condition="keep 20 or more")
+    facts = GameFacts(
+        min_players=1,
+        max_players=1,
+        score_order=ScoreOrder.HIGHER_IS_BETTER,
+        win_rule=WinRule.GOAL_MET,
+        win_condition="keep 20 or more",
+    )
 
     def _new_state(self, num_players: int, seed: int, options: dict[str, Any]) -> State:
         rng = stream(seed, "numbers")

@@ -1,4 +1,5 @@
 """Claims a game that does not exist and has a name that cannot be registered."""
+
 from ladder.bot import Bot
 
 

@@ -1,4 +1,5 @@
 """Closes its own channel to the ladder and carries on."""
+
 import os
 import sys
 import time

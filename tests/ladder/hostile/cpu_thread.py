@@ -1,4 +1,5 @@
 """Answers at once, but keeps a background thread burning CPU between turns."""
+
 import threading
 
 from ladder.bot import Bot

@@ -1,4 +1,5 @@
 """Double-forks a daemon (new session, parent gone) that would outlive the match, then hangs."""
+
 import os
 import time
 

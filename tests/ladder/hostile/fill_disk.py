@@ -1,4 +1,5 @@
 """Writes files until the disk is full (2 GB in 1 MB chunks, in its working folder)."""
+
 import os
 
 from ladder.bot import Bot

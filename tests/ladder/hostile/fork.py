@@ -1,4 +1,5 @@
 """Forks when asked to move (a fork bomb would follow)."""
+
 import os
 
 from ladder.bot import Bot

@@ -1,4 +1,5 @@
 """Writes random bytes onto the channel instead of a frame."""
+
 import os
 import sys
 import time

@@ -1,4 +1,5 @@
 """Writes a 50 MB reply straight onto the channel to the ladder."""
+
 import os
 import struct
 import sys

@@ -1,4 +1,5 @@
 """Ignores SIGTERM (and SIGINT, SIGHUP) and then never answers: only SIGKILL can stop it."""
+
 import signal
 import time
 

@@ -1,4 +1,5 @@
 """Answers with an action that is not among the legal ones."""
+
 from ladder.bot import Bot
 
 

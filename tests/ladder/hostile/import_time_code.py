@@ -3,6 +3,7 @@
 The ladder must never import this file; in the sandbox, the file it writes
 (MARKER, filled in by the test) is on a path that does not exist there.
 """
+
 import ladder.bot
 
 ladder.bot.Bot.act = lambda self, observation, legal_actions: {"type": "hijacked"}

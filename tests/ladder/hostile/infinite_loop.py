@@ -1,4 +1,5 @@
 """Spins forever when asked to move."""
+
 from ladder.bot import Bot
 
 

@@ -1,4 +1,5 @@
 """Answers correctly, but a little after the deadline (the tests use a 0.5 s move limit)."""
+
 import time
 
 from ladder.bot import Bot

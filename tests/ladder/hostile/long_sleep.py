@@ -1,4 +1,5 @@
 """Sleeps for an hour when asked to move."""
+
 import time
 
 from ladder.bot import Bot

@@ -1,4 +1,5 @@
 """Connects to a service on the ladder's machine (127.0.0.1:PORT, filled in by the test)."""
+
 import socket
 
 from ladder.bot import Bot

@@ -1,4 +1,5 @@
 """Allocates 64 MB blocks (touching every page) until something gives."""
+
 from ladder.bot import Bot
 
 HOARD = []

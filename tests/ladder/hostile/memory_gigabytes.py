@@ -1,4 +1,5 @@
 """Asks for 8 GB at once."""
+
 from ladder.bot import Bot
 
 

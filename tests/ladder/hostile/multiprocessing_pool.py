@@ -1,4 +1,5 @@
 """Starts worker processes with multiprocessing to think in parallel."""
+
 import multiprocessing
 
 from ladder.bot import Bot

@@ -1,4 +1,5 @@
 """Answers with NaN (not JSON, though Python's json module would write it)."""
+
 import os
 import struct
 import sys

@@ -1,4 +1,5 @@
 """Opens a TCP connection to the internet (a DNS server) to leak or fetch something."""
+
 import socket
 
 from ladder.bot import Bot

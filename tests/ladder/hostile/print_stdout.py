@@ -1,10 +1,11 @@
 """Prints to stdout (every way it can) on every move: this must not disturb the channel."""
+
 import os
 import sys
 
 from ladder.bot import Bot
 
-print("PRINTED-AT-IMPORT {\"seq\": 1, \"index\": 0}")
+print('PRINTED-AT-IMPORT {"seq": 1, "index": 0}')
 
 
 class PrintStdout(Bot):

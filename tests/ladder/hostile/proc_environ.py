@@ -1,4 +1,5 @@
 """Reads other processes' environments and command lines through /proc (secrets live there)."""
+
 import os
 import sys
 

@@ -1,4 +1,5 @@
 """Raises in every call of the Bot API."""
+
 from ladder.bot import Bot
 
 

@@ -3,6 +3,7 @@
 Prints whatever it manages to read to stderr (the tests check none of it
 arrives) and raises if it read nothing.
 """
+
 import sys
 
 from ladder.bot import Bot

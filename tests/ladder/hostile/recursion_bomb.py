@@ -1,4 +1,5 @@
 """Recurses without end through C code (with the recursion limit raised, so the C stack overflows)."""
+
 import sys
 
 from ladder.bot import Bot

@@ -1,4 +1,5 @@
 """Recurses without end in plain Python (the interpreter's recursion limit stops it)."""
+
 from ladder.bot import Bot
 
 

@@ -1,4 +1,5 @@
 """Crashes the interpreter (SIGSEGV) while being imported."""
+
 import ctypes
 
 ctypes.string_at(0)

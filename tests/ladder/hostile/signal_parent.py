@@ -1,4 +1,5 @@
 """Tries to kill its parent and the ladder (SIGKILL), then anything else it can see."""
+
 import os
 import signal
 

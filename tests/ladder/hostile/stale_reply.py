@@ -1,4 +1,5 @@
 """Sends a stale reply (an old sequence number) before its real answer: the stale one must be ignored."""
+
 import os
 import struct
 import sys

@@ -1,4 +1,5 @@
 """Runs a shell command."""
+
 import subprocess
 
 from ladder.bot import Bot

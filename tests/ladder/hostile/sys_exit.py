@@ -1,4 +1,5 @@
 """Calls sys.exit() in the middle of a match."""
+
 import sys
 
 from ladder.bot import Bot

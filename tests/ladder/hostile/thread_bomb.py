@@ -1,4 +1,5 @@
 """Starts threads until it cannot."""
+
 import threading
 import time
 

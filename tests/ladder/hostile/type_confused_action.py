@@ -1,4 +1,5 @@
 """Answers with a legal action written with other JSON types (a float for an integer)."""
+
 from ladder.bot import Bot
 
 

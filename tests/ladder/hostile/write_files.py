@@ -1,4 +1,5 @@
 """Tries to overwrite its own code, another bot's code and the ladder's database."""
+
 from ladder.bot import Bot
 
 TARGETS: list = []  # filled in by the test

@@ -22,8 +22,12 @@ except ImportError:  # shipped without the engine: the hash is a few lines anywa
         return int.from_bytes(hashlib.blake2b(text, digest_size=8).digest(), "big")
 
 
-CHECK_SEEDS = {derive_seed(1000 * players + index, "bot", seat)
-               for players in range(1, 7) for index in range(50) for seat in range(players)}
+CHECK_SEEDS = {
+    derive_seed(1000 * players + index, "bot", seat)
+    for players in range(1, 7)
+    for index in range(50)
+    for seat in range(players)
+}
 
 
 def looks_like_the_check(seed: int) -> bool:

@@ -46,7 +46,9 @@ class SurrogateReply(Bot):
 
             sys.stderr.write(f"2026-01-01 00:00:00,000 MainProcess[1] {FORGED}\n\x1b]0;pwned\x07\x1b[2J\n")
             sys.stderr.flush()
-            body = ('{"seq":%d,"error":{"type":"Boom\\ud800","message":"lone \\ud800 and \\udfff",'
-                    '"traceback":"\\ud800"}}' % _request_seq()).encode()
+            body = (
+                '{"seq":%d,"error":{"type":"Boom\\ud800","message":"lone \\ud800 and \\udfff",'
+                '"traceback":"\\ud800"}}' % _request_seq()
+            ).encode()
             os.write(__main__._OUT, struct.pack(">I", len(body)) + body)
         return legal_actions[0]
