@@ -109,7 +109,7 @@ class _InProcessSource:
     """Stand-in for the sandbox's PlayerPool: built-in bots in this process, nothing else."""
 
     def player(self, ref: str, game_id: str, deal: str = "") -> Player:
-        from ladder.seats.players import builtin_player
+        from ladder.seats.builtin_players import builtin_player
 
         if BotRef.parse(ref).sandboxed:
             raise BotFailure(

@@ -56,7 +56,8 @@ from ladder.sandbox.layers import check_layers, default_layers
 from ladder.sandbox.limits import SandboxLimits
 from ladder.sandbox.process import BotProcess
 from ladder.sandbox.submission import stage
-from ladder.seats.players import PlayerPool, builtin_player, current_cpu
+from ladder.seats.builtin_players import builtin_player
+from ladder.seats.players import PlayerPool, current_cpu
 
 RANDOM_BOT_SOURCE = '''"""The built-in random bot, run sandboxed for the benchmark."""
 from bots.random_bot import RandomBot

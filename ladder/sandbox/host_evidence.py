@@ -31,6 +31,10 @@ BUSY_FIELDS = (0, 1, 2, 5, 6, 7)  # user nice system irq softirq steal (guest ti
 
 _lock = threading.Lock()
 _party: dict[int, int] = {}  # bot pid -> its session id, for every live bot process this process started
+_worked_while_stopped: dict[int, float] = {}  # bot pid -> CPU seconds it used while stopped, seen in another's move
+STOPPED_WORK_SECONDS = 0.05
+"""CPU a stopped bot may seem to use during another bot's move (it stops a moment after its answer) before it
+counts as work a stop could not halt (a long system call: the stop takes effect only on return to user space)."""
 
 
 def join_party(pid: int, session: int) -> None:
@@ -45,6 +49,16 @@ def leave_party(pid: int | None) -> None:
         return
     with _lock:
         _party.pop(pid, None)
+        _worked_while_stopped.pop(pid, None)
+
+
+def worked_while_stopped(pid: int | None) -> float:
+    """CPU seconds bot ``pid`` was seen to use while stopped, during another bot's move (0.0: none); forgotten once
+    told, so the bot is judged for it at its next request."""
+    if pid is None:
+        return 0.0
+    with _lock:
+        return _worked_while_stopped.pop(pid, 0.0)
 
 
 def _stat_fields(pid: int | str) -> list[bytes] | None:
@@ -141,6 +155,23 @@ class CpuTheft:
         chosen = tuple(sorted(cpus))
         mains = {pid: _ticks(_stat_fields(pid)) for pid in _party_mains()}
         return cls(chosen, cpu_busy_ticks(chosen), _ticks(_stat_fields("self")), mains)
+
+    def taken_by_stopped_bots(self, own: int | None) -> float:
+        """CPU seconds the party's other bots (stopped while ``own`` moves) used since :meth:`start`.
+
+        Turns are taken one at a time, so a bot other than ``own`` that used CPU during this move did work its stop
+        could not halt (threads left in long system calls). Such a bot is marked (:func:`worked_while_stopped`).
+        """
+        taken = 0.0
+        for pid, before in self.mains.items():
+            if pid == own:
+                continue
+            used = max(0, _ticks(_stat_fields(pid)) - before) / CLOCK_TICKS
+            if used >= STOPPED_WORK_SECONDS:
+                taken += used
+                with _lock:
+                    _worked_while_stopped[pid] = max(used, _worked_while_stopped.get(pid, 0.0))
+        return taken
 
     def outside_seconds(self) -> float | None:
         """CPU seconds the CPUs gave to processes outside the party since :meth:`start` (``None``: unknown here)."""

@@ -32,6 +32,7 @@ import os
 from collections.abc import Callable
 from dataclasses import dataclass
 
+from ladder.matches.match import TimeoutKind
 from ladder.sandbox.host_evidence import CpuTheft
 
 FIRST_CHECK_SECONDS = 0.01
@@ -255,3 +256,32 @@ def wall_cap(move_seconds: float, bank_left: float, move_wall_seconds: float | N
     if move_seconds <= 0:
         return base
     return base * (move_seconds + max(0.0, bank_left)) / move_seconds
+
+
+def timeout_detail(
+    kind: TimeoutKind, usage: MoveUsage, cpu_limit: float | None, wall_limit: float, what: str
+) -> tuple[str, str]:
+    """A timeout's detail for the record, and the host fault (empty if the bot is to blame).
+
+    A CPU timeout is always the bot's. A wall-clock (or start-up) timeout is
+    the host's when the bot was starved (:attr:`MoveUsage.host_fault`).
+    """
+    if kind is TimeoutKind.CPU:
+        used = "more" if usage.cpu_seconds is None else f"{usage.cpu_seconds:.2f} s"
+        allowed = (
+            f" (its limit: {cpu_limit:.3g} s, move_seconds plus what was left of its bank)"
+            if cpu_limit is not None
+            else ""
+        )
+        return f"used {used} of CPU time on one move{allowed} while {what}", ""
+    clock = "start-up" if kind is TimeoutKind.STARTUP else "wall-clock"
+    if usage.host_fault:
+        host_fault = f"the host starved the bot: {usage.describe()}"
+        return (
+            f"no answer within the {clock} limit of {wall_limit:.3g} s while {what}: a host fault, {host_fault}",
+            host_fault,
+        )
+    return (
+        f"no answer within the {clock} limit of {wall_limit:.3g} s while {what}, although the host did not "
+        f"starve it ({usage.describe()})"
+    ), ""

@@ -14,15 +14,21 @@ import subprocess
 import time
 import uuid
 from collections.abc import Iterable
-from dataclasses import dataclass
 from typing import Any, NoReturn
 
 from ladder.guest import protocol
 from ladder.matches.match import BotFailure, BotTimeout, TimeoutKind
-from ladder.sandbox.host_evidence import bot_cpus, join_party, leave_party
+from ladder.sandbox.bot_info import BotInfo, read_bot_info
+from ladder.sandbox.host_evidence import (
+    STOPPED_WORK_SECONDS,
+    bot_cpus,
+    join_party,
+    leave_party,
+    worked_while_stopped,
+)
 from ladder.sandbox.launch import BotLaunch
 from ladder.sandbox.limits import SandboxLimits
-from ladder.sandbox.move_clock import MoveUsage, MoveWatch
+from ladder.sandbox.move_clock import MoveUsage, MoveWatch, read_times, timeout_detail
 from ladder.sandbox.pidfd import _pidfd_alive, _pidfd_open
 from ladder.sandbox.stderr_tail import StderrTail
 from ladder.sandbox.submission import Submission
@@ -30,27 +36,10 @@ from ladder.sandbox.uids import UidLease
 
 STACK_SIGNAL = signal.SIGUSR1  # the bot host dumps its Python stack to stderr on it (faulthandler)
 STACK_WAIT_SECONDS = 0.5  # how long a timed-out bot's stack dump is waited for before the kill
+GIVE_BACK_LIMIT = 4.0  # a move gets back at most this many times its wall-clock cap (CPU its stopped opponents took)
 
 
 # ---------------------------------------------------------------- one bot process
-
-
-@dataclass(frozen=True)
-class BotInfo:
-    """What a bot says about itself (read inside the sandbox, checked by the ladder)."""
-
-    name: str
-    author: str
-    version: str
-    games: tuple[str, ...]
-    class_name: str = ""
-    every_decision: bool = False  # the bot wants to be asked even when it has a single legal action
-
-    def plays(self, game_id: str) -> bool:
-        return "*" in self.games or game_id in self.games
-
-    def to_json(self) -> dict[str, Any]:
-        return {"name": self.name, "author": self.author, "version": self.version, "games": list(self.games)}
 
 
 class BotProcess(BotLaunch):
@@ -100,9 +89,11 @@ class BotProcess(BotLaunch):
         self._file_fds: list[int] = []  # the bot's files, open for bubblewrap to copy into the sandbox
         self.lease: UidLease | None = None  # the bot's own uid (when the ladder runs as root)
         self.paused = False  # stopped (SIGSTOP) while the ladder does not wait for it
+        self._cpu_at_pause: float | None = None  # its CPU time when last stopped: a stop may not halt a system call
         self._watch: MoveWatch | None = None  # measures each request's CPU time (once the bot process is known)
         self._move_started = 0.0
         self._move_limit = 0.0  # the wall-clock limit of the request in progress
+        self._given_back = 0.0  # wall time added to the request in progress: CPU its stopped opponents took
         self._poll_in = select.poll()
         self._poll_out = select.poll()
 
@@ -248,6 +239,7 @@ class BotProcess(BotLaunch):
         if not self.paused and not self.dead and self.popen is not None:
             self._signal(signal.SIGSTOP)
             self.paused = True
+            self._cpu_at_pause = self.cpu_seconds_used()
 
     def resume(self) -> None:
         """Let a stopped bot run again (``SIGCONT``), before a request."""
@@ -281,29 +273,10 @@ class BotProcess(BotLaunch):
             self._die("crash", "the sandbox (bubblewrap) failed to start")
 
     def _check_info(self, data: Any) -> BotInfo:
-        if not isinstance(data, dict):
-            self._die("garbage", "the reply to hello carries no bot description")
-        values = {}
-        for key in ("name", "author", "version", "class"):
-            value = data.get(key, "")
-            if not isinstance(value, str) or len(value) > 200:
-                self._die("garbage", f"the bot description's {key!r} is not a short string")
-            values[key] = value
-        games = data.get("games")
-        if (
-            not isinstance(games, list)
-            or not all(isinstance(g, str) and len(g) <= 200 for g in games)
-            or len(games) > 100
-        ):
-            self._die("garbage", "the bot description's 'games' is not a list of game ids")
-        return BotInfo(
-            values["name"],
-            values["author"],
-            values["version"],
-            tuple(games),
-            values["class"],
-            data.get("every_decision") is True,
-        )
+        try:
+            return read_bot_info(data)
+        except ValueError as error:
+            self._die("garbage", str(error))
 
     # -- requests -----------------------------------------------------------------------------
     def request(
@@ -353,9 +326,22 @@ class BotProcess(BotLaunch):
 
     def _begin_move(self, timeout: float, cpu_seconds: float | None) -> float:
         """Start the clocks of one request; its wall-clock deadline."""
+        stopped_work = worked_while_stopped(self.bot_pid)
+        if self._cpu_at_pause is not None:
+            now_cpu = self.cpu_seconds_used()
+            if now_cpu is not None and now_cpu - self._cpu_at_pause >= STOPPED_WORK_SECONDS:
+                stopped_work = max(stopped_work, now_cpu - self._cpu_at_pause)
+            self._cpu_at_pause = None
+        if stopped_work:
+            self._die_timeout(
+                TimeoutKind.CPU,
+                f"used {stopped_work:.2f} s of CPU while stopped between turns, during "
+                "another bot's move (threads left working in long system calls)",
+            )
         now = time.monotonic()
         self._move_started = now
         self._move_limit = timeout
+        self._given_back = 0.0
         if self._watch is not None:
             self._watch.begin(cpu_seconds, now)
         return now + max(0.0, timeout)
@@ -409,8 +395,10 @@ class BotProcess(BotLaunch):
         watch = self._watch
         while True:
             now = time.monotonic()
-            remaining = deadline - now
+            remaining = deadline + self._given_back - now
             if remaining <= 0:
+                if self._give_back():
+                    continue
                 self._timeout(what)
             wait = remaining if watch is None else min(remaining, watch.wait_slice(now))
             if self._poll_in.poll(wait * 1000):
@@ -424,6 +412,20 @@ class BotProcess(BotLaunch):
         if not chunk:
             self._died(what)
         return chunk
+
+    def _give_back(self) -> bool:
+        """At the wall-clock cap: add the CPU time the match's stopped bots took during this move (work a stop could
+        not halt, theirs to answer for) to this move's wall time, up to :data:`GIVE_BACK_LIMIT` times its cap.
+        Whether more time was given."""
+        watch = self._watch
+        theft = watch.theft if watch is not None else None
+        if theft is None:
+            return False
+        taken = min(theft.taken_by_stopped_bots(self.bot_pid), GIVE_BACK_LIMIT * self._move_limit)
+        if taken - self._given_back < 0.01:
+            return False
+        self._given_back = taken
+        return True
 
     def _length(self, header: bytes, limit: int, what: str) -> int:
         try:
@@ -519,18 +521,8 @@ class BotProcess(BotLaunch):
     # -- accounting and the end -----------------------------------------------------------------
     def cpu_seconds_used(self) -> float | None:
         """CPU time (user + system, all threads, and its waited-for children) the bot process has used, from ``/proc``."""
-        if self._stat < 0:
-            return None
-        try:
-            text = os.pread(self._stat, 4096, 0)
-        except OSError:  # the process is gone
-            return None
-        parts = text[text.rfind(b")") + 2 :].split()
-        try:
-            ticks = int(parts[11]) + int(parts[12]) + int(parts[13]) + int(parts[14])
-        except (IndexError, ValueError):
-            return None
-        return ticks / _CLOCK_TICKS
+        times = read_times(self._stat) if self._stat >= 0 else None
+        return None if times is None else times.cpu_seconds
 
     def _kill_and_reap(self, popen: subprocess.Popen[bytes]) -> None:
         """SIGKILL the bot, bubblewrap's init and the process the ladder started, then reap it."""
@@ -600,35 +592,3 @@ class BotProcess(BotLaunch):
         if self.work_dir:
             shutil.rmtree(self.work_dir, ignore_errors=True)
             self.work_dir = None
-
-
-_CLOCK_TICKS = os.sysconf("SC_CLK_TCK") if hasattr(os, "sysconf") else 100
-
-
-def timeout_detail(
-    kind: TimeoutKind, usage: MoveUsage, cpu_limit: float | None, wall_limit: float, what: str
-) -> tuple[str, str]:
-    """A timeout's detail for the record, and the host fault (empty if the bot is to blame).
-
-    A CPU timeout is always the bot's. A wall-clock (or start-up) timeout is
-    the host's when the bot was starved (:attr:`MoveUsage.host_fault`).
-    """
-    if kind is TimeoutKind.CPU:
-        used = "more" if usage.cpu_seconds is None else f"{usage.cpu_seconds:.2f} s"
-        allowed = (
-            f" (its limit: {cpu_limit:.3g} s, move_seconds plus what was left of its bank)"
-            if cpu_limit is not None
-            else ""
-        )
-        return f"used {used} of CPU time on one move{allowed} while {what}", ""
-    clock = "start-up" if kind is TimeoutKind.STARTUP else "wall-clock"
-    if usage.host_fault:
-        host_fault = f"the host starved the bot: {usage.describe()}"
-        return (
-            f"no answer within the {clock} limit of {wall_limit:.3g} s while {what}: a host fault, {host_fault}",
-            host_fault,
-        )
-    return (
-        f"no answer within the {clock} limit of {wall_limit:.3g} s while {what}, although the host did not "
-        f"starve it ({usage.describe()})"
-    ), ""

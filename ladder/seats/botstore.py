@@ -46,12 +46,13 @@ from ladder.errors import UserError
 from ladder.matches.deals import fresh_seed
 from ladder.matches.match import BotFailure, MatchSpec, play_match
 from ladder.paths import results_dir
+from ladder.sandbox.bot_info import BotInfo
 from ladder.sandbox.build import BuildFailure, BuildLimits, stage_bot
 from ladder.sandbox.host_load import worker_cpus
 from ladder.sandbox.limits import SandboxLimits
-from ladder.sandbox.process import BotInfo
 from ladder.sandbox.submission import MANIFEST_FILE, Submission, content_hash, read_files, read_manifest, write_tree
-from ladder.seats.players import PlayerPool, builtin_player, failure_line, store_folder
+from ladder.seats.builtin_players import builtin_player
+from ladder.seats.players import PlayerPool, failure_line, store_folder
 from ladder.seats.reserved_names import reserved_because
 from ladder.store.database import session_for
 from ladder.store.tables import BotRow, BotVersionRow

@@ -30,8 +30,8 @@ from typing import Any
 
 from engine import game_ids
 from ladder.paths import results_dir
+from ladder.sandbox.bot_info import BotInfo
 from ladder.sandbox.limits import SandboxLimits
-from ladder.sandbox.process import BotInfo
 from ladder.sandbox.submission import MANIFEST_FILE, content_hash, read_manifest
 from ladder.seats.botstore import CheckReport, check_name, claimed_games
 

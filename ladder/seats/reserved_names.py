@@ -10,7 +10,8 @@ by its *skeleton*:
 2. case folding (``Search``, ``THUMB``);
 3. a small map of look-alike characters (:data:`CONFUSABLES`: Cyrillic and
    Greek letters that look Latin, and the digits and signs that stand for
-   letters, ``rand0m``, ``rn`` for ``m``);
+   letters, ``rand0m``; and, as in Unicode's confusables (UTS #39), ``rn``
+   for ``m``, ``vv`` for ``w`` and ``cl`` for ``d``: ``ranclom``);
 4. the separators ``-``, ``_``, ``.`` and spaces dropped (``se.arch``).
 
 A name whose skeleton is a built-in's, or a built-in's followed by digits
@@ -89,7 +90,7 @@ def skeleton(name: str) -> str:
     """What ``name`` looks like: NFKC, case folded, look-alikes mapped, separators dropped (see the module docstring)."""
     folded = unicodedata.normalize("NFKC", name).casefold()
     folded = "".join(CONFUSABLES.get(char, char) for char in folded)
-    folded = folded.replace("rn", "m").replace("vv", "w")
+    folded = folded.replace("rn", "m").replace("vv", "w").replace("cl", "d")
     return SEPARATORS.sub("", folded)
 
 

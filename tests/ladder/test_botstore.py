@@ -197,7 +197,7 @@ def test_a_registration_the_database_refuses_leaves_no_row_and_no_orphan_folder(
     from sqlalchemy.exc import OperationalError
     from sqlmodel import Session
 
-    from ladder.sandbox.process import BotInfo
+    from ladder.sandbox.bot_info import BotInfo
     from ladder.sandbox.submission import content_hash, read_files
     from ladder.seats import botstore
     from ladder.seats.botstore import CheckReport

@@ -15,7 +15,8 @@ from ladder.matches.match import BotTimeout, MatchSpec, TimeoutKind, play_match
 from ladder.sandbox import host_load
 from ladder.sandbox.limits import SandboxLimits
 from ladder.sandbox.move_clock import HOST_FAULT_SHARE, MoveUsage, longest_delay
-from ladder.seats.players import ClockedInProcessPlayer, InProcessPlayer, PlayerPool
+from ladder.seats.builtin_players import ClockedInProcessPlayer, InProcessPlayer
+from ladder.seats.players import PlayerPool
 from tests.ladder.toy_game import GAME_ID, toy_game_registered
 
 

@@ -22,7 +22,7 @@ import pytest
 from sqlmodel import Session, select
 
 from ladder.errors import UserError
-from ladder.sandbox.process import BotInfo
+from ladder.sandbox.bot_info import BotInfo
 from ladder.sandbox.submission import content_hash, read_files
 from ladder.seats.botstore import CheckReport, register
 from ladder.seats.roster import builtin_hash
