@@ -15,9 +15,11 @@ from datetime import datetime
 from pydantic import BaseModel
 from sqlmodel import Session, col, select
 
+from ladder.ratings import certainty
 from ladder.ratings import persistence as ratings_persistence
 from ladder.ratings import trueskill_model as ratings_trueskill_model
 from ladder.ratings.trueskill_model import RatingSet
+from ladder.ratings.verdict import Ledger
 from ladder.report import data as report_data
 from ladder.store.tables import BotRow, BotVersionRow, MatchRow, SeatResultRow
 from service.models import AuthorRow, ServedBotRow, ServedVersionRow, SubmissionRow
@@ -140,6 +142,7 @@ class _RatingsCache:
         self.lock = threading.Lock()
         self.marker: tuple[int, int] | None = None
         self.rated: RatingSet | None = None
+        self.evidence: Ledger | None = None
         self.at = 0.0
         self.computed_at = 0.0
         self.gap = self.STALE_SECONDS
@@ -152,15 +155,21 @@ class _RatingsCache:
                 return self.rated
             stored = ratings_persistence.load_stored(session)
             if stored is not None:
-                self.marker, self.rated, self.at = marker, stored, now
+                self._keep(session, marker, stored)
+                self.at = now
                 return stored
             if self.rated is not None and now - self.computed_at < self.gap:
                 return self.rated
             rated = ratings_persistence.rate_database(session)
-            self.marker, self.rated = marker, rated
+            self._keep(session, marker, rated)
             self.at = self.computed_at = time.monotonic()
             self.gap = max(self.STALE_SECONDS, 10 * (self.computed_at - now))
             return rated
+
+    def _keep(self, session: Session, marker: tuple[int, int], rated: RatingSet) -> None:
+        """Keep ``rated`` and the paired evidence of the same matches (the verdict the pages show)."""
+        self.evidence = certainty.paired_evidence(ratings_persistence.load_match_facts(session))
+        self.marker, self.rated = marker, rated
 
 
 RATINGS = _RatingsCache()
@@ -176,6 +185,7 @@ def leaderboards(session: Session) -> list[Leaderboard]:
         matches=[],
         rated=RATINGS.get(session),
         ratings_fresh=True,
+        evidence=RATINGS.evidence,
     )
     states, owners = _states(session)
     boards = []

@@ -32,7 +32,7 @@ from cli.commands.dbview import (
 from cli.commands.tables import fit, label_column, number_column
 from ladder.errors import UserError
 from ladder.ratings import across_pools as ratings_across_pools
-from ladder.ratings import certainty, verdict
+from ladder.ratings import certainty
 from ladder.ratings import persistence as ratings_persistence
 from ladder.ratings import trueskill_model as ratings_trueskill_model
 from ladder.ratings.certainty import OverallInterval, PairState, PoolCertainty, Verdict
@@ -138,25 +138,6 @@ def overall_table(rated: RatingSet, names: dict[int, VersionName], spread: dict[
     return table
 
 
-def paired_certainty(
-    rated: RatingSet,
-    pools: Iterable[str],
-    facts: Sequence[MatchFact],
-    labels: dict[int, str],
-    confidence: float = certainty.CONFIDENCE,
-    indifference: float = certainty.INDIFFERENCE,
-) -> dict[str, PoolCertainty]:
-    """Each pool's verdict, ``P>next`` and rank intervals for its TrueSkill leaderboard, by the paired sequential
-    tests on ``facts`` (the matches the ratings were computed from)."""
-    evidence = verdict.ledger(
-        facts, ratings_trueskill_model.game_facts(), verdict.indifference_in_outcomes(indifference)
-    )
-    return {
-        pool: certainty.assess(rated.table(pool), pool, confidence, indifference, labels, evidence.pool(pool))
-        for pool in pools
-    }
-
-
 def rankings_json(
     rated: RatingSet,
     names: dict[int, VersionName],
@@ -171,7 +152,7 @@ def rankings_json(
     labels = distinct_labels(names)
     if sure is None:
         sure = (
-            paired_certainty(rated, pools, facts, labels)
+            certainty.assess_pools(rated, pools, facts, labels)
             if facts is not None
             else {pool: certainty.assess(rated.table(pool), pool, names=labels) for pool in pools}
         )
@@ -298,7 +279,7 @@ def print_rankings(
 
     names = version_names(session)
     labels = distinct_labels(names)
-    sure = paired_certainty(
+    sure = certainty.assess_pools(
         rated,
         pools,
         ratings_persistence.load_match_facts(session) if facts is None else facts,

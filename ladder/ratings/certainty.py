@@ -29,12 +29,13 @@ from __future__ import annotations
 import enum
 import math
 import random
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from statistics import NormalDist
 from typing import TypeVar
 
-from ladder.ratings.trueskill_model import RatingSet, Standing
+from ladder.ratings import verdict
+from ladder.ratings.trueskill_model import MatchFact, RatingSet, Standing, game_facts
 from ladder.ratings.verdict import PairEvidence, PoolEvidence, margin_level, test_level
 
 CONFIDENCE = 0.95
@@ -146,6 +147,27 @@ def _central(values: list[Quantity], interval: float) -> tuple[Quantity, Quantit
     low = values[min(len(values) - 1, int(math.floor(tail * len(values))))]
     high = values[min(len(values) - 1, int(math.ceil((1 - tail) * len(values))) - 1)]
     return low, high
+
+
+def paired_evidence(facts: Sequence[MatchFact], indifference: float = INDIFFERENCE) -> verdict.Ledger:
+    """The paired evidence of every pool in ``facts`` (the matches the ratings were computed from)."""
+    return verdict.ledger(facts, game_facts(), verdict.indifference_in_outcomes(indifference))
+
+
+def assess_pools(
+    rated: RatingSet,
+    pools: Iterable[str],
+    facts: Sequence[MatchFact],
+    names: dict[int, str] | None = None,
+    confidence: float = CONFIDENCE,
+    indifference: float = INDIFFERENCE,
+) -> dict[str, PoolCertainty]:
+    """Each pool's verdict, ``P>next`` and rank intervals for its TrueSkill leaderboard, by the paired sequential
+    tests on ``facts``: the one computation ``ladder rankings``, the report and ``ladder serve`` show."""
+    evidence = paired_evidence(facts, indifference)
+    return {
+        pool: assess(rated.table(pool), pool, confidence, indifference, names, evidence.pool(pool)) for pool in pools
+    }
 
 
 def assess(

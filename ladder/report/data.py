@@ -29,6 +29,7 @@ from ladder.ratings import persistence as ratings_persistence
 from ladder.ratings import trueskill_model as ratings_trueskill_model
 from ladder.ratings.certainty import PoolCertainty
 from ladder.ratings.trueskill_model import HistoryPoint, RatingSet, Standing, pool_key
+from ladder.ratings.verdict import Ledger
 from ladder.seats.botref import BotRef
 from ladder.store.tables import (
     BenchRow,
@@ -162,6 +163,7 @@ class ReportData:
     rated: RatingSet
     ratings_fresh: bool  # False: the stored ratings missed matches and were computed now
     history: list[HistoryPoint] = field(default_factory=list)
+    evidence: Ledger | None = None  # the paired evidence of every pool (None: the verdict from the posteriors)
 
     def name(self, version_id: int) -> str:
         """The bot's name, with its version (or short hash) when the report holds another version of it."""
@@ -311,7 +313,8 @@ def load(session: Session) -> ReportData:
             for h in session.exec(select(RatingHistoryRow).order_by(RatingHistoryRow.id)).all()  # type: ignore[arg-type]
         ]
     )
-    return ReportData(versions, tournaments, matches, rated, fresh, history)
+    evidence = certainty.paired_evidence(ratings_persistence.load_match_facts(session))
+    return ReportData(versions, tournaments, matches, rated, fresh, history, evidence)
 
 
 def match_actions(session: Session, match_ids: Iterable[int]) -> Iterator[tuple[int, list[dict[str, Any]]]]:
@@ -340,8 +343,10 @@ class LeaderboardRow:
 
 def pool_certainty(data: ReportData, pool: str) -> PoolCertainty:
     """How sure ``pool``'s order is: the verdict, the adjacent pairs and the rank intervals, exactly as
-    ``ladder rankings`` computes them (:mod:`ladder.ratings.certainty`, at its defaults)."""
-    return certainty.assess(data.rated.table(pool), pool, names={v: info.bot for v, info in data.versions.items()})
+    ``ladder rankings`` computes them (:func:`ladder.ratings.certainty.assess_pools`, at its defaults)."""
+    evidence = data.evidence.pool(pool) if data.evidence is not None else None
+    names = {v: info.bot for v, info in data.versions.items()}
+    return certainty.assess(data.rated.table(pool), pool, names=names, evidence=evidence)
 
 
 def leaderboard(data: ReportData, pool: str, sure: PoolCertainty | None = None) -> list[LeaderboardRow]:
