@@ -13,6 +13,7 @@ from collections import defaultdict
 from datetime import datetime
 
 from pydantic import BaseModel
+from sqlalchemy import ColumnElement
 from sqlmodel import Session, col, select
 
 from ladder.ratings import certainty
@@ -335,35 +336,16 @@ def bot_view(session: Session, name: str) -> tuple[BotView, int | None] | None:
 
 def bot_failures(session: Session, name: str, limit: int = 20) -> list[FailureView]:
     """The bot's latest failed seats with the end of its stderr (shown only to its author and the operator)."""
-    bot = session.exec(select(BotRow).where(BotRow.name == name)).first()
-    if bot is None:
-        return []
-    versions = {
-        v.id: v.version for v in session.exec(select(BotVersionRow).where(BotVersionRow.bot_id == bot.id)).all()
-    }
-    rows = session.exec(
-        select(SeatResultRow, MatchRow)
-        .join(MatchRow, col(MatchRow.id) == col(SeatResultRow.match_id))
-        .where(col(SeatResultRow.bot_version_id).in_(list(versions)), col(SeatResultRow.failure_reason).is_not(None))
-        .order_by(col(SeatResultRow.match_id).desc())
-        .limit(limit)
-    ).all()
-    return [
-        FailureView(
-            match_id=m.id or 0,
-            pool=ratings_trueskill_model.pool_key(m.game, m.num_players),
-            version=versions.get(s.bot_version_id, "?"),
-            reason=s.failure_reason or "",
-            detail=s.failure_detail,
-            stderr_tail=s.stderr_tail,
-            finished_at=m.finished_at,
-        )
-        for s, m in rows
-    ]
+    return _bot_seats(session, name, col(SeatResultRow.failure_reason).is_not(None), limit)
 
 
 def bot_stderr(session: Session, name: str, limit: int = 20) -> list[FailureView]:
     """The end of the bot's stderr from its latest matches (failed or not), newest first."""
+    return _bot_seats(session, name, col(SeatResultRow.stderr_tail) != "", limit)
+
+
+def _bot_seats(session: Session, name: str, which: ColumnElement[bool], limit: int) -> list[FailureView]:
+    """The bot's latest seats that meet ``which`` (a condition on its seat rows), newest first."""
     bot = session.exec(select(BotRow).where(BotRow.name == name)).first()
     if bot is None:
         return []
@@ -373,7 +355,7 @@ def bot_stderr(session: Session, name: str, limit: int = 20) -> list[FailureView
     rows = session.exec(
         select(SeatResultRow, MatchRow)
         .join(MatchRow, col(MatchRow.id) == col(SeatResultRow.match_id))
-        .where(col(SeatResultRow.bot_version_id).in_(list(versions)), SeatResultRow.stderr_tail != "")
+        .where(col(SeatResultRow.bot_version_id).in_(list(versions)), which)
         .order_by(col(SeatResultRow.match_id).desc())
         .limit(limit)
     ).all()
