@@ -432,7 +432,9 @@ def test_cpu_taken_by_outside_processes_pinned_to_the_bots_cpu_voids_the_match(h
     )
     cpu = min(os.sched_getaffinity(0))  # the first usable CPU: where a one-worker run pins its worker and bots
     pin = f"import os; os.sched_setaffinity(0, {{{cpu}}})\nwhile True: pass"
-    hogs = [subprocess.Popen([sys.executable, "-c", pin]) for _ in range(3)]
+    # each hog in a session of its own: with the kernel's autogroups a session shares the CPU as one, so three
+    # hogs in the test's session would take only half of it from the bot; three sessions take three quarters
+    hogs = [subprocess.Popen([sys.executable, "-c", pin], start_new_session=True) for _ in range(3)]
     try:
         result = home.ladder("run", str(file), "--no-progress", "--no-rankings", timeout=900)
     finally:
