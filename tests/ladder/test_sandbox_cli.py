@@ -4,8 +4,10 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import subprocess
 import sys
+import tempfile
 from pathlib import Path
 
 import pytest
@@ -86,15 +88,19 @@ def test_play_runs_a_bot_file_sandboxed(env: dict[str, str]) -> None:
 @pytest.mark.needs_bot_sandbox
 def test_play_shares_a_bot_file_among_workers_with_the_same_results(env: dict[str, str], tmp_path: Path) -> None:
     """The workers play the copy of the bot file that the main process checked, and leave no copy behind."""
-    temporary = tmp_path / "tmp"
-    temporary.mkdir()
-    env = {**env, "TMPDIR": str(temporary)}
-    command = ("play", GAME, str(EXAMPLES / "random_bot.py"), "random", "-n", "4", "--seed", "3", "--json")
-    alone, shared = ladder(env, *command), ladder(env, *command, "--workers", "2")
-    assert alone.returncode == 0 and shared.returncode == 0, alone.stderr + shared.stderr
-    assert json.loads(shared.stdout)["bots"][0]["failures"] == {}
-    assert shared.stdout == alone.stdout
-    assert not list(temporary.glob("ladder-bots-*"))
+    # a short folder of its own: the fork server's socket lives under TMPDIR, and a socket's path may not be
+    # longer than 107 bytes (pytest-xdist's tmp_path under /tmp/pytest-of-root/... can be)
+    temporary = Path(tempfile.mkdtemp(prefix="lt-", dir="/tmp"))
+    try:
+        env = {**env, "TMPDIR": str(temporary)}
+        command = ("play", GAME, str(EXAMPLES / "random_bot.py"), "random", "-n", "4", "--seed", "3", "--json")
+        alone, shared = ladder(env, *command), ladder(env, *command, "--workers", "2")
+        assert alone.returncode == 0 and shared.returncode == 0, alone.stderr + shared.stderr
+        assert json.loads(shared.stdout)["bots"][0]["failures"] == {}
+        assert shared.stdout == alone.stdout
+        assert not list(temporary.glob("ladder-bots-*"))
+    finally:
+        shutil.rmtree(temporary, ignore_errors=True)
 
 
 @pytest.mark.needs_bot_sandbox
