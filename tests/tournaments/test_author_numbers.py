@@ -101,6 +101,7 @@ def tiny(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 @pytest.mark.skipif("elfer-raus" not in game_ids(), reason="elfer-raus is not registered")
 @pytest.mark.parametrize("command", [["rankings"], ["matches"], ["tournaments"], ["bots"], ["h2h", "random", "thumb"]])
+@pytest.mark.needs_bot_sandbox  # its tournament enters a submitted bot
 def test_a_plain_path_is_a_database_everywhere(tiny: Path, command: list[str]) -> None:
     run = ladder(*command, "--db", str(tiny / "plain.db"), cwd=tiny)
     assert run.returncode == 0, run.stderr
@@ -110,6 +111,7 @@ def test_a_plain_path_is_a_database_everywhere(tiny: Path, command: list[str]) -
 
 
 @pytest.mark.skipif("elfer-raus" not in game_ids(), reason="elfer-raus is not registered")
+@pytest.mark.needs_bot_sandbox  # its tournament enters a submitted bot
 def test_matches_takes_a_tournament_by_name_as_rankings_does(tiny: Path) -> None:
     by_name = ladder("matches", "--tournament", "tiny", "--json", "--db", str(tiny / "plain.db"), cwd=tiny)
     assert by_name.returncode == 0, by_name.stderr
@@ -123,6 +125,7 @@ def test_matches_takes_a_tournament_by_name_as_rankings_does(tiny: Path) -> None
 
 
 @pytest.mark.skipif("elfer-raus" not in game_ids(), reason="elfer-raus is not registered")
+@pytest.mark.needs_bot_sandbox  # its tournament enters a submitted bot
 def test_at_80_columns_a_long_name_gives_way_and_the_failure_column_stays(tiny: Path) -> None:
     run = ladder("rankings", "elfer-raus", "--db", "plain.db", cwd=tiny, columns=80)
     assert run.returncode == 0, run.stderr
@@ -135,6 +138,7 @@ def test_at_80_columns_a_long_name_gives_way_and_the_failure_column_stays(tiny: 
 
 
 @pytest.mark.skipif("elfer-raus" not in game_ids(), reason="elfer-raus is not registered")
+@pytest.mark.needs_bot_sandbox  # its tournament enters a submitted bot
 def test_play_names_a_bot_file_by_its_name_and_keeps_its_failures_whole(tiny: Path) -> None:
     run = ladder(
         "play", "elfer-raus", str(tiny / "crashy.py"), "random", "-n", "2", "-o", "rounds=1", cwd=tiny, columns=80
@@ -146,6 +150,7 @@ def test_play_names_a_bot_file_by_its_name_and_keeps_its_failures_whole(tiny: Pa
 
 @pytest.mark.slow
 @pytest.mark.skipif("elfer-raus" not in game_ids(), reason="elfer-raus is not registered")
+@pytest.mark.needs_bot_sandbox  # its tournament enters a submitted bot
 def test_with_a_new_version_every_count_stays_within_the_schedule_and_every_score_inside_its_interval(
     tiny: Path, tmp_path: Path
 ) -> None:
@@ -194,6 +199,7 @@ def test_with_a_new_version_every_count_stays_within_the_schedule_and_every_scor
         (["rankings"], r"\s4$"),
     ],
 )
+@pytest.mark.needs_bot_sandbox  # its tournament enters a submitted bot
 def test_every_table_of_bots_fits_80_columns_with_its_numbers_whole(
     tiny: Path, command: list[str], failures: str
 ) -> None:
