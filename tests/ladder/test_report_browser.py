@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import json
 import os
-import shutil
 import subprocess
 import sys
 from collections.abc import Iterator
@@ -18,11 +17,9 @@ from typing import Any
 import pytest
 
 from engine import get_game
+from tests.browser import CHROMEDRIVER as DRIVER
+from tests.browser import CHROMIUM, chromium
 
-CHROMIUM = next(
-    (shutil.which(name) for name in ("chromium", "chromium-browser", "google-chrome") if shutil.which(name)), None
-)
-DRIVER = shutil.which("chromedriver")
 pytestmark = pytest.mark.skipif(
     CHROMIUM is None or DRIVER is None,
     reason="needs chromium and chromedriver (apt-get install chromium chromium-driver)",
@@ -57,25 +54,8 @@ def site(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 @pytest.fixture(scope="module")
 def browser() -> Iterator[Any]:
-    from selenium.webdriver.chrome.options import Options
-    from selenium.webdriver.chrome.service import Service
-
-    options = Options()
-    options.binary_location = CHROMIUM or ""
-    for flag in (
-        "--headless=new",
-        "--no-sandbox",
-        "--disable-gpu",
-        "--disable-dev-shm-usage",
-        "--window-size=1280,1000",
-    ):
-        options.add_argument(flag)
-    options.set_capability("goog:loggingPrefs", {"browser": "ALL"})
-    driver = webdriver.Chrome(service=Service(DRIVER), options=options)
-    try:
+    with chromium() as driver:
         yield driver
-    finally:
-        driver.quit()
 
 
 def open_page(browser: Any, path: Path) -> None:

@@ -2,15 +2,13 @@
 
 from __future__ import annotations
 
-import contextlib
 import os
-import shutil
 import signal
 import socket
 import subprocess
 import sys
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -159,35 +157,7 @@ def played(server: Server) -> dict[str, int]:
 
 # ---- the replay viewer in headless Chromium (tests/service/test_served_replays.py and the front door) ----------
 
-CHROMIUM = next(
-    (shutil.which(name) for name in ("chromium", "chromium-browser", "google-chrome") if shutil.which(name)), None
-)
-CHROMEDRIVER = shutil.which("chromedriver")
-
-
-@contextlib.contextmanager
-def chromium() -> Iterator[Any]:
-    """A headless Chromium (Selenium) that keeps the page's console, so a JavaScript error can be asserted away."""
-    from selenium import webdriver
-    from selenium.webdriver.chrome.options import Options
-    from selenium.webdriver.chrome.service import Service
-
-    options = Options()
-    options.binary_location = CHROMIUM or ""
-    for flag in (
-        "--headless=new",
-        "--no-sandbox",
-        "--disable-gpu",
-        "--disable-dev-shm-usage",
-        "--window-size=1280,1000",
-    ):
-        options.add_argument(flag)
-    options.set_capability("goog:loggingPrefs", {"browser": "ALL"})
-    driver = webdriver.Chrome(service=Service(CHROMEDRIVER), options=options)
-    try:
-        yield driver
-    finally:
-        driver.quit()
+from tests.browser import CHROMEDRIVER, CHROMIUM, chromium  # noqa: E402, F401 (re-exported for the service tests)
 
 
 def browser_login(driver: Any, url: str, token: str) -> None:

@@ -6,9 +6,6 @@ each match task (:mod:`service.dispatch`), not through a shared folder.
 
 from __future__ import annotations
 
-import logging
-import os
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -16,27 +13,9 @@ import pytest
 
 from tests.ladder.front_door import LadderHome
 from tests.service.serving import add_author, author_env, ladder_as, played, start_server, wait_for, write_bot
+from tests.tournaments.test_dask import cluster  # noqa: F401 (the Dask tests' LocalCluster fixture, used here)
 
 pytestmark = [pytest.mark.slow, pytest.mark.needs_bot_sandbox]
-
-
-@pytest.fixture(scope="module")
-def cluster(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Any, Path]]:
-    distributed = pytest.importorskip("distributed")
-    previous = os.environ.get("LADDER_RESULTS")
-    worker_results = tmp_path_factory.mktemp("worker-results")
-    os.environ["LADDER_RESULTS"] = str(worker_results)
-    try:
-        local = distributed.LocalCluster(
-            n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None, silence_logs=logging.ERROR
-        )
-    finally:
-        if previous is None:
-            os.environ.pop("LADDER_RESULTS", None)
-        else:
-            os.environ["LADDER_RESULTS"] = previous
-    yield local, worker_results
-    local.close()
 
 
 def test_the_served_ladder_plays_on_a_dask_cluster_and_survives_kill_9(
