@@ -269,8 +269,8 @@ def _packages():
 REPORT = {
     "imports": {name: _try(lambda name=name: _import(name)) for name in ("typer", "rich", "sqlmodel", "tqdm", "orjson", "numpy")},
     "site_packages": _packages(),
-    "reads": {path: _try(lambda path=path: open(path, "rb").read(20)) for path in SECRETS},
-    "writes": {path: _try(lambda path=path: open(path, "ab").write(b"x")) for path in SECRETS},
+    "reads": {str(i): _try(lambda path=path: open(path, "rb").read(20)) for i, path in enumerate(SECRETS)},
+    "writes": {str(i): _try(lambda path=path: open(path, "ab").write(b"x")) for i, path in enumerate(SECRETS)},
 }
 
 class Snoop(Bot):
@@ -398,6 +398,9 @@ def test_validate_shows_no_installed_package_and_nothing_outside(home: Path) -> 
     assert imports.pop("orjson").startswith("allowed"), "the ladder's own orjson (one file) is documented as there"
     assert all(outcome == "ModuleNotFoundError" for outcome in imports.values()), imports
     assert all(listing == [] for listing in found["site_packages"].values()), found["site_packages"]
+    # Keyed by position in SECRETS, not by path: a long checkout path must not push the report past the
+    # stderr tail the problem quotes.
+    assert len(found["reads"]) == len(found["writes"]) == len(targets), found
     assert all(
         not outcome.startswith("allowed") for outcome in [*found["reads"].values(), *found["writes"].values()]
     ), found
