@@ -312,11 +312,13 @@ class Game(ABC):
 
     def check_num_players(self, num_players: int) -> None:
         if not isinstance(num_players, int) or not self.min_players <= num_players <= self.max_players:
-            if self.min_players == self.max_players:
-                allowed = f"exactly {self.min_players}"
+            if self.min_players == self.max_players == 1:
+                allowed = "one player alone"
+            elif self.min_players == self.max_players:
+                allowed = f"exactly {self.min_players} players"
             else:
-                allowed = f"{self.min_players} to {self.max_players}"
-            raise PlayerCountError(f"{self.id} is played by {allowed} players, not {num_players}")
+                allowed = f"{self.min_players} to {self.max_players} players"
+            raise PlayerCountError(f"{self.id} is played by {allowed}, not {num_players}")
 
     def check_options_for_players(self, num_players: int, options: Mapping[str, Any]) -> None:  # noqa: B027 - a hook
         """Override to reject options that do not suit a player count."""

@@ -15,9 +15,11 @@ anyway: ``end`` carries the result.
 A bot that wants every call says so: ``every_decision = True`` on its
 :class:`~bots.base.Bot` class, or ``every_decision = true`` in its
 ``bot.toml``. The clocks are not touched by a forced move: the bot is
-stopped (``SIGSTOP``) between the requests it is sent, however many turns
-pass, and the CPU its process uses is checked against the time it was given
-to think (:class:`~ladder.seats.players.SandboxedPlayer`), so the turns it is not
+stopped (``SIGSTOP``) whenever another seat runs, however many turns pass;
+left running after its own decision until then, it is charged the CPU it
+uses meanwhile at its next decision (:meth:`~ladder.sandbox.process.BotProcess.request`),
+and the CPU its process uses is checked against the time it was given to
+think (:class:`~ladder.seats.players.SandboxedPlayer`), so the turns it is not
 asked give it no free CPU.
 """
 

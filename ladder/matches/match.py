@@ -190,6 +190,20 @@ def _substitute(seat: int, spec: MatchSpec, num_players: int, options: dict[str,
     return stand_in
 
 
+def _runs(player: Player, legal: Sequence[Any]) -> bool:
+    """Whether asking ``player`` for this decision runs its bot: a sandboxed bot's forced moves (one legal action) are
+    answered without it (``plays_forced_moves``, :mod:`ladder.matches.forced_moves`)."""
+    return len(legal) > 1 or not getattr(player, "plays_forced_moves", False)
+
+
+def _pause(player: Player) -> None:
+    """Stop ``player``'s bot, left running after its own decision, before another seat runs (a sandboxed seat's
+    ``pause_between_turns``; an in-process bot has nothing to stop)."""
+    pause = getattr(player, "pause_between_turns", None)
+    if pause is not None:
+        pause()
+
+
 def play_match(spec: MatchSpec, players: Sequence[Player]) -> MatchOutcome:
     """Play ``spec`` with one player per seat and apply the failure rule."""
     game = get_game(spec.game)
@@ -213,11 +227,16 @@ def play_match(spec: MatchSpec, players: Sequence[Player]) -> MatchOutcome:
         except BotFailure as failure:
             fail(seat, failure)
 
+    running: int | None = None  # the seat that ran last: a sandboxed bot is left running until another seat runs
     while not state.is_over():
         mover = state.current_player
         assert mover is not None
         seat = mover
         legal = state.legal_actions()
+        if running != seat and _runs(seats[seat], legal):
+            if running is not None:
+                _pause(seats[running])
+            running = seat
         observation, offered = state.offer()  # copies: an in-process bot may change them, never the match
         tick = time.perf_counter()
         try:
@@ -242,6 +261,8 @@ def play_match(spec: MatchSpec, players: Sequence[Player]) -> MatchOutcome:
         actions.append(chosen)
         move_seconds.append(spent)
 
+    if running is not None:
+        _pause(seats[running])
     result = apply_failure_rule(state.result(), sorted(failures))
     after_game: dict[int, str] = {}
     end_tails: dict[int, str] = {}

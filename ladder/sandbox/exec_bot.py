@@ -70,7 +70,12 @@ class ExecutableBotProcess(BotProcess):
         return RUNTIME_FOLDERS
 
     def request(
-        self, message: dict[str, Any], timeout: float, what: str, cpu_seconds: float | None = None
+        self,
+        message: dict[str, Any],
+        timeout: float,
+        what: str,
+        cpu_seconds: float | None = None,
+        stay_running: bool = False,
     ) -> dict[str, Any]:
         """The same contract as a Python bot's process: a reply the players understand, or :class:`BotFailure`."""
         if self.dead or self.popen is None:
@@ -107,7 +112,7 @@ class ExecutableBotProcess(BotProcess):
                 stop_after=False,
             )
             line = self._read_line(deadline, what)
-            self.pause()
+            self._after_reply(stay_running)
             if self.buffer.strip():
                 self._die(
                     FailureReason.GARBAGE,

@@ -29,6 +29,7 @@ runs at most that long past its CPU limit before it is stopped.
 from __future__ import annotations
 
 import os
+import time
 from collections.abc import Callable
 from dataclasses import dataclass
 
@@ -70,6 +71,23 @@ def read_times(stat_fd: int) -> ProcessTimes | None:
     except (IndexError, ValueError):
         return None
     return ProcessTimes(ticks / CLOCK_TICKS, parts[0] in STOPPED_STATES)
+
+
+def process_cpu_clock(pid: int) -> int:
+    """The clock id of process ``pid``'s CPU time: all its threads, in nanoseconds (Linux's ``CPUCLOCK_SCHED``
+    process clock, ``MAKE_PROCESS_CPUCLOCK`` in the kernel). Reading it costs a third of a microsecond, a tenth of
+    parsing ``/proc/<pid>/stat``, so it can be read at every decision."""
+    return (~pid << 3) | 2
+
+
+def read_cpu_clock(clock: int | None) -> float | None:
+    """CPU seconds on ``clock`` (:func:`process_cpu_clock`), or ``None`` once the process is gone."""
+    if clock is None:
+        return None
+    try:
+        return time.clock_gettime(clock)
+    except OSError:
+        return None
 
 
 def run_delays(pid: int | None) -> dict[str, int]:

@@ -28,7 +28,14 @@ from ladder.sandbox.host_evidence import (
 )
 from ladder.sandbox.launch import BotLaunch
 from ladder.sandbox.limits import SandboxLimits
-from ladder.sandbox.move_clock import MoveUsage, MoveWatch, read_times, timeout_detail
+from ladder.sandbox.move_clock import (
+    MoveUsage,
+    MoveWatch,
+    process_cpu_clock,
+    read_cpu_clock,
+    read_times,
+    timeout_detail,
+)
 from ladder.sandbox.pidfd import _pidfd_alive, _pidfd_open
 from ladder.sandbox.stderr_tail import StderrTail
 from ladder.sandbox.submission import Submission
@@ -90,6 +97,9 @@ class BotProcess(BotLaunch):
         self.lease: UidLease | None = None  # the bot's own uid (when the ladder runs as root)
         self.paused = False  # stopped (SIGSTOP) while the ladder does not wait for it
         self._cpu_at_pause: float | None = None  # its CPU time when last stopped: a stop may not halt a system call
+        self._cpu_clock: int | None = None  # the bot process's CPU clock (clock_gettime), once the process is known
+        self._cpu_at_reply: float | None = None  # its CPU clock at its last reply, while it is left running after it
+        self._unasked_cpu = 0.0  # CPU it used while left running between its own decisions: charged to its next one
         self._watch: MoveWatch | None = None  # measures each request's CPU time (once the bot process is known)
         self._move_started = 0.0
         self._move_limit = 0.0  # the wall-clock limit of the request in progress
@@ -168,6 +178,7 @@ class BotProcess(BotLaunch):
             self.bot_pid = self.popen.pid
         if self.bot_pid is not None:
             self._open_bot_handles(self.bot_pid)
+            self._cpu_clock = process_cpu_clock(self.bot_pid)
         reply = self.request({"op": "hello"}, deadline - time.monotonic(), "loading")
         if "error" in reply:
             self._fail_with_error(reply["error"], "loading")
@@ -239,7 +250,17 @@ class BotProcess(BotLaunch):
         if not self.paused and not self.dead and self.popen is not None:
             self._signal(signal.SIGSTOP)
             self.paused = True
+            self._count_unasked()
             self._cpu_at_pause = self.cpu_seconds_used()
+
+    def _count_unasked(self) -> None:
+        """Add the CPU the bot used since its last reply, while it was left running (``request(stay_running=True)``),
+        to what its next request is charged."""
+        if self._cpu_at_reply is not None:
+            now = read_cpu_clock(self._cpu_clock)
+            if now is not None:
+                self._unasked_cpu += max(0.0, now - self._cpu_at_reply)
+            self._cpu_at_reply = None
 
     def resume(self) -> None:
         """Let a stopped bot run again (``SIGCONT``), before a request."""
@@ -280,7 +301,12 @@ class BotProcess(BotLaunch):
 
     # -- requests -----------------------------------------------------------------------------
     def request(
-        self, message: dict[str, Any], timeout: float, what: str, cpu_seconds: float | None = None
+        self,
+        message: dict[str, Any],
+        timeout: float,
+        what: str,
+        cpu_seconds: float | None = None,
+        stay_running: bool = False,
     ) -> dict[str, Any]:
         """Send one request and wait at most ``timeout`` wall-clock seconds for the reply with its ``seq``.
 
@@ -290,6 +316,11 @@ class BotProcess(BotLaunch):
         process or a malformed reply, and :class:`BotTimeout` when a clock
         runs out. Error replies are returned to the caller. The move's CPU time
         is then :meth:`move_cpu_seconds`.
+
+        The bot is stopped once it has answered, unless ``stay_running``: then it is left to run until :meth:`pause`
+        (the ladder's next decision may be its own again, with no one else to run in between: a stop and a resume
+        would cost more than the decision), and the CPU it uses until then, to the nanosecond, is charged to its next
+        request (:meth:`move_cpu_seconds`).
         """
         if self.dead or self.popen is None:
             raise BotFailure("crash", "the bot process is not running", self.stderr_tail())
@@ -319,13 +350,27 @@ class BotProcess(BotLaunch):
             reply = self._receive(deadline, what)
             reply_seq = reply["seq"]
             if reply_seq == seq:
-                self.pause()
+                self._after_reply(stay_running)
                 return reply
             if reply_seq > seq:
                 self._die("garbage", f"a reply numbered {reply_seq} to a request not yet made (expected {seq})")
 
+    def _after_reply(self, stay_running: bool) -> None:
+        """Stop the bot once it has answered, or leave it running and note its CPU clock (see :meth:`request`)."""
+        if stay_running:
+            self._cpu_at_reply = read_cpu_clock(self._cpu_clock)
+        else:
+            self.pause()
+
     def _begin_move(self, timeout: float, cpu_seconds: float | None) -> float:
         """Start the clocks of one request; its wall-clock deadline."""
+        self._count_unasked()
+        if cpu_seconds is not None and self._unasked_cpu > cpu_seconds:
+            self._die_timeout(
+                TimeoutKind.CPU,
+                f"used {self._unasked_cpu:.2f} s of CPU between its decisions, more than its move may use "
+                f"({cpu_seconds:.2f} s)",
+            )
         stopped_work = worked_while_stopped(self.bot_pid)
         if self._cpu_at_pause is not None:
             now_cpu = self.cpu_seconds_used()
@@ -347,14 +392,17 @@ class BotProcess(BotLaunch):
         return now + max(0.0, timeout)
 
     def move_cpu_seconds(self) -> float | None:
-        """CPU seconds the last request used (``None``: answered too fast to be measured, see :mod:`ladder.sandbox.move_clock`).
+        """CPU seconds the last request used (``None``: answered too fast to be measured, see :mod:`ladder.sandbox.move_clock`),
+        with the CPU the bot used while left running since its previous reply (``request(stay_running=True)``).
 
-        Read after the reply: the bot is stopped by then, so its CPU time no longer moves.
+        Read once, right after the reply.
         """
+        unasked, self._unasked_cpu = self._unasked_cpu, 0.0
         watch = self._watch
-        if watch is None or watch.cpu_start is None:
-            return None
-        return watch.finish(time.monotonic()).cpu_seconds
+        cpu = None if watch is None or watch.cpu_start is None else watch.finish(time.monotonic()).cpu_seconds
+        if cpu is None:
+            return unasked if unasked > 0.0 else None
+        return cpu + unasked
 
     def _send(self, view: memoryview, deadline: float, what: str) -> None:
         while view:

@@ -157,10 +157,11 @@ class SandboxedPlayer:
         self.stderr_text = ""  # what the bot wrote to stderr during the match, once it has ended
 
     # -- helpers ---------------------------------------------------------------------------
-    def _request(self, message: dict[str, Any], what: str) -> dict[str, Any]:
+    def _request(self, message: dict[str, Any], what: str, stay_running: bool = False) -> dict[str, Any]:
         process = self.process
         if process is None:
             raise BotFailure(FailureReason.CRASH, "the bot's process is gone")
+        self.pool._turn_to(process)
         limits = self.pool.limits
         if self.bank != self._clock_bank:
             self._set_clock()
@@ -177,7 +178,9 @@ class SandboxedPlayer:
         message["clock"] = self._clock
         tick = time.monotonic()
         try:
-            reply = process.request(message, timeout, what, cpu_seconds=self._cpu_allowance)
+            reply = process.request(message, timeout, what, cpu_seconds=self._cpu_allowance, stay_running=stay_running)
+            if stay_running:
+                self.pool._running = process
         except BotTimeout as failure:
             if failure.kind is TimeoutKind.WALL and timeout < cap:
                 failure = BotTimeout(
@@ -237,6 +240,21 @@ class SandboxedPlayer:
                 )
             )
 
+    # -- between turns (ladder.matches.match.play_match) -------------------------------------------
+    @property
+    def plays_forced_moves(self) -> bool:
+        """Whether a decision with one legal action is answered without running the bot (see ``forced_moves``)."""
+        return not self.forced.every_decision
+
+    def pause_between_turns(self) -> None:
+        """Another seat is about to run: stop the bot, which is left running after its decisions (the ladder's next
+        decision is often its own again; see :meth:`BotProcess.request`)."""
+        process = self.process
+        if process is not None:
+            process.pause()
+            if self.pool._running is process:
+                self.pool._running = None
+
     # -- the Bot API ---------------------------------------------------------------------------
     def start(self, match: MatchStart) -> None:
         started = self.pool.started
@@ -272,7 +290,9 @@ class SandboxedPlayer:
         if forced is not None:  # one legal action: the bot is not asked (it hears of it at its next decision)
             return forced
         reply = self._request(
-            {"op": "act", "observation": observation, "legal": legal_actions}, f"choosing its action #{self.actions}"
+            {"op": "act", "observation": observation, "legal": legal_actions},
+            f"choosing its action #{self.actions}",
+            stay_running=True,
         )
         index = reply.get("index")
         if isinstance(index, int) and not isinstance(index, bool) and 0 <= index < len(legal_actions):
@@ -346,6 +366,7 @@ class PlayerPool:
         self._dealt: dict[BotProcess, set[str]] = {}  # the deals each process has played
         self._submissions: dict[str, Submission] = dict(submissions or {})
         self.started = 0  # processes started, for tests and the benchmark
+        self._running: BotProcess | None = None  # a process left running after its decision (never two at once)
         self.tags: list[str] = []  # the tag of every process started (it is in the process's command line)
 
     def _pin(self, cpu: int | None) -> None:
@@ -484,7 +505,17 @@ class PlayerPool:
         process.cpu_baseline = process.cpu_seconds_used() or 0.0
         return process
 
+    def _turn_to(self, process: BotProcess) -> None:
+        """Before ``process`` is asked: stop the one left running after its own decision, if another."""
+        running = self._running
+        if running is not None and running is not process:
+            running.pause()
+            self._running = None
+
     def _release(self, process: BotProcess) -> None:
+        if self._running is process:
+            self._running = None
+        process.pause()
         if not process.alive():
             self._discard(process)
             return
@@ -495,6 +526,8 @@ class PlayerPool:
             idle.append(process)
 
     def _discard(self, process: BotProcess) -> None:
+        if self._running is process:
+            self._running = None
         process.kill()
         self._all.discard(process)
         self._dealt.pop(process, None)

@@ -2,7 +2,8 @@
 
 The bot still sees every event its seat witnessed (the held events come in
 front of its next observation's), a bot can ask for every call, and the
-turns it is not asked give it no free CPU (it stays stopped).
+turns it is not asked give it no free CPU (stopped while another seat runs,
+charged for the ladder's time between two decisions of its own).
 """
 
 from __future__ import annotations
@@ -21,6 +22,7 @@ from ladder.errors import UserError
 from ladder.matches.forced_moves import ForcedMoves
 from ladder.matches.match import MatchSpec, play_match
 from ladder.sandbox.limits import SandboxLimits
+from ladder.sandbox.move_clock import process_cpu_clock
 from ladder.sandbox.submission import read_manifest
 from ladder.seats.players import PlayerPool, SandboxedPlayer
 
@@ -125,25 +127,71 @@ def test_a_sandboxed_bot_is_asked_only_when_it_has_a_choice_and_still_sees_every
     assert report["events"] == hashlib.sha256(json.dumps(expected, sort_keys=True).encode()).hexdigest()
 
 
+def bot_state(process: Any) -> bytes:
+    with open(f"/proc/{process.bot_pid}/stat", "rb") as stat:
+        text = stat.read()
+    return text[text.rfind(b")") + 2 :].split()[0]
+
+
+def bot_cpu(process: Any) -> float:
+    """The bot process's CPU time from the kernel's process clock (nanoseconds, not /proc's 10 ms ticks)."""
+    return time.clock_gettime(process_cpu_clock(process.bot_pid))
+
+
 class Watched(SandboxedPlayer):
-    """A sandboxed seat that, at each forced move, looks at the bot's process while the turn passes."""
+    """A sandboxed seat that makes each forced move slow (30 ms of the ladder's time) and looks at the bot meanwhile.
+
+    ``gaps``: per forced move, whether another seat ran since this seat's last decision, the bot's process state and
+    the CPU it used meanwhile. ``charged``: per decision it was asked, the CPU it had used unasked since the one
+    before (while left running) and the time its clock was charged for the decision (``think_seconds``: the larger
+    of the decision's wall time and the CPU charged to it).
+    """
 
     def __init__(self, inner: SandboxedPlayer) -> None:
         self.__dict__.update(inner.__dict__)
-        self.seen: list[tuple[bytes, float]] = []  # per forced move: process state, CPU used meanwhile
-
-    def start(self, match: MatchStart) -> None:
-        super().start(match)
+        self.gaps: list[tuple[bool, bytes, float]] = []
+        self.charged: list[tuple[float, float]] = []
+        self.other_ran = True
+        self.unasked = 0.0
 
     def act(self, observation: dict[str, Any], legal_actions: list[dict[str, Any]]) -> dict[str, Any]:
         process = self.process
-        if len(legal_actions) == 1 and process is not None and process.bot_pid is not None:
-            before = process.cpu_seconds_used() or 0.0
-            time.sleep(0.03)  # a turn the bot is not asked: its spinning thread would use all of it
-            with open(f"/proc/{process.bot_pid}/stat", "rb") as stat:
-                text = stat.read()
-            self.seen.append((text[text.rfind(b")") + 2 :].split()[0], (process.cpu_seconds_used() or 0.0) - before))
-        return super().act(observation, legal_actions)
+        assert process is not None and process.bot_pid is not None
+        if len(legal_actions) == 1:
+            before = bot_cpu(process)
+            time.sleep(0.03)  # the ladder is slow: a spinning thread let run would use all of it
+            used = bot_cpu(process) - before
+            self.gaps.append((self.other_ran, bot_state(process), used))
+            self.unasked += used
+            return super().act(observation, legal_actions)
+        think = process.think_seconds
+        action = super().act(observation, legal_actions)
+        self.charged.append((self.unasked, process.think_seconds - think))
+        self.other_ran, self.unasked = False, 0.0
+        return action
+
+
+class Opponent:
+    """An in-process seat that, each time it is asked, checks the sandboxed seat's bot is stopped and idle."""
+
+    def __init__(self, inner: Any, watched: Watched) -> None:
+        self.inner, self.watched = inner, watched
+        self.seen: list[tuple[bytes, float]] = []
+
+    def start(self, match: MatchStart) -> None:
+        self.inner.start(match)
+
+    def act(self, observation: dict[str, Any], legal_actions: list[dict[str, Any]]) -> dict[str, Any]:
+        self.watched.other_ran = True
+        process = self.watched.process
+        if process is not None and process.bot_pid is not None:
+            before = bot_cpu(process)
+            time.sleep(0.03)  # a slow opponent: the spinner must not get any of it
+            self.seen.append((bot_state(process), bot_cpu(process) - before))
+        return self.inner.act(observation, legal_actions)
+
+    def end(self, result: dict[str, Any]) -> None:
+        self.inner.end(result)
 
 
 SPINNER = '''
@@ -172,19 +220,33 @@ class Spinner(Bot):
 
 @pytest.mark.needs_bot_sandbox
 @pytest.mark.slow
-def test_the_turns_a_bot_is_not_asked_give_it_no_cpu(tmp_path: Path) -> None:
+def test_a_bot_never_runs_while_another_seat_does_and_pays_for_the_gaps_of_its_own_turns(tmp_path: Path) -> None:
+    """Stopped whenever another seat runs (the opponent's turn and the forced moves after it); left running only
+    while the ladder plays on between two decisions of its own, with every nanosecond of that charged to its clock."""
     path = tmp_path / "spinner.py"
     path.write_text(SPINNER)
     spec = MatchSpec(GAME, (str(path), "random"), seed=7)
     with PlayerPool(limits=LIMITS) as pool:
         seat = Watched(pool.player(str(path), GAME))  # type: ignore[arg-type]
-        outcome = play_match(spec, [seat, pool.player("random", GAME)])
-    assert len(seat.seen) >= 5, "the match had too few forced moves to say anything"
-    assert all(state == b"T" for state, _ in seat.seen)  # stopped through every turn it was not asked
-    # and it used (nearly) no CPU in them: a spinning thread let run would use all of their 30 ms each; what shows
-    # is a stop signal's delivery, a tick (10 ms) here and there
-    assert sum(cpu for _, cpu in seat.seen) <= 0.1 * 0.03 * len(seat.seen) + 0.02
+        opponent = Opponent(pool.player("random", GAME), seat)
+        outcome = play_match(spec, [seat, opponent])
     assert outcome.failures == {} or outcome.failures[0].reason == "timeout"
+    # the opponent's every turn: the spinner stopped, and (nearly) no CPU: a stop signal's delivery at most
+    assert len(opponent.seen) >= 5
+    assert all(state == b"T" for state, _ in opponent.seen), opponent.seen
+    assert sum(cpu for _, cpu in opponent.seen) <= 0.1 * 0.03 * len(opponent.seen)
+    after_other = [(state, cpu) for other, state, cpu in seat.gaps if other]
+    own_turn = [cpu for other, _, cpu in seat.gaps if not other]
+    assert len(after_other) >= 3 and len(own_turn) >= 3, "the match had too few forced moves of each kind"
+    # forced moves after another seat ran: stopped, as through the opponent's turns
+    assert all(state == b"T" for state, _ in after_other), after_other
+    assert sum(cpu for _, cpu in after_other) <= 0.1 * 0.03 * len(after_other)
+    # forced moves right after its own decision: it ran (the spinner took the 30 ms) ...
+    assert sum(own_turn) >= 0.5 * 0.03 * len(own_turn)
+    # ... and each decision it was asked next was charged at least what it used unasked before it (uncharged, a
+    # decision's charge is its own wall time: a few ms here, well under the 30 ms it used unasked)
+    paid = [(unasked, charged) for unasked, charged in seat.charged if unasked > 0]
+    assert paid and all(charged >= unasked - 0.001 for unasked, charged in paid), paid
 
 
 def test_an_executable_bot_asks_for_every_call_in_its_bot_toml() -> None:
