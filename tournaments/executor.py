@@ -36,8 +36,10 @@ from __future__ import annotations
 
 import logging
 import multiprocessing
+import multiprocessing.util
 import os
 import signal
+import tempfile
 import threading
 import traceback
 from collections import deque
@@ -49,6 +51,7 @@ from typing import Any
 
 from multiprocessing_logging import MultiProcessingHandler
 
+from ladder.errors import UserError
 from ladder.sandbox.host_load import PIN_ENV as PIN_ENV  # re-exported: the pinning switch lives with the host facts
 from ladder.sandbox.host_load import worker_cpus as worker_cpus
 
@@ -59,8 +62,39 @@ PRELOAD = ["tournaments.worker", "ladder.seats.players", "ladder.matches.match",
 """Modules the fork server imports once, so that every worker starts with them loaded."""
 
 
+SOCKET_PATH_MAX = 107
+"""The longest path of a Unix socket (``sun_path`` less its terminating zero): the fork server listens on one."""
+SOCKET_NAME_ROOM = 40
+"""What multiprocessing adds to the temporary folder for the fork server's socket (``/pymp-XXXXXXXX/listener-XXXXXXXX``,
+with room to spare)."""
+
+
+def _short_socket_folder() -> None:
+    """Keep the fork server's socket path within :data:`SOCKET_PATH_MAX`: with a long ``TMPDIR`` (a CI runner's or a
+    test's folder) multiprocessing's own temporary folder, where the socket goes, is made in ``/tmp`` instead."""
+    if len(tempfile.gettempdir()) + SOCKET_NAME_ROOM <= SOCKET_PATH_MAX:
+        return
+    chosen, tempfile.tempdir = tempfile.tempdir, "/tmp"
+    try:
+        folder = multiprocessing.util.get_temp_dir()  # made once per process, removed at exit
+    except OSError as error:
+        raise UserError(
+            f"the temporary folder {chosen or tempfile.gettempdir()!r} is too long for the socket the workers are "
+            f"started through (at most {SOCKET_PATH_MAX - SOCKET_NAME_ROOM} characters) and /tmp cannot be used "
+            f"instead ({error.strerror or error}): set TMPDIR to a shorter folder"
+        ) from error
+    finally:
+        tempfile.tempdir = chosen
+    if len(folder) + SOCKET_NAME_ROOM > SOCKET_PATH_MAX:
+        raise UserError(
+            f"the temporary folder {folder!r} is too long for the socket the workers are started through "
+            f"(at most {SOCKET_PATH_MAX - SOCKET_NAME_ROOM} characters): set TMPDIR to a shorter folder"
+        )
+
+
 def worker_context() -> Any:
     """The multiprocessing context workers are started with (a fork server that preloaded :data:`PRELOAD`)."""
+    _short_socket_folder()
     context = multiprocessing.get_context(START_METHOD)
     context.set_forkserver_preload(PRELOAD)
     return context

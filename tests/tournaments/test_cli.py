@@ -170,3 +170,26 @@ def test_dry_run_shows_the_schedule_without_playing(tmp_path: Path) -> None:
     assert (
         ladder("tournaments", "--json", "--db", f"sqlite:///{tmp_path / 'd.db'}", cwd=tmp_path).stdout.strip() == "[]"
     )
+
+
+def test_a_temporary_folder_too_long_for_a_socket_does_not_stop_a_run(tmp_path: Path) -> None:
+    """The workers' fork server listens on a Unix socket under the temporary folder, whose path may be at most 107
+    bytes: with a longer TMPDIR (a CI runner's, pytest's) the run still plays, instead of failing in multiprocessing
+    with "AF_UNIX path too long"."""
+    long_tmp = tmp_path / ("t" * 120)
+    long_tmp.mkdir()
+    (tmp_path / "two.toml").write_text(
+        'seed = 5\ngames = ["elfer-raus"]\nbots = ["random", "thumb"]\nplayers = [2]\ngames_per_pairing = 1\n'
+        "workers = 2\n"
+    )
+    run = subprocess.run(
+        [sys.executable, "-m", "cli", "run", "two.toml", "--no-progress"],
+        capture_output=True,
+        text=True,
+        timeout=600,
+        cwd=tmp_path,
+        env={**__import__("os").environ, "LADDER_RESULTS": str(tmp_path / "results"), "TMPDIR": str(long_tmp)},
+    )
+    assert run.returncode == 0, run.stderr
+    assert "tournament two #1: complete" in run.stdout
+    assert "Traceback" not in run.stderr
