@@ -190,18 +190,33 @@ def _substitute(seat: int, spec: MatchSpec, num_players: int, options: dict[str,
     return stand_in
 
 
-def _runs(player: Player, legal: Sequence[Any]) -> bool:
-    """Whether asking ``player`` for this decision runs its bot: a sandboxed bot's forced moves (one legal action) are
-    answered without it (``plays_forced_moves``, :mod:`ladder.matches.forced_moves`)."""
-    return len(legal) > 1 or not getattr(player, "plays_forced_moves", False)
+class _Turns:
+    """The seat that ran last: a sandboxed bot is left running after its own decision until another seat is about to
+    run (its next decision is often right after), and stopped then (a sandboxed seat's ``pause_between_turns``; an
+    in-process bot has nothing to stop). ``seats``: the match's list of players, substitutes included."""
 
+    __slots__ = ("seats", "running")
 
-def _pause(player: Player) -> None:
-    """Stop ``player``'s bot, left running after its own decision, before another seat runs (a sandboxed seat's
-    ``pause_between_turns``; an in-process bot has nothing to stop)."""
-    pause = getattr(player, "pause_between_turns", None)
-    if pause is not None:
-        pause()
+    def __init__(self, seats: list[Player]) -> None:
+        self.seats = seats
+        self.running: int | None = None
+
+    def before(self, seat: int, legal: Sequence[Any]) -> None:
+        """``seat`` is about to be asked for a decision with ``legal`` actions."""
+        player = self.seats[seat]
+        # a sandboxed bot's forced moves (one legal action) are answered without running it (plays_forced_moves)
+        runs = len(legal) > 1 or not getattr(player, "plays_forced_moves", False)
+        if self.running != seat and runs:
+            self.stop()
+            self.running = seat
+
+    def stop(self) -> None:
+        """Stop the seat that ran last, if it is a sandboxed bot left running."""
+        if self.running is not None:
+            pause = getattr(self.seats[self.running], "pause_between_turns", None)
+            if pause is not None:
+                pause()
+            self.running = None
 
 
 def play_match(spec: MatchSpec, players: Sequence[Player]) -> MatchOutcome:
@@ -227,16 +242,13 @@ def play_match(spec: MatchSpec, players: Sequence[Player]) -> MatchOutcome:
         except BotFailure as failure:
             fail(seat, failure)
 
-    running: int | None = None  # the seat that ran last: a sandboxed bot is left running until another seat runs
+    turns = _Turns(seats)
     while not state.is_over():
         mover = state.current_player
         assert mover is not None
         seat = mover
         legal = state.legal_actions()
-        if running != seat and _runs(seats[seat], legal):
-            if running is not None:
-                _pause(seats[running])
-            running = seat
+        turns.before(seat, legal)
         observation, offered = state.offer()  # copies: an in-process bot may change them, never the match
         tick = time.perf_counter()
         try:
@@ -261,8 +273,7 @@ def play_match(spec: MatchSpec, players: Sequence[Player]) -> MatchOutcome:
         actions.append(chosen)
         move_seconds.append(spent)
 
-    if running is not None:
-        _pause(seats[running])
+    turns.stop()
     result = apply_failure_rule(state.result(), sorted(failures))
     after_game: dict[int, str] = {}
     end_tails: dict[int, str] = {}

@@ -4,8 +4,10 @@ from __future__ import annotations
 
 import json
 import os
+import select
 import shutil
 import tempfile
+import time
 from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
@@ -299,3 +301,41 @@ class BotLaunch:
         env = {**BOT_ENV, "HOME": work, "TMPDIR": work}
         command = [binary, "-S", "-s", "-B", "-P", str(api_root() / GUEST_HOST), config]
         return command, env, work
+
+
+def read_info_pid(fd: int, deadline: float) -> int | None:
+    """The pid of the sandbox's first process, from bubblewrap's ``--info-fd`` (closed here); ``None`` if bubblewrap
+    wrote none by ``deadline`` (``time.monotonic()``) or failed."""
+    data = b""
+    try:
+        while time.monotonic() < deadline:
+            ready, _, _ = select.select([fd], [], [], max(0.0, deadline - time.monotonic()))
+            if not ready:
+                break
+            chunk = os.read(fd, 4096)
+            if not chunk:
+                break
+            data += chunk
+            if len(data) > 65536:
+                break
+    finally:
+        os.close(fd)
+    try:
+        return int(json.loads(data)["child-pid"])
+    except (ValueError, KeyError, TypeError):
+        return None
+
+
+def child_of(parent: int) -> int | None:
+    """A child of process ``parent`` (the bot process, child of bubblewrap's init), found in ``/proc``; ``None`` yet."""
+    for entry in os.scandir("/proc"):
+        if not entry.name.isdigit():
+            continue
+        try:
+            with open(f"/proc/{entry.name}/stat", "rb") as stat_file:
+                text = stat_file.read()
+        except OSError:
+            continue
+        if int(text[text.rfind(b")") + 2 :].split()[1]) == parent:
+            return int(entry.name)
+    return None

@@ -5,7 +5,6 @@ The layers and the rules they enforce are described in ``docs/sandbox.md``.
 
 from __future__ import annotations
 
-import json
 import os
 import select
 import shutil
@@ -18,24 +17,17 @@ from typing import Any, NoReturn
 
 from ladder.guest import protocol
 from ladder.matches.match import BotFailure, BotTimeout, TimeoutKind
+from ladder.sandbox.between_turns import BetweenTurns
 from ladder.sandbox.bot_info import BotInfo, read_bot_info
 from ladder.sandbox.host_evidence import (
-    STOPPED_WORK_SECONDS,
     bot_cpus,
     join_party,
     leave_party,
     worked_while_stopped,
 )
-from ladder.sandbox.launch import BotLaunch
+from ladder.sandbox.launch import BotLaunch, child_of, read_info_pid
 from ladder.sandbox.limits import SandboxLimits
-from ladder.sandbox.move_clock import (
-    MoveUsage,
-    MoveWatch,
-    process_cpu_clock,
-    read_cpu_clock,
-    read_times,
-    timeout_detail,
-)
+from ladder.sandbox.move_clock import MoveUsage, MoveWatch, read_times, timeout_detail
 from ladder.sandbox.pidfd import _pidfd_alive, _pidfd_open
 from ladder.sandbox.stderr_tail import StderrTail
 from ladder.sandbox.submission import Submission
@@ -96,10 +88,7 @@ class BotProcess(BotLaunch):
         self._file_fds: list[int] = []  # the bot's files, open for bubblewrap to copy into the sandbox
         self.lease: UidLease | None = None  # the bot's own uid (when the ladder runs as root)
         self.paused = False  # stopped (SIGSTOP) while the ladder does not wait for it
-        self._cpu_at_pause: float | None = None  # its CPU time when last stopped: a stop may not halt a system call
-        self._cpu_clock: int | None = None  # the bot process's CPU clock (clock_gettime), once the process is known
-        self._cpu_at_reply: float | None = None  # its CPU clock at its last reply, while it is left running after it
-        self._unasked_cpu = 0.0  # CPU it used while left running between its own decisions: charged to its next one
+        self._between: BetweenTurns | None = None  # its CPU outside requests (once the bot process is known)
         self._watch: MoveWatch | None = None  # measures each request's CPU time (once the bot process is known)
         self._move_started = 0.0
         self._move_limit = 0.0  # the wall-clock limit of the request in progress
@@ -178,7 +167,7 @@ class BotProcess(BotLaunch):
             self.bot_pid = self.popen.pid
         if self.bot_pid is not None:
             self._open_bot_handles(self.bot_pid)
-            self._cpu_clock = process_cpu_clock(self.bot_pid)
+            self._between = BetweenTurns(self.bot_pid)
         reply = self.request({"op": "hello"}, deadline - time.monotonic(), "loading")
         if "error" in reply:
             self._fail_with_error(reply["error"], "loading")
@@ -186,25 +175,17 @@ class BotProcess(BotLaunch):
         return self.info
 
     def _find_child(self, parent: int, deadline: float) -> int:
-        """The pid of the bot process: the child of bubblewrap's init (``parent``), found in ``/proc``."""
-        while True:
-            for entry in os.scandir("/proc"):
-                if not entry.name.isdigit():
-                    continue
-                try:
-                    with open(f"/proc/{entry.name}/stat", "rb") as stat_file:
-                        text = stat_file.read()
-                except OSError:
-                    continue
-                if int(text[text.rfind(b")") + 2 :].split()[1]) == parent:
-                    return int(entry.name)
-            if time.monotonic() >= deadline:
-                self._die_timeout(
-                    TimeoutKind.STARTUP, f"the sandbox did not start within {self.limits.start_seconds:g} s"
-                )
-            if self.popen is not None and self.popen.poll() is not None:
-                self._die("crash", "the sandbox (bubblewrap) failed to start")
+        """The pid of the bot process: the child of bubblewrap's init (``parent``)."""
+        while (pid := child_of(parent)) is None:
+            if time.monotonic() >= deadline or (self.popen is not None and self.popen.poll() is not None):
+                self._start_failed(deadline)
             time.sleep(0.002)
+        return pid
+
+    def _start_failed(self, deadline: float) -> NoReturn:
+        if time.monotonic() >= deadline:
+            self._die_timeout(TimeoutKind.STARTUP, f"the sandbox did not start within {self.limits.start_seconds:g} s")
+        self._die("crash", "the sandbox (bubblewrap) failed to start")
 
     def _open_bot_handles(self, pid: int) -> None:
         """Open a pidfd and the ``/proc`` stat file of the bot process, and check they are of that process.
@@ -250,17 +231,8 @@ class BotProcess(BotLaunch):
         if not self.paused and not self.dead and self.popen is not None:
             self._signal(signal.SIGSTOP)
             self.paused = True
-            self._count_unasked()
-            self._cpu_at_pause = self.cpu_seconds_used()
-
-    def _count_unasked(self) -> None:
-        """Add the CPU the bot used since its last reply, while it was left running (``request(stay_running=True)``),
-        to what its next request is charged."""
-        if self._cpu_at_reply is not None:
-            now = read_cpu_clock(self._cpu_clock)
-            if now is not None:
-                self._unasked_cpu += max(0.0, now - self._cpu_at_reply)
-            self._cpu_at_reply = None
+            if self._between is not None:
+                self._between.stopped()
 
     def resume(self) -> None:
         """Let a stopped bot run again (``SIGCONT``), before a request."""
@@ -268,30 +240,12 @@ class BotProcess(BotLaunch):
             self._signal(signal.SIGCONT)
         self.paused = False
 
-    def _read_info(self, fd: int, deadline: float) -> int | None:
+    def _read_info(self, fd: int, deadline: float) -> int:
         """The pid of the sandboxed process, from bubblewrap's ``--info-fd``."""
-        data = b""
-        try:
-            while time.monotonic() < deadline:
-                ready, _, _ = select.select([fd], [], [], max(0.0, deadline - time.monotonic()))
-                if not ready:
-                    break
-                chunk = os.read(fd, 4096)
-                if not chunk:
-                    break
-                data += chunk
-                if len(data) > 65536:
-                    break
-        finally:
-            os.close(fd)
-        try:
-            return int(json.loads(data)["child-pid"])
-        except (ValueError, KeyError, TypeError):
-            if time.monotonic() >= deadline:
-                self._die_timeout(
-                    TimeoutKind.STARTUP, f"the sandbox did not start within {self.limits.start_seconds:g} s"
-                )
-            self._die("crash", "the sandbox (bubblewrap) failed to start")
+        pid = read_info_pid(fd, deadline)
+        if pid is None:
+            self._start_failed(deadline)
+        return pid
 
     def _check_info(self, data: Any) -> BotInfo:
         try:
@@ -357,26 +311,20 @@ class BotProcess(BotLaunch):
 
     def _after_reply(self, stay_running: bool) -> None:
         """Stop the bot once it has answered, or leave it running and note its CPU clock (see :meth:`request`)."""
-        if stay_running:
-            self._cpu_at_reply = read_cpu_clock(self._cpu_clock)
-        else:
+        if not stay_running:
             self.pause()
+        elif self._between is not None:
+            self._between.answered()
 
     def _begin_move(self, timeout: float, cpu_seconds: float | None) -> float:
         """Start the clocks of one request; its wall-clock deadline."""
-        self._count_unasked()
-        if cpu_seconds is not None and self._unasked_cpu > cpu_seconds:
+        unasked, worked = self._between.begin_request() if self._between is not None else (0.0, 0.0)
+        if cpu_seconds is not None and unasked > cpu_seconds:
             self._die_timeout(
                 TimeoutKind.CPU,
-                f"used {self._unasked_cpu:.2f} s of CPU between its decisions, more than its move may use "
-                f"({cpu_seconds:.2f} s)",
+                f"used {unasked:.2f} s of CPU between its decisions, more than its move may use ({cpu_seconds:.2f} s)",
             )
-        stopped_work = worked_while_stopped(self.bot_pid)
-        if self._cpu_at_pause is not None:
-            now_cpu = self.cpu_seconds_used()
-            if now_cpu is not None and now_cpu - self._cpu_at_pause >= STOPPED_WORK_SECONDS:
-                stopped_work = max(stopped_work, now_cpu - self._cpu_at_pause)
-            self._cpu_at_pause = None
+        stopped_work = max(worked_while_stopped(self.bot_pid), worked)
         if stopped_work:
             self._die_timeout(
                 TimeoutKind.CPU,
@@ -397,7 +345,7 @@ class BotProcess(BotLaunch):
 
         Read once, right after the reply.
         """
-        unasked, self._unasked_cpu = self._unasked_cpu, 0.0
+        unasked = self._between.take_unasked() if self._between is not None else 0.0
         watch = self._watch
         cpu = None if watch is None or watch.cpu_start is None else watch.finish(time.monotonic()).cpu_seconds
         if cpu is None:
