@@ -59,7 +59,7 @@ from tournaments.executor import LocalPoolExecutor
 from tournaments.executor_api import MatchExecutor, TerminableExecutor
 from tournaments.formats import ScheduledMatch, deal_seed
 from tournaments.loop import ExecutorLoop, LoopSettings, StopSignals
-from tournaments.opening import _reseal
+from tournaments.opening import reseal
 from tournaments.progress import RunLog
 from tournaments.recorder import Finished, Recorder, to_json
 from tournaments.tasks import MatchTask
@@ -90,7 +90,7 @@ def serve_tournament(session: Session) -> TournamentRow:
             deal_commitment=secret.commitment,
         )
     elif row.deals_public:  # revealed while stopped (`ladder tournaments --reveal`): a public secret never deals again
-        for note in _reseal(session, row, None).notes:
+        for note in reseal(session, row, None).notes:
             log.warning("%s", note)
     row.state, row.pid, row.host = TournamentState.RUNNING.value, os.getpid(), socket.gethostname()
     row.updated_at, row.finished_at = utcnow(), None

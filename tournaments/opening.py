@@ -78,10 +78,10 @@ def choose_tournament(
                 "public): this run starts a new tournament with a secret"
             ],
         )
-    return _reseal(session, found, given)
+    return reseal(session, found, given)
 
 
-def _reseal(session: Session, row: TournamentRow, given: DealSecret | None) -> Choice:
+def reseal(session: Session, row: TournamentRow, given: DealSecret | None) -> Choice:
     """Give ``row``, whose secret is revealed and which has more to play, a new secret: a revealed secret never
     deals again. The revealed one stays published in ``previous_deals``, so every stored deal can still be
     checked; the matches already played stay as they are."""
