@@ -13,7 +13,7 @@ from rich.markup import escape
 from cli.commands.dbview import DbOption, database
 from ladder.errors import UserError
 from ladder.paths import results_dir
-from ladder.report.site import write_site
+from ladder.report.site import MATCHES_PER_PAGE, write_site
 
 
 def report(
@@ -23,6 +23,12 @@ def report(
     open_browser: Annotated[
         bool, typer.Option("--open", help="Open the site's front page in a web browser when written.")
     ] = False,
+    matches_per_page: Annotated[
+        int,
+        typer.Option(
+            "--matches-per-page", min=1, metavar="N", help="A tournament's match list is split into pages of N matches."
+        ),
+    ] = MATCHES_PER_PAGE,
     db: DbOption = None,
 ) -> None:
     """Write a static website from the database: every leaderboard, a page per bot, head-to-head matrices,
@@ -37,6 +43,7 @@ def report(
                 session,
                 target,
                 progress=lambda message: console.print(f"[dim]  {escape(message)}[/dim]", highlight=False),
+                matches_per_page=matches_per_page,
             )
         except OSError as error:
             raise UserError(f"cannot write the report into {target}: {error.strerror or error}") from None

@@ -48,6 +48,8 @@ STATIC_FILES = ("report.css", "replay.js", "replay.css")
 MANIFEST = ".ladder-report.json"
 """The incremental build's record, in the site's folder: ``{"files": {path: sha256}, "replays": {match id: input hash}}``."""
 MANIFEST_FORMAT = 1
+MATCHES_PER_PAGE = 500
+"""A tournament's match list is split into pages of this many matches (``ladder report --matches-per-page``)."""
 
 
 @dataclass(frozen=True)
@@ -162,8 +164,17 @@ def _read_manifest(out: Path) -> dict[str, Any] | None:
     return manifest if isinstance(manifest, dict) and manifest.get("format") == MANIFEST_FORMAT else None
 
 
-def write_site(session: Session, out: Path, progress: Callable[[str], None] | None = None) -> SiteSummary:
-    """Write the report of ``session``'s database into ``out`` (created); only what changed since the last build."""
+def write_site(
+    session: Session,
+    out: Path,
+    progress: Callable[[str], None] | None = None,
+    matches_per_page: int = MATCHES_PER_PAGE,
+) -> SiteSummary:
+    """Write the report of ``session``'s database into ``out`` (created); only what changed since the last build.
+
+    ``matches_per_page``: a tournament's match list is split into pages of this many matches."""
+    if matches_per_page < 1:
+        raise ValueError("matches_per_page must be at least 1")
     say = progress or (lambda _message: None)
     say("reading the database")
     data = reportdata.load(session)
@@ -180,7 +191,7 @@ def write_site(session: Session, out: Path, progress: Callable[[str], None] | No
     say(f"head-to-head matrices of {len(pools)} pools")
     played_pools = sorted({m.pool for m in data.matches})
     _write_pools(writer, played_pools)
-    _write_tournaments(writer)
+    _write_tournaments(writer, matches_per_page)
 
     say(f"pages of {len(data.versions)} bot versions")
     bots = _write_bot_pages(writer, pools, played_pools)
@@ -249,21 +260,39 @@ def _write_pools(writer: _Writer, played_pools: list[str]) -> None:
         )
 
 
-def _write_tournaments(writer: _Writer) -> None:
-    """A page for every tournament run: its matches, counted by status and by pool."""
+@dataclass(frozen=True)
+class MatchPages:
+    """Where one page of a tournament's match list sits among the others (``number`` counts from 1)."""
+
+    number: int
+    paths: tuple[str, ...]
+    first: int  # the position (from 1) of the page's first match in the whole list
+    last: int
+    total: int
+
+
+def _write_tournaments(writer: _Writer, per_page: int) -> None:
+    """Pages for every tournament run: its facts, its matches counted by status and by pool, and the list of its
+    matches, ``per_page`` to a page (an overnight tournament's 10,000 would make one page of megabytes)."""
     data = writer.data
     for tournament in data.tournaments.values():
         matches = [m for m in data.matches if m.tournament_id == tournament.tournament_id]
         statuses = data.tournament_statuses(tournament.tournament_id)
         by_pool = Counter(m.pool for m in matches)
-        writer.page(
-            tournament.page,
-            "tournament.html",
-            tournament=tournament,
-            matches=matches,
-            statuses=statuses,
-            by_pool=sorted(by_pool.items()),
-        )
+        chunks = [matches[start : start + per_page] for start in range(0, len(matches), per_page)] or [[]]
+        stem = tournament.page.removesuffix(".html")
+        paths = (tournament.page, *(f"{stem}-matches-{number}.html" for number in range(2, len(chunks) + 1)))
+        for number, (path, chunk) in enumerate(zip(paths, chunks, strict=True), start=1):
+            first = (number - 1) * per_page + 1
+            writer.page(
+                path,
+                "tournament.html",
+                tournament=tournament,
+                matches=chunk,
+                statuses=statuses,
+                by_pool=sorted(by_pool.items()),
+                pages=MatchPages(number, paths, first, first + len(chunk) - 1, len(matches)),
+            )
 
 
 def _write_bot_pages(writer: _Writer, pools: list[str], played_pools: list[str]) -> int:

@@ -188,3 +188,36 @@ def test_failures_are_grouped_by_reason_detail_and_traceback_line() -> None:
     ]
     assert [f.match.match_id for f in groups[0].latest] == [40, 39, 38, 37, 36]
     assert groups[2].detail == "no answer in 5 s"
+
+
+@pytest.mark.slow
+def test_a_tournaments_matches_are_listed_on_pages_that_each_name_the_others(tmp_path: Path) -> None:
+    """`--matches-per-page N`: every match on exactly one page, in order, each page linking every other; a smaller
+    tournament later has fewer pages and the extra ones are removed."""
+    tiny(tmp_path, "paged", 7)
+    site = tmp_path / "site"
+    run = ladder(tmp_path, "report", "--out", str(site), "--matches-per-page", "7")
+    assert run.returncode == 0, run.stderr
+    recorded = sorted(m["id"] for m in json.loads(ladder(tmp_path, "matches", "--json", "-n", "1000").stdout))
+    first = site / "tournaments" / "1.html"
+    pages = [first, *sorted(site.glob("tournaments/1-matches-*.html"), key=lambda p: int(p.stem.split("-")[-1]))]
+    assert len(pages) == -(-len(recorded) // 7) > 1
+    listed = []
+    for number, page in enumerate(pages, start=1):
+        html = page.read_text()
+        ids = [int(cell.split("</td>")[0]) for cell in html.split('<tr><td class="n">')[1:]]
+        assert 0 < len(ids) <= 7
+        listed += ids
+        for other in pages:
+            if other != page:
+                assert f'href="../tournaments/{other.name}"' in html, (page.name, other.name)
+        assert f"<strong>{number}</strong>" in html
+        assert ("schedule fingerprint" in html) == (number == 1)  # the facts on the first page only
+    assert sorted(listed) == recorded and len(listed) == len(set(listed))
+    # one page is enough now: the others go
+    again = ladder(tmp_path, "report", "--out", str(site), "--matches-per-page", "1000")
+    assert again.returncode == 0, again.stderr
+    assert not list(site.glob("tournaments/1-matches-*.html"))
+    assert 'class="pager"' not in first.read_text()
+    bad = ladder(tmp_path, "report", "--out", str(site), "--matches-per-page", "0")
+    assert bad.returncode == 2 and "Traceback" not in bad.stderr
