@@ -203,6 +203,11 @@ class _Timed:
     def end(self, result: dict[str, Any]) -> None:
         self.player.end(result)
 
+    def __getattr__(self, name: str) -> Any:
+        """The wrapped seat's other attributes: play_match's hooks (``plays_forced_moves``, ``pause_between_turns``)
+        must reach a sandboxed seat as in a tournament."""
+        return getattr(self.player, name)
+
 
 def _bot_cpu_seconds(processes: list[BotProcess]) -> float:
     """CPU time used so far by ``processes`` (nanosecond-precise from ``/proc/<pid>/schedstat`` when it exists)."""

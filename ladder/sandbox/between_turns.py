@@ -6,11 +6,12 @@ seat is about to run: the ladder's next decision is often its own again, and
 a stop and a resume would cost more than the decision (docs/clocks.md,
 docs/benchmarks.md). Either way its CPU time is read from the kernel's
 process CPU clock (:func:`~ladder.sandbox.move_clock.read_cpu_clock`: a third
-of a microsecond, to the nanosecond):
+of a microsecond; exact for threads not running when read, up to a scheduler
+tick behind for one running on another CPU):
 
-- while left running, every nanosecond it uses is charged to its next
-  request (:meth:`BetweenTurns.take_unasked`), and more than that request may
-  use is a CPU loss before it is even sent;
+- while left running, the CPU it uses is charged to its next request
+  (:meth:`BetweenTurns.take_unasked`): more than that request may use is a
+  CPU loss before it is even sent, and the request may use only the rest;
 - while stopped, CPU it still uses (threads inside long system calls: a stop
   takes effect only on their return) beyond
   :data:`~ladder.sandbox.host_evidence.STOPPED_WORK_SECONDS` loses it the match

@@ -273,8 +273,8 @@ class BotProcess(BotLaunch):
 
         The bot is stopped once it has answered, unless ``stay_running``: then it is left to run until :meth:`pause`
         (the ladder's next decision may be its own again, with no one else to run in between: a stop and a resume
-        would cost more than the decision), and the CPU it uses until then, to the nanosecond, is charged to its next
-        request (:meth:`move_cpu_seconds`).
+        would cost more than the decision), and the CPU it uses until then is charged to its next request
+        (:meth:`move_cpu_seconds`), which may use only what is left of ``cpu_seconds``.
         """
         if self.dead or self.popen is None:
             raise BotFailure("crash", "the bot process is not running", self.stderr_tail())
@@ -335,8 +335,8 @@ class BotProcess(BotLaunch):
         self._move_started = now
         self._move_limit = timeout
         self._given_back = 0.0
-        if self._watch is not None:
-            self._watch.begin(cpu_seconds, now)
+        if self._watch is not None:  # what it used unasked is part of this move: the move may use only the rest
+            self._watch.begin(None if cpu_seconds is None else cpu_seconds - unasked, now)
         return now + max(0.0, timeout)
 
     def move_cpu_seconds(self) -> float | None:
@@ -443,6 +443,10 @@ class BotProcess(BotLaunch):
             self._watch.finish(now, timed_out=True) if self._watch is not None else MoveUsage(now - self._move_started)
         )
         limit = self._watch.cpu_limit if self._watch is not None else None
+        unasked = self._between.unasked if self._between is not None else 0.0
+        if over_cpu and limit is not None and unasked:
+            what += f", after {unasked:.2f} s of CPU between its decisions (charged to this move)"
+            limit += unasked
         stack = self._stuck_stack()
         where = next((line.strip() for line in stack.splitlines() if line.strip().startswith("File ")), "")
         kind = TimeoutKind.CPU if over_cpu else TimeoutKind.STARTUP if self.info is None else TimeoutKind.WALL

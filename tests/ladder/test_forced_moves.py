@@ -258,3 +258,83 @@ def test_an_executable_bot_asks_for_every_call_in_its_bot_toml() -> None:
     files["bot.toml"] = (base + 'every_decision = "yes"\n').encode()
     with pytest.raises(UserError, match="every_decision must be true or false"):
         read_manifest(files, "bot")
+
+
+DOUBLER = '''
+import threading, time
+from ladder.bot import Bot
+
+_answered = threading.Event()
+
+
+def _after_answer():
+    """Woken as the bot answers: thinks 0.12 s while it is left running, before it is asked again."""
+    while True:
+        _answered.wait()
+        _answered.clear()
+        end = time.thread_time() + 0.12
+        while time.thread_time() < end:
+            pass
+
+
+class Doubler(Bot):
+    """Thinks 0.12 s of CPU between its decisions and 0.15 s in each of them: 0.27 s a decision, on a 0.2 s clock."""
+
+    name = "doubler"
+    games = ("bowling-solitaire",)
+
+    def start(self, match):
+        super().start(match)
+        self.asked = 0
+        threading.Thread(target=_after_answer, daemon=True).start()
+
+    def act(self, observation, legal_actions):
+        self.asked += 1
+        if self.asked <= 3:
+            end = time.thread_time() + 0.15
+            while time.thread_time() < end:
+                pass
+            _answered.set()
+        return legal_actions[0]
+'''
+
+
+class SlowLadder(SandboxedPlayer):
+    """A sandboxed seat whose ladder is slow between the bot's first three decisions (a loaded host): before the
+    second and the third it waits until the bot has used 0.11 s of CPU since its last answer (at most 5 s)."""
+
+    def __init__(self, inner: SandboxedPlayer) -> None:
+        self.__dict__.update(inner.__dict__)
+        self.answered_at: float | None = None
+        self.asked = 0
+
+    def act(self, observation: dict[str, Any], legal_actions: list[dict[str, Any]]) -> dict[str, Any]:
+        process = self.process
+        assert process is not None and process.bot_pid is not None
+        if self.answered_at is not None and len(legal_actions) > 1 and self.asked < 3:
+            deadline = time.monotonic() + 5.0
+            while bot_cpu(process) - self.answered_at < 0.11 and time.monotonic() < deadline:
+                time.sleep(0.005)
+        action = super().act(observation, legal_actions)
+        if self.process is not None and len(legal_actions) > 1:
+            self.asked += 1
+            self.answered_at = bot_cpu(self.process)
+        return action
+
+
+@pytest.mark.needs_bot_sandbox
+def test_cpu_used_between_decisions_counts_towards_the_next_decisions_limit(tmp_path: Path) -> None:
+    """The CPU a bot uses while left running is part of its next decision: that decision may use only what is left
+    of its limit, so 0.12 s between two decisions and 0.15 s in the second, on a 0.2 s clock without a bank, is a
+    CPU loss at the second decision (not 0.27 s charged and nothing lost, with an empty bank to draw on)."""
+    path = tmp_path / "doubler.py"
+    path.write_text(DOUBLER)
+    limits = SandboxLimits(move_seconds=0.2, bank_seconds=0.0, match_seconds=60.0, memory_mb=512)
+    with PlayerPool(limits=limits) as pool:
+        seat = SlowLadder(pool.player(str(path), "bowling-solitaire"))  # type: ignore[arg-type]
+        outcome = play_match(MatchSpec("bowling-solitaire", (str(path),), seed=3), [seat])
+    assert 0 in outcome.failures, "0.27 s of CPU for one decision on a 0.2 s clock went unpunished"
+    failure = outcome.failures[0]
+    assert failure.reason == "timeout", failure
+    assert "between its decisions (charged to this move)" in failure.detail, failure.detail
+    assert "choosing its action #2" in failure.detail or "choosing its action #3" in failure.detail, failure.detail
