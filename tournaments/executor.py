@@ -72,7 +72,7 @@ with room to spare)."""
 def _short_socket_folder() -> None:
     """Keep the fork server's socket path within :data:`SOCKET_PATH_MAX`: with a long ``TMPDIR`` (a CI runner's or a
     test's folder) multiprocessing's own temporary folder, where the socket goes, is made in ``/tmp`` instead."""
-    if len(tempfile.gettempdir()) + SOCKET_NAME_ROOM <= SOCKET_PATH_MAX:
+    if len(os.fsencode(tempfile.gettempdir())) + SOCKET_NAME_ROOM <= SOCKET_PATH_MAX:  # sun_path counts bytes
         return
     chosen, tempfile.tempdir = tempfile.tempdir, "/tmp"
     try:
@@ -85,7 +85,7 @@ def _short_socket_folder() -> None:
         ) from error
     finally:
         tempfile.tempdir = chosen
-    if len(folder) + SOCKET_NAME_ROOM > SOCKET_PATH_MAX:
+    if len(os.fsencode(folder)) + SOCKET_NAME_ROOM > SOCKET_PATH_MAX:
         raise UserError(
             f"the temporary folder {folder!r} is too long for the socket the workers are started through "
             f"(at most {SOCKET_PATH_MAX - SOCKET_NAME_ROOM} characters): set TMPDIR to a shorter folder"

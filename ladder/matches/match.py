@@ -243,37 +243,40 @@ def play_match(spec: MatchSpec, players: Sequence[Player]) -> MatchOutcome:
             fail(seat, failure)
 
     turns = _Turns(seats)
-    while not state.is_over():
-        mover = state.current_player
-        assert mover is not None
-        seat = mover
-        legal = state.legal_actions()
-        turns.before(seat, legal)
-        observation, offered = state.offer()  # copies: an in-process bot may change them, never the match
-        tick = time.perf_counter()
-        try:
-            action = seats[seat].act(observation, offered)
-        except BotFailure as failure:
-            think[seat] += time.perf_counter() - tick
-            fail(seat, failure)
-            continue
-        spent = time.perf_counter() - tick
-        think[seat] += spent
-        chosen = find_legal(action, legal)  # exact JSON types: 2.0 is not 2, true is not 1
-        if chosen is None:
-            shown = repr(action)
-            fail(
-                seat,
-                BotFailure(
-                    FailureReason.ILLEGAL, f"answered {shown[:200]}, which is not one of the {len(legal)} legal actions"
-                ),
-            )
-            continue
-        state.apply(chosen)
-        actions.append(chosen)
-        move_seconds.append(spent)
+    try:  # whatever ends the game, an exception included, no bot is left running
+        while not state.is_over():
+            mover = state.current_player
+            assert mover is not None
+            seat = mover
+            legal = state.legal_actions()
+            turns.before(seat, legal)
+            observation, offered = state.offer()  # copies: an in-process bot may change them, never the match
+            tick = time.perf_counter()
+            try:
+                action = seats[seat].act(observation, offered)
+            except BotFailure as failure:
+                think[seat] += time.perf_counter() - tick
+                fail(seat, failure)
+                continue
+            spent = time.perf_counter() - tick
+            think[seat] += spent
+            chosen = find_legal(action, legal)  # exact JSON types: 2.0 is not 2, true is not 1
+            if chosen is None:
+                shown = repr(action)
+                fail(
+                    seat,
+                    BotFailure(
+                        FailureReason.ILLEGAL,
+                        f"answered {shown[:200]}, which is not one of the {len(legal)} legal actions",
+                    ),
+                )
+                continue
+            state.apply(chosen)
+            actions.append(chosen)
+            move_seconds.append(spent)
 
-    turns.stop()
+    finally:
+        turns.stop()
     result = apply_failure_rule(state.result(), sorted(failures))
     after_game: dict[int, str] = {}
     end_tails: dict[int, str] = {}

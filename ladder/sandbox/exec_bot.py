@@ -14,7 +14,8 @@ host's frames:
   ``legal`` (``3``), ``{"index": 3}``, ``{"action": {...}}``, or the action itself; strict JSON (an
   object with a key twice is garbage), and nothing more: a second line, or a line written when the
   ladder asked for none, is garbage too;
-- between two lines the ladder waits for, the program is stopped (``SIGSTOP``), like a Python bot:
+- the program is stopped (``SIGSTOP``) whenever another seat runs, like a Python bot; left running
+  after answering an ``act`` until then, the CPU it uses meanwhile is charged to its next decision:
   it works only on its own clock.
 
 The failure rules are a Python bot's: no answer in time (timeout), a line that is not one of those

@@ -5,6 +5,7 @@ The layers and the rules they enforce are described in ``docs/sandbox.md``.
 
 from __future__ import annotations
 
+import dataclasses
 import os
 import select
 import shutil
@@ -227,7 +228,7 @@ class BotProcess(BotLaunch):
                 pass
 
     def pause(self) -> None:
-        """Stop the bot (``SIGSTOP``): it uses no CPU while the ladder is not waiting for it."""
+        """Stop the bot (``SIGSTOP``): it uses no CPU while another seat runs or it waits in the pool."""
         if not self.paused and not self.dead and self.popen is not None:
             self._signal(signal.SIGSTOP)
             self.paused = True
@@ -311,10 +312,10 @@ class BotProcess(BotLaunch):
 
     def _after_reply(self, stay_running: bool) -> None:
         """Stop the bot once it has answered, or leave it running and note its CPU clock (see :meth:`request`)."""
-        if not stay_running:
-            self.pause()
-        elif self._between is not None:
+        if stay_running and self._between is not None:  # left running only where its CPU can be read
             self._between.answered()
+        else:
+            self.pause()
 
     def _begin_move(self, timeout: float, cpu_seconds: float | None) -> float:
         """Start the clocks of one request; its wall-clock deadline."""
@@ -444,9 +445,11 @@ class BotProcess(BotLaunch):
         )
         limit = self._watch.cpu_limit if self._watch is not None else None
         unasked = self._between.unasked if self._between is not None else 0.0
-        if over_cpu and limit is not None and unasked:
-            what += f", after {unasked:.2f} s of CPU between its decisions (charged to this move)"
+        if over_cpu and limit is not None and unasked:  # the move's limit and use, with what it used unasked before it
+            what += f", {unasked:.2f} s of it between its decisions (charged to this move)"
             limit += unasked
+            if usage.cpu_seconds is not None:
+                usage = dataclasses.replace(usage, cpu_seconds=usage.cpu_seconds + unasked)
         stack = self._stuck_stack()
         where = next((line.strip() for line in stack.splitlines() if line.strip().startswith("File ")), "")
         kind = TimeoutKind.CPU if over_cpu else TimeoutKind.STARTUP if self.info is None else TimeoutKind.WALL

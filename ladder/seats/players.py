@@ -453,8 +453,9 @@ class PlayerPool:
         """CPU seconds the idle processes of ``ref`` would use over ``window`` seconds of waiting (should be ~0).
 
         They are let run (``SIGCONT``) for the window, then stopped again: in
-        play a bot is stopped whenever the ladder does not wait for it, so this
-        only tells a bot's author that its background work would be wasted.
+        play a bot is stopped whenever another seat runs, and charged for what it
+        uses while left running after its own answer, so this only tells a bot's
+        author that its background work would be wasted or charged.
         """
         processes = list(self._idle.get(self.submission(ref).content_hash, []))
         for process in processes:  # idle processes are stopped: let them run to see what they would do

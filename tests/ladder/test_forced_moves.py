@@ -222,7 +222,7 @@ class Spinner(Bot):
 @pytest.mark.slow
 def test_a_bot_never_runs_while_another_seat_does_and_pays_for_the_gaps_of_its_own_turns(tmp_path: Path) -> None:
     """Stopped whenever another seat runs (the opponent's turn and the forced moves after it); left running only
-    while the ladder plays on between two decisions of its own, with every nanosecond of that charged to its clock."""
+    while the ladder plays on between two decisions of its own, with the CPU it uses then charged to its clock."""
     path = tmp_path / "spinner.py"
     path.write_text(SPINNER)
     spec = MatchSpec(GAME, (str(path), "random"), seed=7)
@@ -234,15 +234,18 @@ def test_a_bot_never_runs_while_another_seat_does_and_pays_for_the_gaps_of_its_o
     # the opponent's every turn: the spinner stopped, and (nearly) no CPU: a stop signal's delivery at most
     assert len(opponent.seen) >= 5
     assert all(state == b"T" for state, _ in opponent.seen), opponent.seen
-    assert sum(cpu for _, cpu in opponent.seen) <= 0.1 * 0.03 * len(opponent.seen)
+    # (a thread still running on another CPU as the stop is sent is counted up to a scheduler tick late)
+    assert sum(cpu for _, cpu in opponent.seen) <= 0.1 * 0.03 * len(opponent.seen) + 0.02
     after_other = [(state, cpu) for other, state, cpu in seat.gaps if other]
     own_turn = [cpu for other, _, cpu in seat.gaps if not other]
     assert len(after_other) >= 3 and len(own_turn) >= 3, "the match had too few forced moves of each kind"
     # forced moves after another seat ran: stopped, as through the opponent's turns
     assert all(state == b"T" for state, _ in after_other), after_other
-    assert sum(cpu for _, cpu in after_other) <= 0.1 * 0.03 * len(after_other)
-    # forced moves right after its own decision: it ran (the spinner took the 30 ms) ...
-    assert sum(own_turn) >= 0.5 * 0.03 * len(own_turn)
+    assert sum(cpu for _, cpu in after_other) <= 0.1 * 0.03 * len(after_other) + 0.02
+    # forced moves right after its own decision: it was left running, and its spinner used CPU in them (all of the
+    # 30 ms on an idle machine; on a loaded one whatever share the scheduler gave it) ...
+    assert any(state != b"T" for other, state, _ in seat.gaps if not other), seat.gaps
+    assert sum(own_turn) > 0.01
     # ... and each decision it was asked next was charged at least what it used unasked before it (uncharged, a
     # decision's charge is its own wall time: a few ms here, well under the 30 ms it used unasked)
     paid = [(unasked, charged) for unasked, charged in seat.charged if unasked > 0]
@@ -329,7 +332,10 @@ def test_cpu_used_between_decisions_counts_towards_the_next_decisions_limit(tmp_
     CPU loss at the second decision (not 0.27 s charged and nothing lost, with an empty bank to draw on)."""
     path = tmp_path / "doubler.py"
     path.write_text(DOUBLER)
-    limits = SandboxLimits(move_seconds=0.2, bank_seconds=0.0, match_seconds=60.0, memory_mb=512)
+    # a wide wall-clock cap: on a loaded machine the CPU limit, not the wall clock, must be what ends the move
+    limits = SandboxLimits(
+        move_seconds=0.2, bank_seconds=0.0, move_wall_seconds=30.0, match_seconds=120.0, memory_mb=512
+    )
     with PlayerPool(limits=limits) as pool:
         seat = SlowLadder(pool.player(str(path), "bowling-solitaire"))  # type: ignore[arg-type]
         outcome = play_match(MatchSpec("bowling-solitaire", (str(path),), seed=3), [seat])
@@ -337,4 +343,35 @@ def test_cpu_used_between_decisions_counts_towards_the_next_decisions_limit(tmp_
     failure = outcome.failures[0]
     assert failure.reason == "timeout", failure
     assert "between its decisions (charged to this move)" in failure.detail, failure.detail
+    used = float(failure.detail.split("used ", 1)[1].split(" s of CPU", 1)[0])
+    assert used >= 0.2, failure.detail  # what it used, the unasked CPU included, reached the limit it is told
     assert "choosing its action #2" in failure.detail or "choosing its action #3" in failure.detail, failure.detail
+
+
+class Raising(SandboxedPlayer):
+    """A sandboxed seat whose ladder breaks (an exception that is not the bot's) right after the bot's first answer."""
+
+    def __init__(self, inner: SandboxedPlayer) -> None:
+        self.__dict__.update(inner.__dict__)
+
+    def act(self, observation: dict[str, Any], legal_actions: list[dict[str, Any]]) -> dict[str, Any]:
+        action = super().act(observation, legal_actions)
+        if len(legal_actions) > 1:
+            raise RuntimeError("the ladder broke")
+        return action
+
+
+@pytest.mark.needs_bot_sandbox
+def test_a_match_that_ends_in_an_exception_leaves_no_bot_running(tmp_path: Path) -> None:
+    """The bot left running after its answer is stopped however the match ends, an exception of the ladder's
+    included: it must not burn the worker's CPU until the pool is next used."""
+    path = tmp_path / "spinner.py"
+    path.write_text(SPINNER)
+    with PlayerPool(limits=LIMITS) as pool:
+        seat = Raising(pool.player(str(path), GAME))  # type: ignore[arg-type]
+        with pytest.raises(RuntimeError, match="the ladder broke"):
+            play_match(MatchSpec(GAME, (str(path), "random"), seed=7), [seat, pool.player("random", GAME)])
+        process = seat.process
+        assert process is not None and process.paused and pool._running is None
+        time.sleep(0.05)
+        assert bot_state(process) == b"T"

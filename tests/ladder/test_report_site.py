@@ -192,7 +192,7 @@ def test_failures_are_grouped_by_reason_detail_and_traceback_line() -> None:
 
 @pytest.mark.slow
 def test_a_tournaments_matches_are_listed_on_pages_that_each_name_the_others(tmp_path: Path) -> None:
-    """`--matches-per-page N`: every match on exactly one page, in order, each page linking every other; a smaller
+    """`--matches-per-page N`: every match on exactly one page, each page linking every other; a smaller
     tournament later has fewer pages and the extra ones are removed."""
     tiny(tmp_path, "paged", 7)
     site = tmp_path / "site"
