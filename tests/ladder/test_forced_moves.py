@@ -185,6 +185,9 @@ class Opponent:
         self.watched.other_ran = True
         process = self.watched.process
         if process is not None and process.bot_pid is not None:
+            deadline = time.monotonic() + 0.5  # a stop sent takes effect a moment later (and a loaded CPU later still)
+            while bot_state(process) != b"T" and time.monotonic() < deadline:
+                time.sleep(0.001)
             before = bot_cpu(process)
             time.sleep(0.03)  # a slow opponent: the spinner must not get any of it
             self.seen.append((bot_state(process), bot_cpu(process) - before))
