@@ -78,7 +78,13 @@ def test_a_command_help_imports_that_command_only(command: str) -> None:
     loaded = {m for m in modules if m.startswith("cli.commands.")}
     entry = next(e for e in COMMANDS if e.name == command)
     assert f"cli.commands.{entry.module}" in loaded
-    helpers = {"cli.commands.dbview", "cli.commands.tables", "cli.commands.rankings", "cli.commands.bench"}
+    helpers = {
+        "cli.commands.dbview",
+        "cli.commands.options",
+        "cli.commands.tables",
+        "cli.commands.rankings",
+        "cli.commands.bench",
+    }
     assert loaded - helpers - {f"cli.commands.{entry.module}"} == set()
 
 

@@ -10,6 +10,7 @@ from rich.console import Console
 from rich.markup import escape
 
 from bots.registry import bot_classes, games_of
+from cli.commands.options import DbOption
 from cli.commands.tables import fitted_table, label_column, number_column, print_table
 from ladder.sandbox.submission import entry_point_bots
 from ladder.store.bot_index import registered_bots
@@ -17,13 +18,7 @@ from ladder.text import clean_text
 
 
 def bots(
-    db: Annotated[
-        str | None,
-        typer.Option(
-            "--db",
-            help="Database: an SQLAlchemy URL or an SQLite file's path (default $LADDER_DB or results/ladder.db).",
-        ),
-    ] = None,
+    db: DbOption = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print the list as JSON.")] = False,
 ) -> None:
     """List the built-in bots, the bots registered with `ladder submit`, and bots offered by installed packages."""

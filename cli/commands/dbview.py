@@ -6,9 +6,8 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Annotated, Any
+from typing import Any
 
-import typer
 from rich import box
 from rich.table import Table
 from rich.text import Text
@@ -16,6 +15,7 @@ from sqlalchemy.engine import make_url
 from sqlalchemy.exc import ArgumentError
 from sqlmodel import Session, col, select
 
+from cli.commands.options import DbOption as DbOption  # re-exported: the database commands take it from here
 from cli.commands.tables import phrase_lines
 from ladder.errors import UserError
 from ladder.matches.statuses import FailureReason
@@ -24,15 +24,6 @@ from ladder.seats.botref import BotRef
 from ladder.store.database import session_for
 from ladder.store.tables import BotRow, BotVersionRow, MatchRow, TournamentRow
 from ladder.text import clean_text
-
-DbOption = Annotated[
-    str | None,
-    typer.Option(
-        "--db",
-        metavar="DB",
-        help="Database: an SQLAlchemy URL or an SQLite file's path (default: $LADDER_DB or results/ladder.db).",
-    ),
-]
 
 
 def check_database_exists(url: str | None) -> None:

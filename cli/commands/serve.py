@@ -11,9 +11,8 @@ import typer
 from rich.console import Console
 from rich.markup import escape
 
+from cli.commands.options import DbOption
 from ladder.errors import UserError
-
-DbOption = Annotated[str | None, typer.Option("--db", help="Database URL (default $LADDER_DB or results/ladder.db).")]
 
 
 def serve(

@@ -11,6 +11,7 @@ import typer
 from rich.console import Console
 from rich.markup import escape
 
+from cli.commands.options import DbOption
 from ladder.errors import UserError
 from ladder.sandbox.build import BuildLimits
 from ladder.sandbox.layers import default_layers, require_layers
@@ -220,13 +221,7 @@ def validate(
 def submit(
     path: PathArgument,
     name: NameOption = None,
-    db: Annotated[
-        str | None,
-        typer.Option(
-            "--db",
-            help="Database: an SQLAlchemy URL or an SQLite file's path (default $LADDER_DB or results/ladder.db).",
-        ),
-    ] = None,
+    db: DbOption = None,
     move_seconds: MoveOption = DEFAULTS.move_seconds,
     match_seconds: MatchOption = DEFAULTS.match_seconds,
     memory_mb: MemoryOption = DEFAULTS.memory_mb,
