@@ -27,7 +27,6 @@ import json
 import os
 import posixpath
 import selectors
-import shutil
 import signal
 import subprocess
 import tarfile
@@ -36,7 +35,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ladder.errors import UserError
-from ladder.sandbox.host_facts import BOT_ENV, interpreter, is_root
+from ladder.sandbox.host_facts import interpreter, is_root
+from ladder.sandbox.launch import SANDBOX_ENV, bwrap_options
 from ladder.sandbox.layers import available_layers
 from ladder.sandbox.submission import (
     MANIFEST_FILE,
@@ -174,26 +174,8 @@ def _file_copies(files: dict[str, bytes], manifest: Manifest) -> tuple[list[str]
 
 def _bwrap_command(manifest: Manifest, limits: BuildLimits, copies: list[str], lease: UidLease | None) -> list[str]:
     binary, _folders = interpreter()
-    args = [
-        shutil.which("bwrap") or "bwrap",
-        "--unshare-pid",
-        "--unshare-net",
-        "--unshare-ipc",
-        "--unshare-uts",
-        "--unshare-cgroup-try",
-        "--die-with-parent",
-        "--new-session",
-        "--hostname",
-        "build",
-        "--clearenv",
-    ]
-    if is_root():  # privileged bubblewrap: the host gives the folder to the build's uid, then becomes it
-        args += ["--cap-drop", "ALL", "--cap-add", "CAP_SETUID", "--cap-add", "CAP_SETGID", "--cap-add", "CAP_CHOWN"]
-    else:
-        args += ["--unshare-user", "--disable-userns"]
-    env = {**BOT_ENV, "HOME": "/tmp", "TMPDIR": "/tmp"}
-    for key, value in env.items():
-        args += ["--setenv", key, value]
+    # as root, the build host gives the folder to the build's uid (CAP_CHOWN), then becomes it
+    args = bwrap_options("build", ("CAP_SETUID", "CAP_SETGID", "CAP_CHOWN"))
     _system_view(args)
     args += [
         "--ro-bind",
@@ -222,7 +204,7 @@ def _bwrap_command(manifest: Manifest, limits: BuildLimits, copies: list[str], l
     config = {
         "folder": BUILD_FOLDER,
         "command": list(manifest.build),
-        "env": env,
+        "env": dict(SANDBOX_ENV),
         "drop_to": [lease.uid, lease.gid] if lease is not None else None,
         "limits": {
             "memory_bytes": limits.memory_mb << 20,

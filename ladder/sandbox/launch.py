@@ -145,7 +145,7 @@ class BotLaunch:
 
     def _bwrap_command(self, info_fd: int) -> list[str]:
         binary, folders = interpreter()
-        plan = _BwrapArgs(self._bwrap_options())
+        plan = _BwrapArgs(bwrap_options("bot"))
         shown = [*folders, *self._bind_interpreter(plan, folders)]
         args = plan.args
         for hidden in installed_package_folders(tuple(shown)):  # the standard library only: no host site-packages
@@ -186,36 +186,6 @@ class BotLaunch:
             SANDBOX_API, SANDBOX_BOT, drop=is_root(), parent_pid=0, orjson=codec_inside, package_dirs=packages
         )
         return [*args, binary, "-S", "-s", "-B", "-P", f"{SANDBOX_API}/{GUEST_HOST}", config]
-
-    @staticmethod
-    def _bwrap_options() -> list[str]:
-        """bubblewrap's namespaces, user and environment for a bot (before any folder is shown)."""
-        args = [
-            shutil.which("bwrap") or "bwrap",
-            "--unshare-pid",
-            "--unshare-net",
-            "--unshare-ipc",
-            "--unshare-uts",
-            "--unshare-cgroup-try",
-            "--die-with-parent",
-            "--new-session",
-            "--hostname",
-            "bot",
-            "--clearenv",
-        ]
-        # Not --as-pid-1: bubblewrap's own init is the sandbox's pid 1 and the bot its child. A bot stopped between
-        # turns cannot notice the ladder go away (it never reads the end of its channel), and its own parent-death
-        # signal comes with the credentials of its parent, which as root (capabilities dropped, another uid) may not
-        # signal it. bubblewrap's init gets its parent-death signal from a parent of its own uid, and when the init
-        # dies the kernel kills every process of its pid namespace, stopped or not.
-        if is_root():
-            # Privileged bwrap: the host program drops to an unprivileged user before loading the bot.
-            args += ["--cap-drop", "ALL", "--cap-add", "CAP_SETUID", "--cap-add", "CAP_SETGID"]
-        else:
-            args += ["--unshare-user", "--disable-userns"]
-        for key, value in {**BOT_ENV, "HOME": "/tmp", "TMPDIR": "/tmp"}.items():
-            args += ["--setenv", key, value]
-        return args
 
     @staticmethod
     def _bind_interpreter(plan: _BwrapArgs, folders: list[str]) -> list[str]:
@@ -339,3 +309,39 @@ def child_of(parent: int) -> int | None:
         if int(text[text.rfind(b")") + 2 :].split()[1]) == parent:
             return int(entry.name)
     return None
+
+
+SANDBOX_ENV = {**BOT_ENV, "HOME": "/tmp", "TMPDIR": "/tmp"}
+"""The whole environment inside bubblewrap, a bot's or a build's (``--clearenv`` first)."""
+
+
+def bwrap_options(hostname: str, caps: tuple[str, ...] = ("CAP_SETUID", "CAP_SETGID")) -> list[str]:
+    """bubblewrap's namespaces, user and environment (:data:`SANDBOX_ENV`) for a bot or a build, before any folder
+    is shown. As root, bubblewrap keeps only ``caps``, for the host program that drops to an unprivileged user."""
+    args = [
+        shutil.which("bwrap") or "bwrap",
+        "--unshare-pid",
+        "--unshare-net",
+        "--unshare-ipc",
+        "--unshare-uts",
+        "--unshare-cgroup-try",
+        "--die-with-parent",
+        "--new-session",
+        "--hostname",
+        hostname,
+        "--clearenv",
+    ]
+    # Not --as-pid-1: bubblewrap's own init is the sandbox's pid 1 and the bot its child. A bot stopped between
+    # turns cannot notice the ladder go away (it never reads the end of its channel), and its own parent-death
+    # signal comes with the credentials of its parent, which as root (capabilities dropped, another uid) may not
+    # signal it. bubblewrap's init gets its parent-death signal from a parent of its own uid, and when the init
+    # dies the kernel kills every process of its pid namespace, stopped or not.
+    if is_root():
+        args += ["--cap-drop", "ALL"]
+        for cap in caps:
+            args += ["--cap-add", cap]
+    else:
+        args += ["--unshare-user", "--disable-userns"]
+    for key, value in SANDBOX_ENV.items():
+        args += ["--setenv", key, value]
+    return args
