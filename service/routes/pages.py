@@ -97,10 +97,10 @@ def replay(match_id: RowId, request: Request, session: DB, who: Viewer) -> HTMLR
     return render(request, "replay.html", who, match=match)
 
 
-@router.get("/login", response_class=HTMLResponse)
-def login_form(request: Request, who: Viewer) -> HTMLResponse:
+def _login_page(request: Request, who: Identity | None, code: int = 200, error: str = "") -> HTMLResponse:
+    """The login form with a fresh CSRF token, in its page and in the cookie it is checked against."""
     token = new_token()
-    response = render(request, "login.html", who, login_csrf=token, error="")
+    response = render(request, "login.html", who, code=code, login_csrf=token, error=error)
     response.set_cookie(
         LOGIN_COOKIE,
         token,
@@ -112,6 +112,11 @@ def login_form(request: Request, who: Viewer) -> HTMLResponse:
     return response
 
 
+@router.get("/login", response_class=HTMLResponse)
+def login_form(request: Request, who: Viewer) -> HTMLResponse:
+    return _login_page(request, who)
+
+
 @router.post("/login")
 def login(request: Request, session: DB, token: Annotated[str, Form()], csrf_token: Annotated[str, Form()]) -> Response:
     expected = request.cookies.get(LOGIN_COOKIE, "")
@@ -121,24 +126,7 @@ def login(request: Request, session: DB, token: Annotated[str, Form()], csrf_tok
         )
     author = author_for_token(session, token.strip())
     if author is None:
-        fresh = new_token()
-        response = render(
-            request,
-            "login.html",
-            None,
-            code=401,
-            login_csrf=fresh,
-            error="that token is not valid: it is wrong or was revoked",
-        )
-        response.set_cookie(
-            LOGIN_COOKIE,
-            fresh,
-            httponly=True,
-            samesite="strict",
-            secure=request.app.state.settings.secure_cookies,
-            max_age=3600,
-        )
-        return response
+        return _login_page(request, None, 401, "that token is not valid: it is wrong or was revoked")
     web = open_web_session(session, author)
     redirect = RedirectResponse("/me", status_code=303)
     redirect.set_cookie(
