@@ -17,9 +17,10 @@ each pool by strengths fitted to those tests' deal values and judges that order
 - a pool that has played its ``max_matches`` stops with its **budget spent**;
 - any other pool plays, for each open adjacent pair (the least sure first),
   one new deal of a table holding that pair (at k seats: the pair and the k - 2 bots nearest to them
-  on the leaderboard; a deal number no table of the pool has played), in all the table's balanced
-  seatings; in a solitaire,
-  one new deal played by every bot of an open pair.
+  on the leaderboard; a deal number no table of the pool has played), in the rotations of one
+  round-the-table order drawn for that deal (every bot in every seat once; ``seatings = "all"``: in every
+  balanced seating, docs/verdict.md "Fewer seatings per deal"); in a solitaire, one new deal played by
+  every bot of an open pair.
 
 The next round starts when every match of this one is recorded, and the tests
 read each round's deals in deal order, so the matches played do not depend on
@@ -49,7 +50,7 @@ from ladder.ratings.pools import PoolKey
 from ladder.ratings.trueskill_model import pool_key
 from ladder.seats.roster import Entrant
 from ladder.store.tables import MatchRow
-from tournaments.config import AdaptiveSettings
+from tournaments.config import AdaptiveSettings, Seatings
 from tournaments.formats import (
     GamePlan,
     ScheduledMatch,
@@ -111,8 +112,8 @@ class AdaptivePlanner:
         )
 
     def warm_up(self) -> list[ScheduledMatch]:
-        """The first round: one round-robin cycle."""
-        return cycle_schedule("adaptive", self.plans, self.seed, 0, self.secret)
+        """The first round: one round-robin cycle (in the format's seatings)."""
+        return cycle_schedule("adaptive", self.plans, self.seed, 0, self.secret, self.settings.seatings)
 
     def next_round(
         self, session: Session, tournament_id: int, planned: set[str], benched: Callable[[Entrant, str, int], bool]
@@ -139,10 +140,20 @@ class AdaptivePlanner:
         return chosen
 
     def _group(self, pool: _Pool, variant: int, number: int, bots: Sequence[Entrant]) -> list[ScheduledMatch]:
+        """One chosen deal: a solitaire's bots, or a table in the seatings of ``settings.seatings``."""
         plan = pool.plan
         seed = deal_seed(self.secret, 0, plan.game, variant, pool.count, number)
         deal_id = deal_key(0, plan.game, variant, pool.count, number)
-        return deal_group(plan, 0, deal_id, plan.option_sets[variant], seed, bots, solitaire=pool.count == 1)
+        return deal_group(
+            plan,
+            0,
+            deal_id,
+            plan.option_sets[variant],
+            seed,
+            bots,
+            solitaire=pool.count == 1,
+            rotations_seed=self.seed if self.settings.seatings is Seatings.ROTATIONS else None,
+        )
 
     def _choose(
         self,

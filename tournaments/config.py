@@ -20,7 +20,9 @@ Top-level keys (all optional but ``seed``):
   certain until every pool is settled or its budget is spent (see :mod:`tournaments.adaptive`).
 - ``[adaptive]`` (only with ``format = "adaptive"``): ``confidence`` (how sure the whole order of a pool
   must be, default 0.95), ``indifference`` (skills closer than this many mu points count as equal,
-  default 1.0), ``max_matches`` (each pool's budget of matches, default 5000).
+  default 1.0), ``max_matches`` (each pool's budget of matches, default 5000), ``seatings`` (``"rotations"``,
+  the default: each chosen deal of a table of k bots in the k rotations of one drawn order; ``"all"``: in
+  every balanced seating).
 - ``games``: ``"all"`` (every registered game) or a list of game ids.
 - ``players``: ``"all"`` or a list of player counts used for every multiplayer game that allows them.
 - ``bots``: ``"all"`` (every built-in or registered bot that plays the game) or a list of bot names.
@@ -65,15 +67,30 @@ from ladder.sandbox.packages import allowed_packages
 SCHEDULER_SCHEMES = ("tcp", "tls", "ucx", "inproc", "ws", "wss")
 
 
+class Seatings(StrEnum):
+    """Which seatings a table plays each deal the adaptive format chooses in (its warm-up and the round-robin
+    play every balanced seating).
+
+    ``rotations``: the rotations of one round-the-table order drawn for the deal, every bot in every seat once
+    (:func:`tournaments.formats.drawn_rotations`): 3 or 4 matches a deal at three or four seats instead of 6 or
+    24, the same evidence on average (docs/verdict.md, "Fewer seatings per deal"). ``all``: every balanced
+    seating (:func:`tournaments.formats.balanced_seatings`), each deal balanced on its own.
+    """
+
+    ROTATIONS = "rotations"
+    ALL = "all"
+
+
 @dataclass(frozen=True)
 class AdaptiveSettings:
     """When the adaptive format stops a pool: its order is known at ``confidence`` (adjacent pairs ordered,
     equal within ``indifference`` mu points, or not worse than the next by that margin), or it has played
-    ``max_matches``."""
+    ``max_matches``; and the ``seatings`` its chosen deals are played in."""
 
     confidence: float = 0.95
     indifference: float = 1.0
     max_matches: int = 5000
+    seatings: Seatings = Seatings.ROTATIONS
 
 
 @dataclass(frozen=True)
@@ -240,6 +257,7 @@ class AdaptiveTable(_Table):
     confidence: Annotated[Positive, AfterValidator(_confidence)] = 0.95
     indifference: Annotated[float, BeforeValidator(_indifference)] = 1.0
     max_matches: AtLeastOne = 5000
+    seatings: Annotated[Seatings, Field(strict=False)] = Seatings.ROTATIONS  # strict=False: an enum from its value
 
 
 class GameTable(_Table):
@@ -330,7 +348,10 @@ def _first_problem(error: ValidationError) -> tuple[str, str]:
 
 
 def _enum_at(loc: tuple[str | int, ...]) -> type[StrEnum]:
-    annotation = TournamentFile.model_fields[str(loc[0])].annotation
+    """The enum of the key at ``loc`` (top level, or in a table such as ``[adaptive]``)."""
+    table = _table_at(loc[:-1]) if len(loc) > 1 else TournamentFile
+    assert table is not None
+    annotation = table.model_fields[str(loc[-1])].annotation
     assert isinstance(annotation, type) and issubclass(annotation, StrEnum)
     return annotation
 

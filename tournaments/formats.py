@@ -36,6 +36,7 @@ from ladder.matches.deals import keyed_seed
 from ladder.matches.match import MatchSpec
 from ladder.ratings.pools import PoolKey
 from ladder.seats.roster import Entrant
+from tournaments.config import Seatings
 
 
 @dataclass(frozen=True)
@@ -103,6 +104,22 @@ def balanced_seatings(table: Sequence[Entrant]) -> list[tuple[Entrant, ...]]:
     ]
 
 
+def drawn_rotations(table: Sequence[Entrant], seed: int) -> list[tuple[Entrant, ...]]:
+    """The rotations of one round-the-table order of ``table`` drawn from ``seed``: every bot in every seat
+    once (``len(table)`` seatings).
+
+    Every order is equally likely, so over its draw a deal's rotations are, on average, exactly its
+    balanced seatings: each bot follows each other bot equally often *in expectation* rather than on every
+    deal. The verdict's value of such a deal is an unbiased draw of its every-seating value, and deals drawn
+    independently keep the sequential tests valid (docs/verdict.md). At two seats it is both seatings.
+    """
+    first, *rest = table
+    random.Random(seed).shuffle(rest)
+    order = [first, *rest]  # a fixed first bot: each round-the-table order once, uniformly
+    size = len(order)
+    return [tuple(order[(seat + shift) % size] for seat in range(size)) for shift in range(size)]
+
+
 @functools.cache
 def neighbour_balanced_cycles(size: int) -> tuple[tuple[int, ...], ...]:
     """The fewest round-the-table orders of ``range(size)`` in which every ordered pair (a, b)
@@ -165,8 +182,11 @@ def playable_counts(plan: GamePlan) -> tuple[list[int], list[str]]:
     ]
 
 
-def round_robin_groups(plan: GamePlan, secret: bytes, cycle: int) -> list[list[ScheduledMatch]]:
-    """The matches of one cycle of ``plan``, in groups that share a deal and a table."""
+def round_robin_groups(
+    plan: GamePlan, secret: bytes, cycle: int, rotations_seed: int | None = None
+) -> list[list[ScheduledMatch]]:
+    """The matches of one cycle of ``plan``, in groups that share a deal and a table (each in every balanced
+    seating, or with ``rotations_seed`` in drawn rotations: :func:`deal_group`)."""
     entrants = sorted(plan.entrants, key=lambda e: e.label)
     counts, _ = playable_counts(plan)
     groups: list[list[ScheduledMatch]] = []
@@ -179,7 +199,7 @@ def round_robin_groups(plan: GamePlan, secret: bytes, cycle: int) -> list[list[S
                     groups.append(deal_group(plan, cycle, deal_id, options, seed, entrants, solitaire=True))
                     continue
                 for table in itertools.combinations(entrants, count):
-                    groups.append(deal_group(plan, cycle, deal_id, options, seed, table))
+                    groups.append(deal_group(plan, cycle, deal_id, options, seed, table, rotations_seed=rotations_seed))
     return groups
 
 
@@ -196,18 +216,25 @@ def deal_group(
     seed: int,
     bots: Sequence[Entrant],
     solitaire: bool = False,
+    rotations_seed: int | None = None,
 ) -> list[ScheduledMatch]:
-    """The unit of evidence: one deal of a table in all its balanced seatings (or, in a solitaire,
-    the deal played once by each of ``bots``). ``bots`` in label order."""
+    """The unit of evidence: one deal of a table in all its balanced seatings, or with ``rotations_seed`` (the
+    tournament's public seed) in the rotations of one order drawn for this deal and table
+    (:func:`drawn_rotations`); in a solitaire, the deal played once by each of ``bots``. ``bots`` in label
+    order."""
     if solitaire:
         return [
             ScheduledMatch(f"{deal_id}/{bot.label}", cycle, deal_id, plan.game, options, seed, (bot,)) for bot in bots
         ]
+    if rotations_seed is None:
+        seatings = balanced_seatings(bots)
+    else:
+        seatings = drawn_rotations(bots, derive_seed(rotations_seed, "seating", deal_id, [b.label for b in bots]))
     return [
         ScheduledMatch(
             f"{deal_id}/{'+'.join(bot.label for bot in seating)}", cycle, deal_id, plan.game, options, seed, seating
         )
-        for seating in balanced_seatings(bots)
+        for seating in seatings
     ]
 
 
@@ -216,10 +243,16 @@ FORMATS = {"round-robin": round_robin_groups, "adaptive": round_robin_groups}
 
 
 def cycle_schedule(
-    format_: str, plans: Sequence[GamePlan], tournament_seed: int, cycle: int, secret: bytes
+    format_: str,
+    plans: Sequence[GamePlan],
+    tournament_seed: int,
+    cycle: int,
+    secret: bytes,
+    seatings: Seatings = Seatings.ALL,
 ) -> list[ScheduledMatch]:
     """Every match of one cycle, longest first, dealt from ``secret``; groups of about the same length in an
-    order from the public ``tournament_seed`` that mixes games and tables.
+    order from the public ``tournament_seed`` that mixes games and tables. ``seatings``: every balanced
+    seating of each deal, or (the adaptive format's default) the rotations of one order drawn per deal.
 
     Groups (a table's seatings of one deal, or a solitaire deal's bots) stay
     together so that a run stopped by its time budget leaves few deals half
@@ -228,7 +261,8 @@ def cycle_schedule(
     """
     from tournaments.ordering import longest_first
 
-    groups = [group for plan in plans for group in FORMATS[format_](plan, secret, cycle)]
+    rotations_seed = tournament_seed if seatings is Seatings.ROTATIONS else None
+    groups = [group for plan in plans for group in FORMATS[format_](plan, secret, cycle, rotations_seed)]
     random.Random(derive_seed(tournament_seed, "order", cycle)).shuffle(groups)
     return [match for group in longest_first(groups) for match in group]
 

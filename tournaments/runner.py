@@ -107,7 +107,7 @@ from ladder.store.tables import TournamentRow, utcnow
 from tournaments.adaptive import AdaptivePlanner, Wait
 from tournaments.backends import check_backend
 from tournaments.benching import BenchPolicy
-from tournaments.config import TournamentConfig, check_scheduler_address, fingerprint, load_tournament
+from tournaments.config import Seatings, TournamentConfig, check_scheduler_address, fingerprint, load_tournament
 from tournaments.entrants import bot_bundles, resolve_plans, sandbox_refusal_for
 from tournaments.estimate import estimate
 from tournaments.executor import LocalPoolExecutor, start_fork_server
@@ -233,7 +233,8 @@ class TournamentRun:
         config, options = self.config, self.options
         self.plans, self.notes = resolve_plans(self.session, config)
         self.session.commit()  # bot versions of built-ins
-        self.schedule = Schedule(config.format, self.plans, config.seed, self.secret.value)
+        seatings = config.adaptive.seatings if config.adaptive else Seatings.ALL
+        self.schedule = Schedule(config.format, self.plans, config.seed, self.secret.value, seatings)
         self.print_hash = tournament_fingerprint(config, self.schedule)
         self.adaptive = AdaptivePlanner(self.plans, config.seed, config.adaptive) if config.adaptive else None
         self.per_cycle = self.schedule.per_cycle

@@ -15,6 +15,7 @@ import logging
 import time
 from collections.abc import Callable, Collection, Iterator, Mapping, Sequence
 
+from tournaments.config import Seatings
 from tournaments.formats import GamePlan, ScheduledMatch, cycle_schedule
 
 log = logging.getLogger("ladder.tournament")
@@ -23,10 +24,13 @@ log = logging.getLogger("ladder.tournament")
 class Schedule:
     """The cycles of one tournament, dealt from its secret (the last cycle asked for is kept)."""
 
-    def __init__(self, format_: str, plans: Sequence[GamePlan], seed: int, secret: bytes) -> None:
+    def __init__(
+        self, format_: str, plans: Sequence[GamePlan], seed: int, secret: bytes, seatings: Seatings = Seatings.ALL
+    ) -> None:
         self.format = format_
         self.plans = list(plans)
         self.seed = seed
+        self.seatings = seatings  # the adaptive format's warm-up may play drawn rotations
         self._secret = secret
         self._cycles: dict[int, list[ScheduledMatch]] = {}
         self.per_cycle = len(self.cycle(0))  # the same whatever the secret: it deals the cards, not the tables
@@ -39,7 +43,9 @@ class Schedule:
     def cycle(self, number: int) -> list[ScheduledMatch]:
         """The matches of cycle ``number``, in playing order."""
         if number not in self._cycles:
-            self._cycles = {number: cycle_schedule(self.format, self.plans, self.seed, number, self._secret)}
+            self._cycles = {
+                number: cycle_schedule(self.format, self.plans, self.seed, number, self._secret, self.seatings)
+            }
         return self._cycles[number]
 
     def missing(self, cycles: int, done: Collection[str]) -> Iterator[ScheduledMatch]:

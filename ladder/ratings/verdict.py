@@ -3,8 +3,9 @@
 Pure functions and small accumulators over plain data (:class:`ladder.ratings.trueskill_model.MatchFact`); no database here.
 The method, and why it is this one, is in docs/verdict.md. In short:
 
-- **One number per deal and pair.** Every deal is played in every seating of its table (or, in a solitaire,
-  by every bot), so two bots that met on a deal are compared on the same cards. Per seating where both sat,
+- **One number per deal and pair.** Every deal is played with each bot of its table in each seat (every
+  seating, or the adaptive format's drawn rotations; in a solitaire, by every bot), so two bots that met on a
+  deal are compared on the same cards. Per seating where both sat,
   the pair's *outcome* is ``(rank part + margin part) / 2`` in [-1, 1]: the rank part is +1, 0 or -1 (ahead,
   level, behind; a failed seat is behind), the margin part the score margin relative to the two scores,
   ``(a - b) / (|a| + |b|)`` in the game's score order (a solitaire's rank part is its score comparison).

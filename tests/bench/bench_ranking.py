@@ -63,7 +63,7 @@ from ladder.ratings import trueskill_model as ratings  # noqa: E402
 from ladder.ratings.trueskill_model import MatchFact, SeatFact, Standing  # noqa: E402
 from ladder.seats.roster import Entrant  # noqa: E402
 from tournaments.adaptive import AdaptivePlanner, StopReason, _next_deals  # noqa: E402
-from tournaments.config import AdaptiveSettings, parse_tournament  # noqa: E402
+from tournaments.config import AdaptiveSettings, Seatings, parse_tournament  # noqa: E402
 from tournaments.formats import GamePlan, ScheduledMatch, round_robin_groups  # noqa: E402
 
 FIELD = ("thumb", "thumb-25", "thumb-50", "thumb-75", "random")  # the true order, best first
@@ -275,25 +275,6 @@ def before_choose(
     return planner._table_deals(pool, [by_version[s.bot_version_id] for s in table], pairs, deals), sure
 
 
-def rotations_only(matches: list[ScheduledMatch], seed: int) -> list[ScheduledMatch]:
-    """An experiment (``--seatings rotations``): of each deal's seatings at a table of three or more, only the
-    rotations of one seating drawn for that deal (each bot in each seat once: 3 or 4 matches a deal instead of the
-    6 or 24 the ladder plays). Two-player tables and solitaires are unchanged."""
-    groups: dict[tuple[str, frozenset[str]], list[ScheduledMatch]] = defaultdict(list)
-    for match in matches:
-        groups[(match.deal, frozenset(e.name for e in match.seats))].append(match)
-    kept: list[ScheduledMatch] = []
-    for (deal, names), group in groups.items():
-        if len(names) < 3:
-            kept += group
-            continue
-        base = sorted(names)
-        random.Random(f"{seed}/{deal}/{'+'.join(base)}").shuffle(base)
-        wanted = {tuple(base[i:] + base[:i]) for i in range(len(base))}
-        kept += [match for match in group if tuple(e.name for e in match.seats) in wanted]
-    return kept
-
-
 def adaptive(
     bank: Bank,
     pool_name: str,
@@ -301,7 +282,6 @@ def adaptive(
     settings: AdaptiveSettings,
     truth: Truth,
     after: bool,
-    rotations: bool = False,
 ) -> AdaptiveRun:
     game, count = split(pool_name)
     plan = GamePlan(game, (count,), ({},), 1, field_entrants())
@@ -311,8 +291,6 @@ def adaptive(
     matches = planner.warm_up()
     pool = planner.pools[0]
     while matches:
-        if rotations:
-            matches = rotations_only(matches, seed)
         deals = next_deals.add({m.key for m in matches})
         played = replay.play(matches)
         if after:
@@ -365,10 +343,10 @@ def _init(paths: list[Path]) -> None:
     _BANK = load_bank(paths)
 
 
-def _run(job: tuple[str, int, AdaptiveSettings, Truth, bool, bool]) -> AdaptiveRun:
+def _run(job: tuple[str, int, AdaptiveSettings, Truth, bool]) -> AdaptiveRun:
     assert _BANK is not None
-    pool, seed, settings, truth, after, rotations = job
-    return adaptive(_BANK, pool, seed, settings, truth, after, rotations)
+    pool, seed, settings, truth, after = job
+    return adaptive(_BANK, pool, seed, settings, truth, after)
 
 
 def bench_row(
@@ -379,12 +357,11 @@ def bench_row(
     settings: AdaptiveSettings,
     after: bool,
     jobs: int,
-    rotations: bool = False,
 ) -> dict[str, Any]:
     tick = time.process_time()
     wall = time.perf_counter()
     truth = truth_of(bank, pool, verdict.indifference_in_outcomes(settings.indifference))
-    work = [(pool, 1000 + seed, settings, truth, after, rotations) for seed in range(tournaments)]
+    work = [(pool, 1000 + seed, settings, truth, after) for seed in range(tournaments)]
     if jobs > 1:
         with ProcessPoolExecutor(jobs, initializer=_init, initargs=(paths,)) as executor:
             runs = list(executor.map(_run, work, chunksize=4))
@@ -394,7 +371,7 @@ def bench_row(
     counts = [run.matches for run in runs]
     row = {
         "pool": pool,
-        "rule": ("after" if after else "before") + (" (rotations)" if rotations else ""),
+        "rule": ("after" if after else "before") + (f" ({settings.seatings.value} seatings)" if after else ""),
         "tournaments": tournaments,
         "bank_matches": sum(len(d) for deals in bank.tables[pool].values() for d in deals),
         "bank_order": [FIELD[v - 1] for v in (truth.paired_order if after else truth.order)],
@@ -477,9 +454,10 @@ def main() -> None:
     parser.add_argument("--round-robin", action="store_true", help="the round-robin ladder instead (issue 12)")
     parser.add_argument(
         "--seatings",
-        choices=("all", "rotations"),
-        default="all",
-        help="an experiment: 'rotations' replays only the rotations of one seating per deal at tables of 3 or more",
+        choices=[s.value for s in Seatings],
+        default=Seatings.ROTATIONS.value,
+        help="the after rule's seatings per chosen deal (the ladder's [adaptive] seatings; the before rule "
+        "always plays every seating, as the ladder did)",
     )
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args()
@@ -488,23 +466,17 @@ def main() -> None:
         return
     bank = load_bank(args.bank)
     rows = [row for row in args.rows if bank.tables.get(row)]
-    settings = AdaptiveSettings(max_matches=args.max_matches)
+    before = AdaptiveSettings(max_matches=args.max_matches, seatings=Seatings.ALL)
+    after = AdaptiveSettings(max_matches=args.max_matches, seatings=Seatings(args.seatings))
     if args.round_robin:
         print(json.dumps([step for row in rows for step in round_robin_ladder(bank, row, args.tournaments)], indent=2))
         return
     results = []
     for row in rows:
         if args.before_tournaments:
-            rotations = args.seatings == "rotations"
-            results.append(
-                bench_row(args.bank, bank, row, args.before_tournaments, settings, False, args.jobs, rotations)
-            )
+            results.append(bench_row(args.bank, bank, row, args.before_tournaments, before, False, args.jobs))
         if args.tournaments:
-            results.append(
-                bench_row(
-                    args.bank, bank, row, args.tournaments, settings, True, args.jobs, args.seatings == "rotations"
-                )
-            )
+            results.append(bench_row(args.bank, bank, row, args.tournaments, after, True, args.jobs))
     report = {
         "machine": f"{platform.machine()}, {os.cpu_count()} cores, {platform.python_implementation()} "
         f"{platform.python_version()}",

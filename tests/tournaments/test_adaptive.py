@@ -3,6 +3,7 @@ matches whatever the workers, and a run killed with -9 resumes to exactly what a
 
 from __future__ import annotations
 
+import itertools
 import os
 import subprocess
 import sys
@@ -21,7 +22,7 @@ from ladder.store.database import open_database
 from ladder.store.tables import MatchRow
 from tests.tournaments.stored import stored_results
 from tests.tournaments.test_runner import ROOT, SETUP, wait_for_rows
-from tournaments.config import AdaptiveSettings, parse_tournament
+from tournaments.config import AdaptiveSettings, Seatings, parse_tournament
 from tournaments.runner import RunOptions, run_tournament
 
 TOY = {
@@ -40,13 +41,15 @@ def adaptive_config(**overrides):
 
 
 def test_adaptive_settings_are_read_and_checked(toy) -> None:
-    assert adaptive_config().adaptive == AdaptiveSettings(0.95, 1.0, 150)
+    assert adaptive_config().adaptive == AdaptiveSettings(0.95, 1.0, 150, Seatings.ROTATIONS)
+    assert adaptive_config(adaptive={"seatings": "all"}).adaptive == AdaptiveSettings(0.95, 1.0, 5000, Seatings.ALL)
     assert parse_tournament({"seed": 1, "format": "adaptive"}).adaptive == AdaptiveSettings()
     assert parse_tournament({"seed": 1}).adaptive is None
     for data, message in (
         ({"adaptive": {"confidence": 1.2}}, "adaptive.confidence: must be at least 0.5 and below 1"),
         ({"adaptive": {"max_matches": 0}}, "adaptive.max_matches: must be at least 1"),
         ({"adaptive": {"margin": 1}}, "adaptive.margin: unknown key"),
+        ({"adaptive": {"seatings": "some"}}, 'adaptive.seatings: must be one of rotations, all, not "some"'),
         ({"cycles": 2}, 'cycles: does not apply to format = "adaptive"'),
         ({"format": "round-robin"}, 'adaptive: applies to format = "adaptive" only'),
     ):
@@ -62,13 +65,17 @@ def stored_rows(db_url: str) -> list[MatchRow]:
     return rows
 
 
-def test_each_pool_stops_when_settled_or_at_its_budget_with_every_deal_in_all_its_seatings(
-    toy, db_url: str, monkeypatch: pytest.MonkeyPatch
+@pytest.mark.parametrize("seatings", ["rotations", "all"])
+def test_each_pool_stops_when_settled_or_at_its_budget_with_each_deal_in_its_seatings(
+    toy, db_url: str, monkeypatch: pytest.MonkeyPatch, seatings: str
 ) -> None:
     monkeypatch.setenv("TOY_SLOW_SECONDS", "0")
     # in the solitaire, greedy and random only: an order that settles; at the tables random and slow are the
     # same bot: that pair can only be settled as equal or "not worse by the margin", which takes long at this budget, so those pools spend it
-    config = adaptive_config(game={"toy-coins": {"players": [2, 3]}, "toy-solo": {"bots": ["greedy", "random"]}})
+    config = adaptive_config(
+        game={"toy-coins": {"players": [2, 3]}, "toy-solo": {"bots": ["greedy", "random"]}},
+        adaptive={"max_matches": 150, "seatings": seatings},
+    )
     report = run_tournament(
         config, RunOptions(db_url=db_url, workers=2, progress=False, worker_setup=SETUP, deal_secret=SECRET)
     )
@@ -87,18 +94,40 @@ def test_each_pool_stops_when_settled_or_at_its_budget_with_every_deal_in_all_it
         evidence = paired.pool(pool)
         sure = certainty.assess_paired(evidence.order(sorted(evidence.bots)), pool, evidence)
         assert f"{pool}: " in notes
-        if pool == "toy-solo/1p":
+        # the 3-player pool's deals cost 3 matches in rotations (6 with every seating): there it settles in budget
+        settles = pool == "toy-solo/1p" or (pool == "toy-coins/3p" and seatings == "rotations")
+        if settles:
             assert sure.settled and f"{pool}: settled after {per_pool[pool]} matches" in notes
         else:
             assert (
                 not sure.settled and per_pool[pool] >= 150 and f"{pool}: budget spent after {per_pool[pool]}" in notes
             )
-            assert per_pool[pool] > {2: 12, 3: 12}[int(pool[-2])]  # more than the warm-up round-robin
-    # greedy is first in every pool; every table deal is played in all its seatings
+        if pool != "toy-solo/1p":  # more than the warm-up round-robin (2 deals of every table)
+            assert per_pool[pool] > {"2": 12, "3": 12 if seatings == "all" else 6}[pool[-2]]
+    # greedy is first in every pool
     for pool in rated.pools():
         assert rated.table(pool)[0].bot_version_id == _version(db_url, "greedy")
-    groups = Counter((row.deal, frozenset(row.seats)) for row in rows if row.num_players > 1)
-    assert all(count == {2: 2, 3: 6}[len(table)] for (_, table), count in groups.items())
+    # every deal (the warm-up's d0 and d1 too) in the rotations of one order drawn for it (each bot in each seat
+    # once), or with seatings = "all" in every seating
+    groups: dict[tuple[str, frozenset[str]], list[tuple[str, ...]]] = {}
+    for row in rows:
+        if row.num_players > 1:
+            groups.setdefault((row.deal, frozenset(row.seats)), []).append(tuple(row.seats))
+    chosen_orders: set[tuple[str, ...]] = set()
+    for (deal, table), played in groups.items():
+        every = set(itertools.permutations(sorted(table)))
+        if seatings == "all":
+            assert sorted(played) == sorted(every), deal
+            continue
+        assert len(played) == len(table) and all(seating in every for seating in played), deal
+        assert all(len({seating[seat] for seating in played}) == len(table) for seat in range(len(table)))
+        first = played[0]
+        rotations = {first[shift:] + first[:shift] for shift in range(len(first))}
+        assert set(played) == rotations, deal  # the rotations of one order
+        if len(table) == 3:
+            chosen_orders.add(min(rotations))
+    if seatings == "rotations":  # the orders are drawn per deal: both round-the-table orders of a 3-bot table occur
+        assert len(chosen_orders) == 2
     # a second run finds every pool stopped and plays nothing
     again = run_tournament(
         config, RunOptions(db_url=db_url, workers=2, progress=False, worker_setup=SETUP, deal_secret=SECRET)

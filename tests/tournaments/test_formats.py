@@ -3,13 +3,21 @@
 from __future__ import annotations
 
 import itertools
+import math
 from collections import Counter, defaultdict
 
 import pytest
 
 from ladder.matches.deals import DealSecret
 from ladder.seats.roster import Entrant
-from tournaments.formats import GamePlan, balanced_seatings, cycle_schedule, playable_counts, round_robin_groups
+from tournaments.formats import (
+    GamePlan,
+    balanced_seatings,
+    cycle_schedule,
+    drawn_rotations,
+    playable_counts,
+    round_robin_groups,
+)
 
 SECRET = DealSecret.from_hex("5e" * 32).value
 OTHER_SECRET = DealSecret.from_hex("a7" * 32).value
@@ -74,6 +82,32 @@ def test_balanced_seatings_put_every_bot_in_every_seat_and_after_every_other_equ
     follows = neighbour_counts(seatings)
     assert set(follows) == set(itertools.permutations("abcdef"[:size], 2))
     assert len(set(follows.values())) == 1  # every ordered pair of neighbours equally often
+
+
+@pytest.mark.parametrize("size", [2, 3, 4])
+def test_drawn_rotations_are_on_average_every_seating_and_drawn_uniformly(size: int) -> None:
+    """The adaptive format's chosen deals: the rotations of one drawn order. Each bot sits in each seat once;
+    the rotations of the (k - 1)! orders partition every seating, so an order drawn uniformly makes a deal's
+    mean over its rotations an unbiased estimate of its mean over every seating (docs/verdict.md)."""
+    table = bots(*"abcd"[:size])
+    every = set(itertools.permutations("abcd"[:size]))
+    drawn: Counter[frozenset[tuple[str, ...]]] = Counter()
+    draws = 600 * math.factorial(size - 1)
+    for seed in range(draws):
+        seatings = [tuple(e.name for e in s) for s in drawn_rotations(table, seed)]
+        assert len(seatings) == size and set(seatings) <= every
+        for seat in range(size):
+            assert {s[seat] for s in seatings} == set("abcd"[:size])  # each bot in each seat once
+        first = seatings[0]
+        assert set(seatings) == {first[i:] + first[:i] for i in range(size)}  # the rotations of one order
+        drawn[frozenset(seatings)] += 1
+    # every order occurs; the rotation sets partition every seating
+    assert len(drawn) == math.factorial(size - 1)
+    assert sorted(seating for rotations in drawn for seating in rotations) == sorted(every)
+    # uniform: each order within 5 standard deviations of its expected 600 (binomial)
+    spread = 5 * math.sqrt(draws * (1 / len(drawn)) * (1 - 1 / len(drawn)))
+    assert all(abs(count - 600) <= spread for count in drawn.values()), drawn
+    assert drawn_rotations(table, 7) == drawn_rotations(table, 7)  # a pure function of its seed (resume)
 
 
 def test_solitaire_duplicate_deals_are_identical_across_bots(toy) -> None:
