@@ -191,13 +191,13 @@ def write_site(
     say(f"head-to-head matrices of {len(pools)} pools")
     played_pools = sorted({m.pool for m in data.matches})
     _write_pools(writer, played_pools)
-    _write_tournaments(writer, matches_per_page)
+    listed_on = _write_tournaments(writer, matches_per_page)
 
     say(f"pages of {len(data.versions)} bot versions")
     bots = _write_bot_pages(writer, pools, played_pools)
 
     say(f"replays of {len(data.matches)} matches")
-    _write_replays(session, writer)
+    _write_replays(session, writer, listed_on)
     removed = writer.finish()
 
     sizes = {path: (out / path).stat().st_size for path in writer.files}
@@ -271,10 +271,12 @@ class MatchPages:
     total: int
 
 
-def _write_tournaments(writer: _Writer, per_page: int) -> None:
+def _write_tournaments(writer: _Writer, per_page: int) -> dict[int, str]:
     """Pages for every tournament run: its facts, its matches counted by status and by pool, and the list of its
-    matches, ``per_page`` to a page (an overnight tournament's 10,000 would make one page of megabytes)."""
+    matches, ``per_page`` to a page (an overnight tournament's 10,000 would make one page of megabytes). Returns
+    the page that lists each match (by match id): a match page links back to it."""
     data = writer.data
+    listed_on: dict[int, str] = {}
     for tournament in data.tournaments.values():
         matches = [m for m in data.matches if m.tournament_id == tournament.tournament_id]
         statuses = data.tournament_statuses(tournament.tournament_id)
@@ -283,6 +285,7 @@ def _write_tournaments(writer: _Writer, per_page: int) -> None:
         stem = tournament.page.removesuffix(".html")
         paths = (tournament.page, *(f"{stem}-matches-{number}.html" for number in range(2, len(chunks) + 1)))
         for number, (path, chunk) in enumerate(zip(paths, chunks, strict=True), start=1):
+            listed_on.update((m.match_id, path) for m in chunk)
             first = (number - 1) * per_page + 1
             writer.page(
                 path,
@@ -293,6 +296,7 @@ def _write_tournaments(writer: _Writer, per_page: int) -> None:
                 by_pool=sorted(by_pool.items()),
                 pages=MatchPages(number, paths, first, first + len(chunk) - 1, len(matches)),
             )
+    return listed_on
 
 
 def _write_bot_pages(writer: _Writer, pools: list[str], played_pools: list[str]) -> int:
@@ -400,10 +404,10 @@ def replay_script(content: bytes) -> str:
     return f'LadderReplay.load("{base64.b64encode(content).decode("ascii")}");\n'
 
 
-def _write_replays(session: Session, writer: _Writer) -> None:
-    """A viewer page and a data script for every recorded match. A match whose inputs (its record, action log
-    and seat labels) are those of the last build is not replayed again; the action logs, the bulk of the
-    database, are read one match at a time."""
+def _write_replays(session: Session, writer: _Writer, listed_on: dict[int, str]) -> None:
+    """A viewer page and a data script for every recorded match (its page links to the tournament page that
+    lists it, ``listed_on``). A match whose inputs (its record, action log and seat labels) are those of the
+    last build is not replayed again; the action logs, the bulk of the database, are read one match at a time."""
     data = writer.data
     for match in data.matches:
         tournament = data.tournaments.get(match.tournament_id)
@@ -413,7 +417,8 @@ def _write_replays(session: Session, writer: _Writer) -> None:
         blob, timing = (row[0] or b"", row[1] or b"") if row else (b"", b"")
         key = replay_input_hash(match, blob, labels, title, timing)
         script = f"matches/{match.match_id}.js"
-        writer.page(match.page, "match.html", match=match, tournament=tournament)
+        back = listed_on.get(match.match_id, tournament.page if tournament else "")
+        writer.page(match.page, "match.html", match=match, tournament=tournament, tournament_page=back)
         if writer.replays_known.get(str(match.match_id)) == key and writer.keep(script):
             writer.replays[str(match.match_id)] = key
             continue

@@ -208,6 +208,8 @@ def test_a_tournaments_matches_are_listed_on_pages_that_each_name_the_others(tmp
         ids = [int(cell.split("</td>")[0]) for cell in html.split('<tr><td class="n">')[1:]]
         assert 0 < len(ids) <= 7
         listed += ids
+        for match_id in ids:  # a match's page links back to the page that lists it
+            assert f'href="../tournaments/{page.name}"' in (site / "matches" / f"{match_id}.html").read_text()
         for other in pages:
             if other != page:
                 assert f'href="../tournaments/{other.name}"' in html, (page.name, other.name)
@@ -218,6 +220,7 @@ def test_a_tournaments_matches_are_listed_on_pages_that_each_name_the_others(tmp
     again = ladder(tmp_path, "report", "--out", str(site), "--matches-per-page", "1000")
     assert again.returncode == 0, again.stderr
     assert not list(site.glob("tournaments/1-matches-*.html"))
+    assert 'href="../tournaments/1.html"' in (site / "matches" / f"{recorded[-1]}.html").read_text()
     assert 'class="pager"' not in first.read_text()
     bad = ladder(tmp_path, "report", "--out", str(site), "--matches-per-page", "0")
     assert bad.returncode == 2 and "Traceback" not in bad.stderr
