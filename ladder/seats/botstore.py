@@ -165,6 +165,8 @@ def check_bot(
     """
     files = read_files(path)
     report = CheckReport(path, content_hash(files), source_hash=content_hash(files))
+    if name is not None and (why := check_name(name)):  # a name given outright is refused before any sandbox work
+        return report.fail(why)
     say = progress or (lambda _message: None)
     with (
         _pinned_like_a_worker(),

@@ -17,9 +17,9 @@ def home(tmp_path: Path) -> Iterator[LadderHome]:
     yield LadderHome(tmp_path)
 
 
-@pytest.mark.needs_bot_sandbox  # `ladder submit` refuses to start without a sandbox before it reads the name
 def test_a_name_with_cl_for_d_is_refused(home: LadderHome) -> None:
-    """UTS #39's confusables give ``d`` the skeleton ``cl`` (as ``m`` has ``rn``): ``ranclom`` passes for ``random``."""
+    """UTS #39's confusables give ``d`` the skeleton ``cl`` (as ``m`` has ``rn``): ``ranclom`` passes for ``random``.
+    A name given with ``--name`` is refused before the sandbox starts (so also where there is none)."""
     honest = python_bot(home, "honest", HONEST)
     for name in ("ranclom", "RANCLOM-2"):
         refused = home.ladder("submit", str(honest), "--name", name, "--matches", "1")
