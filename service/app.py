@@ -4,7 +4,8 @@
   logged by proxies and kept in browser histories (:data:`service.security.TOKEN_QUERY_KEYS`);
 - the access log names the method, the path without its query string, the status and the author, never a
   header or a cookie;
-- pages are sent with headers that keep them out of frames and stop content sniffing.
+- pages are sent with headers that keep them out of frames, stop content sniffing and allow no script, style or
+  data from anywhere but the server itself (a Content-Security-Policy; not on the API's /docs and /redoc pages).
 """
 
 from __future__ import annotations
@@ -56,6 +57,14 @@ class Detached:
         return None
 
 
+# The pages load scripts, styles and data from this server only and run no inline script: a bot name or an
+# stderr line that slipped past escaping still could not run. FastAPI's /docs and /redoc pages load Swagger UI and
+# ReDoc from a CDN with an inline script, so they are served without it.
+CONTENT_SECURITY_POLICY = (
+    "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; object-src 'none'; "
+    "base-uri 'none'; form-action 'self'; frame-ancestors 'none'"
+)
+API_DOC_PAGES = frozenset({"/docs", "/docs/oauth2-redirect", "/redoc"})
 FORM_OVERHEAD = 64 * 1024  # a multipart body's headers and fields beside the file
 
 
@@ -136,6 +145,8 @@ def create_app(engine: Engine, settings: ServeSettings, runtime: Runtime | None 
         response.headers.setdefault("X-Frame-Options", "DENY")
         response.headers.setdefault("X-Content-Type-Options", "nosniff")
         response.headers.setdefault("Referrer-Policy", "same-origin")
+        if request.url.path not in API_DOC_PAGES:
+            response.headers.setdefault("Content-Security-Policy", CONTENT_SECURITY_POLICY)
         access.info(
             "%s %s %d %.0f ms",
             request.method,

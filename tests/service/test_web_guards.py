@@ -130,6 +130,9 @@ def test_a_logged_in_browser_cannot_log_out_or_submit_without_its_csrf_token(app
         assert browser.get("/me").status_code == 200  # still logged in
         page = browser.get("/me")
         assert page.headers["x-frame-options"] == "DENY" and "HttpOnly" not in page.text
+        policy = page.headers["content-security-policy"]  # no inline script, nothing from another site
+        assert "script-src 'self';" in policy and "default-src 'self';" in policy and "unsafe-inline" not in policy
+        assert "content-security-policy" not in browser.get("/docs").headers  # Swagger UI comes from its CDN
         session_csrf = page.text.split('name="csrf_token" value="')[1].split('"')[0]
         assert browser.post("/logout", data={"csrf_token": session_csrf}).status_code == 303
         assert browser.get("/me").status_code == 303  # logged out: sent to the login form
