@@ -145,10 +145,10 @@ def get_submission(submission_id: RowId, session: DB, who: Viewer) -> views.Subm
     if who is None:
         raise HTTPException(401, "this needs an author's token: send it as `Authorization: Bearer <token>`")
     row = session.get(SubmissionRow, submission_id)
-    if row is None:
-        raise HTTPException(404, f"there is no submission #{submission_id}")
-    if not views.may_see_private(who.author, row.author_id):
-        raise HTTPException(403, "this submission is another author's")
+    # another author's submission is answered as one that does not exist: ids are sequential, and a 403 would tell
+    # anyone with a token which ids exist and so how many bots the others send
+    if row is None or not views.may_see_private(who.author, row.author_id):
+        raise HTTPException(404, f"there is no submission #{submission_id} that you may see")
     return views.submission_view(session, row)
 
 

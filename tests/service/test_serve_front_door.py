@@ -133,7 +133,7 @@ def test_each_author_sees_their_own_stderr_and_not_the_others(ladder: Ladder) ->
     bobs = ladder.rows(
         "SELECT s.id FROM serve_submission s JOIN serve_author a ON a.id = s.author_id WHERE a.name = 'bob'"
     )
-    assert ladder.server.get(f"/api/submissions/{bobs[0][0]}", alice).status_code == 403
+    assert ladder.server.get(f"/api/submissions/{bobs[0][0]}", alice).status_code == 404  # as if it did not exist
     assert ladder.server.get(f"/api/submissions/{bobs[0][0]}", bob).json()["state"] == "active"
 
 

@@ -116,7 +116,11 @@ def test_only_the_operator_changes_a_bots_state_and_submissions_are_private(app:
     assert httpx.post(app.url + "/api/bots/x/pause", headers=bearer(app.tokens["op"])).status_code == 404
     upload = {"file": ("bot.py", BOT, "text/x-python")}
     sid = httpx.post(app.url + "/api/submissions", files=upload, headers=bearer(app.tokens["alice"])).json()["id"]
-    assert httpx.get(f"{app.url}/api/submissions/{sid}", headers=bearer(app.tokens["bob"])).status_code == 403
+    others = httpx.get(f"{app.url}/api/submissions/{sid}", headers=bearer(app.tokens["bob"]))
+    missing = httpx.get(f"{app.url}/api/submissions/{sid + 100}", headers=bearer(app.tokens["bob"]))
+    # another author's submission and one that does not exist get the same answer: ids are sequential
+    assert others.status_code == missing.status_code == 404
+    assert others.json()["detail"].replace(str(sid), "N") == missing.json()["detail"].replace(str(sid + 100), "N")
     assert httpx.get(f"{app.url}/api/submissions/{sid}").status_code == 401
     assert httpx.get(f"{app.url}/api/submissions/{sid}", headers=bearer(app.tokens["op"])).status_code == 200
     assert httpx.get(f"{app.url}/api/submissions/{sid + 100}", headers=bearer(app.tokens["alice"])).status_code == 404
