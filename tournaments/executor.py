@@ -293,8 +293,10 @@ class LocalPoolExecutor(Executor):
                 raise BrokenExecutor(self._broken)
             if self._shutdown:
                 raise RuntimeError("cannot submit a task after shutdown")
+            was_idle = not self._pending
             self._pending.append(_Task(future, fn, args, kwargs))
-        self._wake()
+        if was_idle:  # a queue that was not empty already woke the manager, which empties it before it waits
+            self._wake()
         return future
 
     def shutdown(self, wait: bool = True, *, cancel_futures: bool = False) -> None:

@@ -13,12 +13,15 @@ from __future__ import annotations
 
 import logging
 import time
+from collections import OrderedDict
 from collections.abc import Callable, Collection, Iterator, Mapping, Sequence
 
 from tournaments.config import Seatings
 from tournaments.formats import GamePlan, ScheduledMatch, cycle_schedule
 
 log = logging.getLogger("ladder.tournament")
+
+KEPT_MATCHES = 50_000  # the most scheduled matches kept dealt (a few kilobytes each at most)
 
 
 class Schedule:
@@ -32,21 +35,26 @@ class Schedule:
         self.seed = seed
         self.seatings = seatings  # the adaptive format's warm-up may play drawn rotations
         self._secret = secret
-        self._cycles: dict[int, list[ScheduledMatch]] = {}
+        self._cycles: OrderedDict[int, list[ScheduledMatch]] = OrderedDict()
         self.per_cycle = len(self.cycle(0))  # the same whatever the secret: it deals the cards, not the tables
 
     def deal_from(self, secret: bytes) -> None:
         """Deal every cycle from ``secret`` from now on (the tournament's own, once it is chosen)."""
         self._secret = secret
-        self._cycles = {}
+        self._cycles.clear()
 
     def cycle(self, number: int) -> list[ScheduledMatch]:
-        """The matches of cycle ``number``, in playing order."""
-        if number not in self._cycles:
-            self._cycles = {
-                number: cycle_schedule(self.format, self.plans, self.seed, number, self._secret, self.seatings)
-            }
-        return self._cycles[number]
+        """The matches of cycle ``number``, in playing order. The cycles last asked for are kept, up to
+        :data:`KEPT_MATCHES` matches: a run walks its cycles several times (what is missing, what each bot has
+        left, what to hand out), and dealing a cycle again cost about 20 µs a match each time."""
+        if number in self._cycles:
+            self._cycles.move_to_end(number)
+            return self._cycles[number]
+        matches = cycle_schedule(self.format, self.plans, self.seed, number, self._secret, self.seatings)
+        self._cycles[number] = matches
+        while len(self._cycles) > max(1, KEPT_MATCHES // max(1, len(matches))):
+            self._cycles.popitem(last=False)
+        return matches
 
     def missing(self, cycles: int, done: Collection[str]) -> Iterator[ScheduledMatch]:
         """The matches of the first ``cycles`` cycles whose key is not in ``done``, in playing order."""

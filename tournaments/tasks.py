@@ -12,7 +12,7 @@ field is added, removed or changes meaning.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, fields
 from datetime import datetime
 from typing import Any
 
@@ -53,7 +53,13 @@ class MatchTask:
         return MatchSpec(self.game, self.seats, self.seed, dict(self.options), self.key, self.bot_seeds)
 
     def to_wire(self) -> dict[str, Any]:
-        return {"schema": SCHEMA_VERSION, **asdict(self)}
+        """The task as a plain dict. Built field by field, not with :func:`dataclasses.asdict`: its deep copy of
+        the options and limits was the coordinator's largest cost per match on trivial matches (about 70 µs);
+        the message is pickled on its way to the worker anyway, so shallow copies are enough."""
+        message: dict[str, Any] = {"schema": SCHEMA_VERSION}
+        message.update((name, getattr(self, name)) for name in _TASK_FIELDS)
+        message["options"], message["limits"] = dict(self.options), dict(self.limits)
+        return message
 
     @classmethod
     def from_wire(cls, message: Mapping[str, Any]) -> MatchTask:
@@ -71,6 +77,9 @@ class MatchTask:
             hashes=tuple(message.get("hashes") or ()),
             retire=tuple(message.get("retire") or ()),
         )
+
+
+_TASK_FIELDS = tuple(f.name for f in fields(MatchTask))
 
 
 @dataclass(frozen=True)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from dataclasses import asdict
 from datetime import UTC, datetime
 
 import pytest
@@ -26,6 +27,7 @@ def test_a_task_and_a_record_survive_the_wire_unchanged() -> None:
         retire=("z",),
     )
     assert MatchTask.from_wire(task.to_wire()) == task
+    assert task.to_wire() == {"schema": SCHEMA_VERSION, **asdict(task)}  # the wire of any ladder of this schema
     record = MatchRecord(
         key=task.key,
         scores=(1.0, 0.0),
