@@ -11,10 +11,10 @@ from ladder.ratings import persistence as ratings
 
 
 def rerate(db: DbOption = None) -> None:
-    """Recompute every TrueSkill rating from the matches (the source of truth) and store them."""
+    """Recompute every TrueSkill rating from the matches (the source of truth) and store them, with their history."""
     with database(db) as session:
         tick = time.perf_counter()
-        rated = ratings.rerate(session)
+        rated = ratings.rerate(session, history=True)
         seconds = time.perf_counter() - tick
     Console().print(
         f"rated {rated.match_count} matches in {len(rated.pools())} pools "

@@ -12,7 +12,16 @@ from sqlmodel import Session, col, select
 
 from engine import GameFacts
 from ladder.matches.statuses import MatchStatus
-from ladder.ratings.trueskill_model import METHOD, MatchFact, RatingSet, SeatFact, Standing, compute, facts_of
+from ladder.ratings.trueskill_model import (
+    METHOD,
+    HistoryPoint,
+    MatchFact,
+    RatingSet,
+    SeatFact,
+    Standing,
+    compute,
+    facts_of,
+)
 from ladder.store.tables import MatchRow, RatingHistoryRow, RatingRow, RatingStateRow, SeatResultRow, utcnow
 
 # ---- the database side ------------------------------------------------------------------------------
@@ -75,9 +84,11 @@ def played_matches_marker(session: Session) -> tuple[int, int]:
     return int(count or 0), int(last or 0)
 
 
-def rate_database(session: Session, games: Mapping[str, GameFacts] | None = None) -> RatingSet:
-    """Compute the ratings of every played match in the database (writes nothing)."""
-    return compute(load_match_facts(session), games)
+def rate_database(session: Session, games: Mapping[str, GameFacts] | None = None, history: bool = False) -> RatingSet:
+    """Compute the ratings of every played match in the database (writes nothing); with ``history``, the rating
+    history too (one TrueSkill update per match in recording order: about nine tenths of the work, and only the
+    report's plots read it)."""
+    return compute(load_match_facts(session), games, history=history)
 
 
 def store(session: Session, rated: RatingSet) -> None:
@@ -126,11 +137,24 @@ def store(session: Session, rated: RatingSet) -> None:
     session.commit()
 
 
-def rerate(session: Session, games: Mapping[str, GameFacts] | None = None) -> RatingSet:
-    """Rebuild every rating from the matches and store them."""
-    rated = rate_database(session, games)
+def rerate(session: Session, games: Mapping[str, GameFacts] | None = None, history: bool = False) -> RatingSet:
+    """Rebuild every rating from the matches and store them; with ``history``, the rating history too (without,
+    the stored history is emptied and :func:`rating_history` computes it when asked)."""
+    rated = rate_database(session, games, history)
     store(session, rated)
     return rated
+
+
+def rating_history(session: Session, facts: list[MatchFact] | None = None) -> list[HistoryPoint]:
+    """Every pool's rating history: the stored one where the stored ratings are fresh and carry it (``ladder
+    rerate`` stores it; the end of a run and ``ladder serve`` do not), else computed from ``facts`` (every played
+    match's, loaded if not given)."""
+    state = session.exec(select(RatingStateRow)).first()
+    if state is not None and (state.match_count, state.last_match_id) == played_matches_marker(session):
+        rows = session.exec(select(RatingHistoryRow).order_by(col(RatingHistoryRow.id))).all()
+        if rows or state.match_count == 0:
+            return [HistoryPoint(h.pool, h.event, h.match_id, h.bot_version_id, h.mu, h.sigma) for h in rows]
+    return compute(load_match_facts(session) if facts is None else facts, history=True).history
 
 
 def load_stored(session: Session) -> RatingSet | None:

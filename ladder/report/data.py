@@ -36,7 +36,6 @@ from ladder.store.tables import (
     BotRow,
     BotVersionRow,
     MatchRow,
-    RatingHistoryRow,
     SeatResultRow,
     TournamentRow,
     live_state,
@@ -305,15 +304,9 @@ def load(session: Session) -> ReportData:
         for values in session.exec(select(*_MATCH_COLUMNS).order_by(MatchRow.id)).all()  # type: ignore[call-overload]
     ]
     rated, fresh = ratings_persistence.current(session)
-    history = (
-        rated.history
-        if not fresh
-        else [
-            HistoryPoint(h.pool, h.event, h.match_id, h.bot_version_id, h.mu, h.sigma)
-            for h in session.exec(select(RatingHistoryRow).order_by(RatingHistoryRow.id)).all()  # type: ignore[arg-type]
-        ]
-    )
-    evidence = certainty.paired_evidence(ratings_persistence.load_match_facts(session))
+    facts = ratings_persistence.load_match_facts(session)
+    history = ratings_persistence.rating_history(session, facts)
+    evidence = certainty.paired_evidence(facts)
     return ReportData(versions, tournaments, matches, rated, fresh, history, evidence)
 
 
