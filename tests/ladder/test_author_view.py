@@ -83,7 +83,9 @@ def test_bot_shows_ratings_with_uncertainty_failures_with_stderr_and_replay_link
     assert run.returncode == 0, run.stderr
     out = run.stdout
     assert "sigma" in out and "elfer-raus/2p" in out and "elfer-raus/3p" in out
-    assert "exception: RuntimeError while choosing its action #1: three is a crowd" in " ".join(out.split())
+    # the first decision it is asked (its number depends on the deal: forced moves are played for it; the number
+    # itself is checked in tests/tournaments/test_author_loop.py)
+    assert re.search(r"exception: RuntimeError while choosing its action #\d+: three is a crowd", " ".join(out.split()))
     assert "| <b>crowd gives up</b>" in out  # its own stderr, as written (a terminal shows it as text)
     replays = re.findall(r"ladder replay (\d+), or in the report:\s+(\S+matches/(\d+)\.html)", out)
     assert replays and all(a == b for a, _, b in replays)
