@@ -5,9 +5,11 @@ Each round is chosen from the database as it is (:func:`plan_round`):
 1. **Placement.** A version that has not yet met every other bot of a pool it claims ``placement_deals``
    times plays that first: tables of it and the bots it has met least (a deal in every balanced seating,
    as a tournament plays it; in a solitaire the same deal for every bot of the pool).
-2. **Certainty.** Every other pool is judged as the adaptive format judges it (:mod:`ladder.ratings.certainty` on
-   the served matches' ratings): a settled pool plays nothing; an open one plays a deal of a table holding
-   each open adjacent pair (the pair and the bots nearest them), as :mod:`tournaments.adaptive` does.
+2. **Certainty.** Every other pool is judged by the paired sequential verdict of the served matches, exactly as
+   the served pages show it (:func:`ladder.ratings.certainty.assess` with the pool's paired evidence, on the
+   leaderboard in TrueSkill's order): a settled pool plays nothing; an open one plays a deal of a table holding
+   each open adjacent pair (the pair and the bots nearest them), as :mod:`tournaments.adaptive` does, in the
+   rotations of one order drawn for the deal (each bot in each seat once).
 3. **Fair shares.** The candidate deals are taken in turn by the author who has had the fewest seats so
    far (seats of the served ladder, all their versions together), placement first, until the round holds
    ``size`` matches: an author with many bots does not get more of the workers than one with a single bot.
@@ -26,9 +28,11 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 from engine import get_game
+from ladder.matches.deals import keyed_seed
 from ladder.ratings import certainty
 from ladder.ratings.pools import PoolKey
 from ladder.ratings.trueskill_model import RatingSet, Standing, pool_key
+from ladder.ratings.verdict import Ledger, PoolEvidence
 from ladder.seats.roster import Entrant
 from tournaments.formats import GamePlan, ScheduledMatch, deal_group, deal_key, deal_seed
 
@@ -43,7 +47,7 @@ class FieldEntry:
 
 @dataclass(frozen=True)
 class Candidate:
-    """One deal of one table (all its seatings): the unit the round is built from."""
+    """One deal of one table (its seatings): the unit the round is built from."""
 
     pool: str
     number: int
@@ -105,6 +109,9 @@ class RoundBuilder:
             deal_seed(self.secret, 0, key.game, 0, key.players, number),
             [f.entrant for f in ordered],
             solitaire=key.players == 1,
+            # placement in every balanced seating; the certainty deals, like the adaptive format's, in the rotations
+            # of one order drawn per deal (docs/verdict.md, "Fewer seatings per deal")
+            rotations_seed=None if placement else keyed_seed(self.secret, "seatings"),
         )
         authors = tuple(f.author_id for f in ordered if f.author_id is not None)
         return Candidate(pool, number, tuple(matches), placement, authors)
@@ -148,10 +155,17 @@ class RoundBuilder:
         return tables
 
     def certainty_deals(
-        self, pool: str, members: Sequence[FieldEntry], rated: RatingSet, refresh: bool = False
+        self,
+        pool: str,
+        members: Sequence[FieldEntry],
+        rated: RatingSet,
+        refresh: bool = False,
+        evidence: PoolEvidence | None = None,
     ) -> list[Candidate]:
         """A deal of a table around each open adjacent pair of the pool's leaderboard (none once settled; with
-        ``refresh``, a settled pool plays one deal around its least certain pair instead)."""
+        ``refresh``, a settled pool plays one deal around its least certain pair instead). Settled and open are
+        the paired verdict's of ``evidence``, as the served pages show them (the leaderboard in TrueSkill's order,
+        as they show it); without evidence, the ratings' posteriors'."""
         key = PoolKey.parse(pool)
         known = rated.standings.get(pool, {})
         by_version = {f.entrant.version_id: f for f in members}
@@ -159,7 +173,7 @@ class RoundBuilder:
             (known.get(v) or Standing(pool, key.game, key.players, v) for v in by_version),
             key=lambda s: (-s.conservative, -s.mu, s.bot_version_id),
         )
-        verdict = certainty.assess(table, pool, self.confidence, self.indifference)
+        verdict = certainty.assess(table, pool, self.confidence, self.indifference, evidence=evidence)
         pairs = verdict.open_pairs()
         if verdict.settled:
             if not refresh or not verdict.pairs:
@@ -210,20 +224,32 @@ def fair_share(candidates: Sequence[Candidate], seats: Mapping[int, int], size: 
     return chosen
 
 
-def refresh_round(builder: RoundBuilder, field: Sequence[FieldEntry], rated: RatingSet) -> list[Candidate]:
+def refresh_round(
+    builder: RoundBuilder, field: Sequence[FieldEntry], rated: RatingSet, evidence: Ledger | None = None
+) -> list[Candidate]:
     """When every pool is settled: one deal per pool around its least certain pair, so that a settled ladder keeps
     checking its answers at a slow pace (``--refresh-seconds``) instead of never playing again."""
     return [
         candidate
         for pool, members in pools_of(field).items()
-        for candidate in builder.certainty_deals(pool, members, rated, refresh=True)
+        for candidate in builder.certainty_deals(pool, members, rated, True, _pool_evidence(evidence, pool))
     ]
 
 
+def _pool_evidence(evidence: Ledger | None, pool: str) -> PoolEvidence | None:
+    return evidence.pool(pool) if evidence is not None else None
+
+
 def plan_round(
-    builder: RoundBuilder, field: Sequence[FieldEntry], rated: RatingSet, size: int, passes: int = 4
+    builder: RoundBuilder,
+    field: Sequence[FieldEntry],
+    rated: RatingSet,
+    size: int,
+    passes: int = 4,
+    evidence: Ledger | None = None,
 ) -> list[Candidate]:
-    """The next round (empty: every pool is settled, or nothing can be played).
+    """The next round (empty: every pool is settled, or nothing can be played). ``evidence``: the served matches'
+    paired deals, which decide which pools are settled (the scheduler always gives them).
 
     When the open pools' deals fill less than ``size`` matches (few bots), each open table is dealt again (up
     to ``passes`` deals of it a round), so the workers are not left idle while the round is played.
@@ -235,7 +261,7 @@ def plan_round(
         if placing:
             candidates.extend(placing)
             continue
-        dealt = builder.certainty_deals(pool, members, rated)
+        dealt = builder.certainty_deals(pool, members, rated, evidence=_pool_evidence(evidence, pool))
         if dealt:
             candidates.extend(dealt)
             open_pools.append((pool, members))
@@ -243,7 +269,7 @@ def plan_round(
         if not open_pools or sum(len(c.matches) for c in candidates) >= size:
             break
         for pool, members in open_pools:
-            candidates.extend(builder.certainty_deals(pool, members, rated))
+            candidates.extend(builder.certainty_deals(pool, members, rated, evidence=_pool_evidence(evidence, pool)))
     return fair_share(candidates, builder.history.seats, size)
 
 

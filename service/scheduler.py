@@ -40,9 +40,11 @@ from sqlmodel import Session, col, select
 from ladder.matches.deals import DealSecret, bot_seed
 from ladder.matches.statuses import MatchStatus, TournamentState
 from ladder.paths import results_dir
+from ladder.ratings import certainty
 from ladder.ratings import persistence as ratings_persistence
 from ladder.ratings import trueskill_model as ratings_trueskill_model
 from ladder.ratings.trueskill_model import RatingSet
+from ladder.ratings.verdict import Ledger
 from ladder.sandbox.limits import SandboxLimits as Limits
 from ladder.sandbox.submission import read_files
 from ladder.seats.botref import BotRef
@@ -170,9 +172,11 @@ class ServeLoop:
             [(pool, number, placement, json.loads(ids)) for pool, number, placement, ids in rows], authors
         )
 
-    def _rated(self) -> RatingSet:
+    def _rated(self) -> tuple[RatingSet, Ledger]:
+        """The served matches' ratings and their paired evidence (which decides what is settled, as on the pages)."""
         facts = ratings_persistence.load_match_facts(self.session, self.tournament_id)
-        return ratings_trueskill_model.compute(facts, history=False)
+        evidence = certainty.paired_evidence(facts, self.settings.indifference)
+        return ratings_trueskill_model.compute(facts, history=False), evidence
 
     def _plan(self, refresh: bool = False) -> list[ScheduledMatch]:
         """Choose the next round (a refresh round of a settled ladder with ``refresh``) and write it as planned;
@@ -186,11 +190,11 @@ class ServeLoop:
             self.settings.confidence,
             self.settings.indifference,
         )
-        rated = self._rated()
+        rated, evidence = self._rated()
         chosen = (
-            refresh_round(builder, field, rated)
+            refresh_round(builder, field, rated, evidence)
             if refresh
-            else plan_round(builder, field, rated, max(4, 2 * self.workers))
+            else plan_round(builder, field, rated, max(4, 2 * self.workers), evidence=evidence)
         )
         if not chosen:
             return []

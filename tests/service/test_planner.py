@@ -90,3 +90,64 @@ def test_a_settled_ladder_refreshes_with_one_deal_around_its_least_certain_pair(
     two = [c for c in chosen if c.pool == "elevenses/2p"]
     assert len(two) == 1 and {e.version_id for e in two[0].matches[0].seats} == {2, 3}  # 30 vs 28: the closest
     assert {c.pool for c in chosen} == {"elevenses/2p", "elevenses/3p"}
+
+
+def test_what_is_settled_is_the_paired_verdict_the_pages_show_not_the_posteriors() -> None:
+    """The served pages judge a pool by the paired sequential verdict; so does the planner (given the served
+    matches' evidence, as the scheduler gives it). Here the two disagree both ways."""
+    from ladder.ratings import certainty
+    from ladder.ratings.trueskill_model import MatchFact, SeatFact
+
+    field = [entry(1, 10), entry(2, 20)]
+    rows = [("elevenses/2p", n, True, [1, 2]) for n in range(2)]
+    facts = []
+    for deal in range(40):  # bot 1 ahead of bot 2 on every deal, from either seat
+        for seating in ((1, 2), (2, 1)):
+            seats = tuple(SeatFact(v, 10.0 if v == 1 else 0.0, 1 if v == 1 else 2, False, None) for v in seating)
+            facts.append(MatchFact(len(facts) + 1, 1, "elevenses", 2, f"c0/elevenses/o0/2p/d{deal}", seats))
+    shown = certainty.paired_evidence(facts)
+    close = RatingSet()  # posteriors that cannot tell the two apart
+    close.standings["elevenses/2p"] = {
+        1: Standing("elevenses/2p", "elevenses", 2, 1, 25.0, 5.0),
+        2: Standing("elevenses/2p", "elevenses", 2, 2, 24.0, 5.0),
+    }
+    planner = builder(rows, {1: 10, 2: 20})
+    assert certainty.assess(
+        [close.standings["elevenses/2p"][v] for v in (1, 2)], "elevenses/2p", evidence=shown.pool("elevenses/2p")
+    ).settled
+    assert planner.certainty_deals("elevenses/2p", field, close, evidence=shown.pool("elevenses/2p")) == []
+    assert plan_round(planner, field, close, size=8, evidence=shown) == []
+    assert plan_round(planner, field, close, size=8)  # by the posteriors alone it would go on playing
+    # posteriors far apart, but no paired deal yet: the pages say "not yet", and the planner plays
+    apart = RatingSet()
+    apart.standings["elevenses/2p"] = {
+        1: Standing("elevenses/2p", "elevenses", 2, 1, 40.0, 0.5),
+        2: Standing("elevenses/2p", "elevenses", 2, 2, 10.0, 0.5),
+    }
+    nothing = certainty.paired_evidence([])
+    assert plan_round(builder(rows, {1: 10, 2: 20}), field, apart, size=8) == []
+    assert plan_round(builder(rows, {1: 10, 2: 20}), field, apart, size=8, evidence=nothing)
+
+
+def test_certainty_deals_are_played_in_drawn_rotations_and_placement_in_every_seating() -> None:
+    field = [entry(1, 10), entry(2, 20), entry(3, 30)]
+    placement = [c for c in plan_round(builder(), field, RatingSet(), size=100) if c.pool == "elevenses/3p"]
+    assert placement and all(len(c.matches) == 6 for c in placement)  # 3! seatings
+    met = [(pool, n, True, [1, 2, 3]) for pool in ("elevenses/2p", "elevenses/3p") for n in range(2)]
+    met += [("elevenses/2p", 2 + n, True, list(pair)) for n, pair in enumerate(((1, 2), (1, 3), (2, 3)) * 2)]
+    close = RatingSet()
+    close.standings["elevenses/3p"] = {
+        v: Standing("elevenses/3p", "elevenses", 3, v, 25.0 - v / 10, 5.0) for v in (1, 2, 3)
+    }
+    chosen = [
+        c for c in plan_round(builder(met, {1: 10, 2: 20, 3: 30}), field, close, size=30) if c.pool == "elevenses/3p"
+    ]
+    assert chosen and not any(c.placement for c in chosen)
+    orders = set()
+    for candidate in chosen:
+        seatings = [tuple(e.version_id for e in m.seats) for m in candidate.matches]
+        assert len(seatings) == 3 and all(len({s[seat] for s in seatings}) == 3 for seat in range(3))
+        first = seatings[0]
+        assert set(seatings) == {first[i:] + first[:i] for i in range(3)}  # the rotations of one order
+        orders.add(min(seatings))
+    assert len({c.number for c in chosen}) == len(chosen)
