@@ -302,11 +302,24 @@ def _serve(host: _Host, protocol: Any) -> None:
     """Answer requests until the ladder says ``bye`` or closes the channel."""
     read_frame, frame_length, decode_request = _read_frame, protocol.frame_length, protocol.decode_request
     pack, header, encode, write, out = protocol.HEADER.pack, protocol.HEADER.size, protocol.encode, _write, _OUT
+    unpack_from, read, source, pending = protocol.HEADER.unpack_from, os.read, _IN, _pending
+    loads = protocol._loads if protocol.orjson is not None else json.loads
+    mark = protocol.STANDARD_MARK
     while True:
-        body = read_frame(MAX_REQUEST_BYTES, frame_length, header)
-        if body is None:
-            os._exit(0)
-        request = decode_request(body)
+        # the usual case inline (a few calls fewer per decision): one read brought exactly one whole frame
+        chunk = b"" if pending else read(source, 1 << 16)
+        size = len(chunk) - header
+        if 0 <= size <= MAX_REQUEST_BYTES and unpack_from(chunk)[0] == size:
+            body = chunk[header:]
+        else:
+            pending += chunk
+            if not chunk and not pending:
+                os._exit(0)  # the ladder closed the channel
+            framed = read_frame(MAX_REQUEST_BYTES, frame_length, header)
+            if framed is None:
+                os._exit(0)
+            body = framed
+        request = loads(body) if body[:1] != mark else decode_request(body)
         op = request["op"]
         if op == "act" and host.bot is not None:  # the hot path: one decision
             clock = request.get("clock")

@@ -28,7 +28,7 @@ from ladder.sandbox.host_evidence import (
 )
 from ladder.sandbox.launch import BotLaunch, child_of, read_info_pid
 from ladder.sandbox.limits import SandboxLimits
-from ladder.sandbox.move_clock import MoveUsage, MoveWatch, read_times, timeout_detail
+from ladder.sandbox.move_clock import FIRST_CHECK_SECONDS, MoveUsage, MoveWatch, read_times, timeout_detail
 from ladder.sandbox.pidfd import _pidfd_alive, _pidfd_open
 from ladder.sandbox.stderr_tail import StderrTail
 from ladder.sandbox.submission import Submission
@@ -36,6 +36,7 @@ from ladder.sandbox.uids import UidLease
 
 STACK_SIGNAL = signal.SIGUSR1  # the bot host dumps its Python stack to stderr on it (faulthandler)
 STACK_WAIT_SECONDS = 0.5  # how long a timed-out bot's stack dump is waited for before the kill
+_unpack_header = protocol.HEADER.unpack_from
 GIVE_BACK_LIMIT = 4.0  # a move gets back at most this many times its wall-clock cap (CPU its stopped opponents took)
 
 
@@ -301,14 +302,42 @@ class BotProcess(BotLaunch):
             self.resume()
         if written < len(data):
             self._send(memoryview(data)[written:], deadline, what)
+        reply = self._quick_reply(deadline, what)
         while True:
-            reply = self._receive(deadline, what)
+            if reply is None:
+                reply = self._receive(deadline, what)
             reply_seq = reply["seq"]
             if reply_seq == seq:
                 self._after_reply(stay_running)
                 return reply
             if reply_seq > seq:
                 self._die("garbage", f"a reply numbered {reply_seq} to a request not yet made (expected {seq})")
+            reply = None
+
+    def _quick_reply(self, deadline: float, what: str) -> dict[str, Any] | None:
+        """The usual case of :meth:`_receive`, with no calls between the ``poll`` and the parse: the reply comes
+        within the move's first watch slice (:data:`~ladder.sandbox.move_clock.FIRST_CHECK_SECONDS`), whole in one
+        read. ``None`` for anything else (nothing yet, part of a frame, more than one, a frame over the cap), which
+        :meth:`_receive` then handles from where this left it (what was read is in :attr:`buffer`)."""
+        buffer = self.buffer
+        if buffer:
+            return None
+        watch = self._watch
+        until = deadline if watch is None else min(deadline, watch.started + FIRST_CHECK_SECONDS)
+        wait = until - time.monotonic()
+        if wait <= 0.0 or not self._poll_in.poll(wait * 1000):
+            return None
+        try:
+            chunk = os.read(self._in, 65536)
+        except OSError:
+            chunk = b""
+        if not chunk:
+            self._died(what)
+        size = len(chunk) - 4
+        if size < 0 or _unpack_header(chunk)[0] != size or size > self.limits.reply_bytes:
+            buffer += chunk
+            return None
+        return self._parse(chunk[4:], what)
 
     def _after_reply(self, stay_running: bool) -> None:
         """Stop the bot once it has answered, or leave it running and note its CPU clock (see :meth:`request`)."""
@@ -325,7 +354,9 @@ class BotProcess(BotLaunch):
                 TimeoutKind.CPU,
                 f"used {unasked:.2f} s of CPU between its decisions, more than its move may use ({cpu_seconds:.2f} s)",
             )
-        stopped_work = max(worked_while_stopped(self.bot_pid), worked)
+        stopped_work = worked_while_stopped(self.bot_pid)
+        if worked > stopped_work:
+            stopped_work = worked
         if stopped_work:
             self._die_timeout(
                 TimeoutKind.CPU,
@@ -338,7 +369,7 @@ class BotProcess(BotLaunch):
         self._given_back = 0.0
         if self._watch is not None:  # what it used unasked is part of this move: the move may use only the rest
             self._watch.begin(None if cpu_seconds is None else cpu_seconds - unasked, now)
-        return now + max(0.0, timeout)
+        return now + timeout if timeout > 0.0 else now
 
     def move_cpu_seconds(self) -> float | None:
         """CPU seconds the last request used (``None``: answered too fast to be measured, see :mod:`ladder.sandbox.move_clock`),

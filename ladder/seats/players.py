@@ -161,12 +161,14 @@ class SandboxedPlayer:
         process = self.process
         if process is None:
             raise BotFailure(FailureReason.CRASH, "the bot's process is gone")
-        self.pool._turn_to(process)
-        limits = self.pool.limits
+        pool = self.pool
+        if pool._running is not None:  # another bot left running after its own decision is stopped first
+            pool._turn_to(process)
+        limits = pool.limits
         if self.bank != self._clock_bank:
             self._set_clock()
         cap = self._wall_cap
-        timeout = min(cap, self.remaining)
+        timeout = cap if cap < self.remaining else self.remaining
         if timeout <= 0:
             self._fail(
                 BotTimeout(
@@ -180,7 +182,7 @@ class SandboxedPlayer:
         try:
             reply = process.request(message, timeout, what, cpu_seconds=self._cpu_allowance, stay_running=stay_running)
             if stay_running:
-                self.pool._running = process
+                pool._running = process
         except BotTimeout as failure:
             if failure.kind is TimeoutKind.WALL and timeout < cap:
                 failure = BotTimeout(
