@@ -284,7 +284,9 @@ class SandboxedPlayer:
             "options": dict(match.options),
             "seed": match.seed,
         }
-        self._request({"op": "start", "match": payload}, "starting the match")
+        # alone at the table, its first decision comes next with no other seat to run in between: it is left
+        # running (charged what it uses until then, as after a decision) rather than stopped and resumed at once
+        self._request({"op": "start", "match": payload}, "starting the match", stay_running=match.num_players == 1)
 
     def act(self, observation: dict[str, Any], legal_actions: list[dict[str, Any]]) -> dict[str, Any]:
         self.actions += 1
