@@ -17,8 +17,9 @@ from collections.abc import Iterable
 from typing import Any, NoReturn
 
 from ladder.guest import protocol
-from ladder.matches.match import BotFailure, BotTimeout, TimeoutKind
+from ladder.matches.match import BotFailure, TimeoutKind
 from ladder.sandbox.between_turns import BetweenTurns
+from ladder.sandbox.bot_failures import BotFailures
 from ladder.sandbox.bot_info import BotInfo, read_bot_info
 from ladder.sandbox.host_evidence import (
     bot_cpus,
@@ -34,8 +35,6 @@ from ladder.sandbox.stderr_tail import StderrTail
 from ladder.sandbox.submission import Submission
 from ladder.sandbox.uids import UidLease
 
-STACK_SIGNAL = signal.SIGUSR1  # the bot host dumps its Python stack to stderr on it (faulthandler)
-STACK_WAIT_SECONDS = 0.5  # how long a timed-out bot's stack dump is waited for before the kill
 _unpack_header = protocol.HEADER.unpack_from
 GIVE_BACK_LIMIT = 4.0  # a move gets back at most this many times its wall-clock cap (CPU its stopped opponents took)
 
@@ -43,7 +42,7 @@ GIVE_BACK_LIMIT = 4.0  # a move gets back at most this many times its wall-clock
 # ---------------------------------------------------------------- one bot process
 
 
-class BotProcess(BotLaunch):
+class BotProcess(BotFailures, BotLaunch):
     """One sandboxed bot process: start it, send it requests with deadlines, kill it.
 
     ``layers`` is a subset of :data:`LAYERS` (``process`` always applies).
@@ -486,71 +485,6 @@ class BotProcess(BotLaunch):
         kind = TimeoutKind.CPU if over_cpu else TimeoutKind.STARTUP if self.info is None else TimeoutKind.WALL
         detail, host_fault = timeout_detail(kind, usage, limit, self._move_limit, what)
         self._die_timeout(kind, detail + (f"; stopped in {where}" if where else ""), host_fault)
-
-    def _die_timeout(self, kind: TimeoutKind, detail: str, host_fault: str = "") -> NoReturn:
-        self.kill()
-        raise BotTimeout(kind, detail, self.stderr_tail(), host_fault)
-
-    def _stuck_stack(self) -> str:
-        """The Python stack of a bot that does not answer, before it is killed: the bot host's faulthandler
-        writes it to stderr on STACK_SIGNAL; wait (briefly) until it is written."""
-        if self.bot_pid is None or self.stderr is None or not self.alive():
-            return ""
-        mark = self.stderr.total
-        self._signal(STACK_SIGNAL)  # through the pidfd: never a reused pid
-        deadline = time.monotonic() + STACK_WAIT_SECONDS
-        seen = ""
-        while time.monotonic() < deadline:
-            time.sleep(0.02)
-            text = self.stderr.since(mark)
-            if text and text == seen and "most recent call first" in text:
-                break  # written, and nothing more came for a moment
-            seen = text
-        return self.stderr.since(mark)
-
-    def _died(self, what: str) -> NoReturn:
-        """The bot closed the channel: say how it ended (exit status or signal)."""
-        status = None
-        if self.popen is not None:
-            try:
-                status = self.popen.wait(timeout=0.5)
-            except subprocess.TimeoutExpired:
-                status = None
-        if status is None:
-            self._die("crash", f"the bot closed its channel while {what}")
-        if status < 0 or status > 128:
-            number = -status if status < 0 else status - 128
-            try:
-                name = signal.Signals(number).name
-            except ValueError:
-                name = f"signal {number}"
-            if number == signal.SIGXCPU:
-                self._die_timeout(TimeoutKind.CPU, f"the bot process used up its CPU time limit while {what}")
-            self._die("crash", f"the bot process was killed by {name} while {what}")
-        self._die("crash", f"the bot process exited with status {status} while {what}")
-
-    def _fail_with_error(self, error: Any, what: str) -> NoReturn:
-        """The bot raised: turn its error report into a failure (``memory`` for MemoryError)."""
-        if not isinstance(error, dict):
-            self._die("garbage", "a malformed error report")
-        kind = str(error.get("type", "Exception"))[:100]
-        message = str(error.get("message", ""))[:1000]
-        trace = str(error.get("traceback", ""))[-4000:]
-        reason = "memory" if kind == "MemoryError" else "exception"
-        detail = f"{kind} while {what}: {message}" if message else f"{kind} while {what}"
-        tail = self.stderr_tail()
-        self.kill()
-        raise BotFailure(reason, detail, (trace + ("\n" + tail if tail else "")).strip())
-
-    def _die(self, reason: str, detail: str) -> NoReturn:
-        self.kill()
-        raise BotFailure(reason, detail, self.stderr_tail())
-
-    def stderr_tail(self) -> str:
-        """The end of what the bot wrote in its current match (see :attr:`stderr_mark`)."""
-        if self.stderr is None:
-            return ""
-        return self.stderr.since(self.stderr_mark, self.limits.stderr_lines)
 
     # -- accounting and the end -----------------------------------------------------------------
     def cpu_seconds_used(self) -> float | None:
