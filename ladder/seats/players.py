@@ -162,8 +162,7 @@ class SandboxedPlayer:
         if process is None:
             raise BotFailure(FailureReason.CRASH, "the bot's process is gone")
         pool = self.pool
-        if pool._running is not None:  # another bot left running after its own decision is stopped first
-            pool._turn_to(process)
+        pool._turn_to(process)
         limits = pool.limits
         if self.bank != self._clock_bank:
             self._set_clock()
