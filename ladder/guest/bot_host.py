@@ -298,15 +298,44 @@ def _become_program(config: dict[str, Any]) -> None:
         os._exit(127)
 
 
+def _next_frame(chunk: bytes, frame_length: Any, header: int) -> bytes:
+    """The next request's body when ``chunk`` (what was just read, or nothing while requests wait in
+    :data:`_pending`) is not exactly one frame; leaves the host when the ladder has closed the channel."""
+    _pending.extend(chunk)
+    if not chunk and not _pending:
+        os._exit(0)
+    body = _read_frame(MAX_REQUEST_BYTES, frame_length, header)
+    if body is None:
+        os._exit(0)
+    return body
+
+
+def _answer(host: _Host, request: dict[str, Any]) -> dict[str, Any]:
+    """The reply to any request but a decision the bot answered with an index (``bye`` leaves the host)."""
+    if request["op"] == "bye":
+        os._exit(0)
+    try:
+        return host.handle(request)
+    except Exception as error:  # noqa: BLE001 - the bot broke something the host relies on: report it
+        return {"error": _error(error, 0)}
+
+
 def _serve(host: _Host, protocol: Any) -> None:
     """Answer requests until the ladder says ``bye`` or closes the channel."""
-    read_frame, frame_length, decode_request = _read_frame, protocol.frame_length, protocol.decode_request
+    frame_length, decode_request = protocol.frame_length, protocol.decode_request
     pack, header, encode, write, out = protocol.HEADER.pack, protocol.HEADER.size, protocol.encode, _write, _OUT
+    unpack_from, read, source, pending = protocol.HEADER.unpack_from, os.read, _IN, _pending
+    loads = protocol._loads if protocol.orjson is not None else json.loads
+    mark = protocol.STANDARD_MARK
     while True:
-        body = read_frame(MAX_REQUEST_BYTES, frame_length, header)
-        if body is None:
-            os._exit(0)
-        request = decode_request(body)
+        # the usual case inline (a few calls fewer per decision): one read brought exactly one whole frame
+        chunk = b"" if pending else read(source, 1 << 16)
+        size = len(chunk) - header
+        if 0 <= size <= MAX_REQUEST_BYTES and unpack_from(chunk)[0] == size:
+            body = chunk[header:]
+        else:
+            body = _next_frame(chunk, frame_length, header)
+        request = loads(body) if body[:1] != mark else decode_request(body)
         op = request["op"]
         if op == "act" and host.bot is not None:  # the hot path: one decision
             clock = request.get("clock")
@@ -323,13 +352,8 @@ def _serve(host: _Host, protocol: Any) -> None:
                 if written < len(frame):  # a pipe takes a frame this small whole; never reached, but exact
                     write(frame[written:])
                 continue
-        elif op == "bye":
-            os._exit(0)
         else:
-            try:
-                reply = host.handle(request)
-            except Exception as error:  # noqa: BLE001 - the bot broke something the host relies on: report it
-                reply = {"error": _error(error, 0)}
+            reply = _answer(host, request)
         reply["seq"] = request["seq"]
         write(encode(reply))
 

@@ -55,8 +55,8 @@ def leave_party(pid: int | None) -> None:
 def worked_while_stopped(pid: int | None) -> float:
     """CPU seconds bot ``pid`` was seen to use while stopped, during another bot's move (0.0: none); forgotten once
     told, so the bot is judged for it at its next request."""
-    if pid is None:
-        return 0.0
+    if pid is None or not _worked_while_stopped:  # read unlocked (every request asks): an entry written meanwhile
+        return 0.0  # is for a bot whose opponent is moving, and is told at that bot's own next request
     with _lock:
         return _worked_while_stopped.pop(pid, 0.0)
 

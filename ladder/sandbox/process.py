@@ -17,8 +17,9 @@ from collections.abc import Iterable
 from typing import Any, NoReturn
 
 from ladder.guest import protocol
-from ladder.matches.match import BotFailure, BotTimeout, TimeoutKind
+from ladder.matches.match import BotFailure, TimeoutKind
 from ladder.sandbox.between_turns import BetweenTurns
+from ladder.sandbox.bot_failures import BotFailures
 from ladder.sandbox.bot_info import BotInfo, read_bot_info
 from ladder.sandbox.host_evidence import (
     bot_cpus,
@@ -28,21 +29,20 @@ from ladder.sandbox.host_evidence import (
 )
 from ladder.sandbox.launch import BotLaunch, child_of, read_info_pid
 from ladder.sandbox.limits import SandboxLimits
-from ladder.sandbox.move_clock import MoveUsage, MoveWatch, read_times, timeout_detail
+from ladder.sandbox.move_clock import FIRST_CHECK_SECONDS, MoveUsage, MoveWatch, read_times, timeout_detail
 from ladder.sandbox.pidfd import _pidfd_alive, _pidfd_open
 from ladder.sandbox.stderr_tail import StderrTail
 from ladder.sandbox.submission import Submission
 from ladder.sandbox.uids import UidLease
 
-STACK_SIGNAL = signal.SIGUSR1  # the bot host dumps its Python stack to stderr on it (faulthandler)
-STACK_WAIT_SECONDS = 0.5  # how long a timed-out bot's stack dump is waited for before the kill
+_unpack_header = protocol.HEADER.unpack_from
 GIVE_BACK_LIMIT = 4.0  # a move gets back at most this many times its wall-clock cap (CPU its stopped opponents took)
 
 
 # ---------------------------------------------------------------- one bot process
 
 
-class BotProcess(BotLaunch):
+class BotProcess(BotFailures, BotLaunch):
     """One sandboxed bot process: start it, send it requests with deadlines, kill it.
 
     ``layers`` is a subset of :data:`LAYERS` (``process`` always applies).
@@ -301,14 +301,42 @@ class BotProcess(BotLaunch):
             self.resume()
         if written < len(data):
             self._send(memoryview(data)[written:], deadline, what)
+        reply = self._quick_reply(deadline, what)
         while True:
-            reply = self._receive(deadline, what)
+            if reply is None:
+                reply = self._receive(deadline, what)
             reply_seq = reply["seq"]
             if reply_seq == seq:
                 self._after_reply(stay_running)
                 return reply
             if reply_seq > seq:
                 self._die("garbage", f"a reply numbered {reply_seq} to a request not yet made (expected {seq})")
+            reply = None
+
+    def _quick_reply(self, deadline: float, what: str) -> dict[str, Any] | None:
+        """The usual case of :meth:`_receive`, with no calls between the ``poll`` and the parse: the reply comes
+        within the move's first watch slice (:data:`~ladder.sandbox.move_clock.FIRST_CHECK_SECONDS`), whole in one
+        read. ``None`` for anything else (nothing yet, part of a frame, more than one, a frame over the cap), which
+        :meth:`_receive` then handles from where this left it (what was read is in :attr:`buffer`)."""
+        buffer = self.buffer
+        if buffer:
+            return None
+        watch = self._watch
+        until = deadline if watch is None else min(deadline, watch.started + FIRST_CHECK_SECONDS)
+        wait = until - time.monotonic()
+        if wait <= 0.0 or not self._poll_in.poll(wait * 1000):
+            return None
+        try:
+            chunk = os.read(self._in, 65536)
+        except OSError:
+            chunk = b""
+        if not chunk:
+            self._died(what)
+        size = len(chunk) - 4
+        if size < 0 or _unpack_header(chunk)[0] != size or size > self.limits.reply_bytes:
+            buffer += chunk
+            return None
+        return self._parse(chunk[4:], what)
 
     def _after_reply(self, stay_running: bool) -> None:
         """Stop the bot once it has answered, or leave it running and note its CPU clock (see :meth:`request`)."""
@@ -325,7 +353,9 @@ class BotProcess(BotLaunch):
                 TimeoutKind.CPU,
                 f"used {unasked:.2f} s of CPU between its decisions, more than its move may use ({cpu_seconds:.2f} s)",
             )
-        stopped_work = max(worked_while_stopped(self.bot_pid), worked)
+        stopped_work = worked_while_stopped(self.bot_pid)
+        if worked > stopped_work:
+            stopped_work = worked
         if stopped_work:
             self._die_timeout(
                 TimeoutKind.CPU,
@@ -338,7 +368,7 @@ class BotProcess(BotLaunch):
         self._given_back = 0.0
         if self._watch is not None:  # what it used unasked is part of this move: the move may use only the rest
             self._watch.begin(None if cpu_seconds is None else cpu_seconds - unasked, now)
-        return now + max(0.0, timeout)
+        return now + timeout if timeout > 0.0 else now
 
     def move_cpu_seconds(self) -> float | None:
         """CPU seconds the last request used (``None``: answered too fast to be measured, see :mod:`ladder.sandbox.move_clock`),
@@ -455,71 +485,6 @@ class BotProcess(BotLaunch):
         kind = TimeoutKind.CPU if over_cpu else TimeoutKind.STARTUP if self.info is None else TimeoutKind.WALL
         detail, host_fault = timeout_detail(kind, usage, limit, self._move_limit, what)
         self._die_timeout(kind, detail + (f"; stopped in {where}" if where else ""), host_fault)
-
-    def _die_timeout(self, kind: TimeoutKind, detail: str, host_fault: str = "") -> NoReturn:
-        self.kill()
-        raise BotTimeout(kind, detail, self.stderr_tail(), host_fault)
-
-    def _stuck_stack(self) -> str:
-        """The Python stack of a bot that does not answer, before it is killed: the bot host's faulthandler
-        writes it to stderr on STACK_SIGNAL; wait (briefly) until it is written."""
-        if self.bot_pid is None or self.stderr is None or not self.alive():
-            return ""
-        mark = self.stderr.total
-        self._signal(STACK_SIGNAL)  # through the pidfd: never a reused pid
-        deadline = time.monotonic() + STACK_WAIT_SECONDS
-        seen = ""
-        while time.monotonic() < deadline:
-            time.sleep(0.02)
-            text = self.stderr.since(mark)
-            if text and text == seen and "most recent call first" in text:
-                break  # written, and nothing more came for a moment
-            seen = text
-        return self.stderr.since(mark)
-
-    def _died(self, what: str) -> NoReturn:
-        """The bot closed the channel: say how it ended (exit status or signal)."""
-        status = None
-        if self.popen is not None:
-            try:
-                status = self.popen.wait(timeout=0.5)
-            except subprocess.TimeoutExpired:
-                status = None
-        if status is None:
-            self._die("crash", f"the bot closed its channel while {what}")
-        if status < 0 or status > 128:
-            number = -status if status < 0 else status - 128
-            try:
-                name = signal.Signals(number).name
-            except ValueError:
-                name = f"signal {number}"
-            if number == signal.SIGXCPU:
-                self._die_timeout(TimeoutKind.CPU, f"the bot process used up its CPU time limit while {what}")
-            self._die("crash", f"the bot process was killed by {name} while {what}")
-        self._die("crash", f"the bot process exited with status {status} while {what}")
-
-    def _fail_with_error(self, error: Any, what: str) -> NoReturn:
-        """The bot raised: turn its error report into a failure (``memory`` for MemoryError)."""
-        if not isinstance(error, dict):
-            self._die("garbage", "a malformed error report")
-        kind = str(error.get("type", "Exception"))[:100]
-        message = str(error.get("message", ""))[:1000]
-        trace = str(error.get("traceback", ""))[-4000:]
-        reason = "memory" if kind == "MemoryError" else "exception"
-        detail = f"{kind} while {what}: {message}" if message else f"{kind} while {what}"
-        tail = self.stderr_tail()
-        self.kill()
-        raise BotFailure(reason, detail, (trace + ("\n" + tail if tail else "")).strip())
-
-    def _die(self, reason: str, detail: str) -> NoReturn:
-        self.kill()
-        raise BotFailure(reason, detail, self.stderr_tail())
-
-    def stderr_tail(self) -> str:
-        """The end of what the bot wrote in its current match (see :attr:`stderr_mark`)."""
-        if self.stderr is None:
-            return ""
-        return self.stderr.since(self.stderr_mark, self.limits.stderr_lines)
 
     # -- accounting and the end -----------------------------------------------------------------
     def cpu_seconds_used(self) -> float | None:

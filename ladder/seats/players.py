@@ -161,12 +161,13 @@ class SandboxedPlayer:
         process = self.process
         if process is None:
             raise BotFailure(FailureReason.CRASH, "the bot's process is gone")
-        self.pool._turn_to(process)
-        limits = self.pool.limits
+        pool = self.pool
+        pool._turn_to(process)
+        limits = pool.limits
         if self.bank != self._clock_bank:
             self._set_clock()
         cap = self._wall_cap
-        timeout = min(cap, self.remaining)
+        timeout = cap if cap < self.remaining else self.remaining
         if timeout <= 0:
             self._fail(
                 BotTimeout(
@@ -180,7 +181,7 @@ class SandboxedPlayer:
         try:
             reply = process.request(message, timeout, what, cpu_seconds=self._cpu_allowance, stay_running=stay_running)
             if stay_running:
-                self.pool._running = process
+                pool._running = process
         except BotTimeout as failure:
             if failure.kind is TimeoutKind.WALL and timeout < cap:
                 failure = BotTimeout(
@@ -282,7 +283,9 @@ class SandboxedPlayer:
             "options": dict(match.options),
             "seed": match.seed,
         }
-        self._request({"op": "start", "match": payload}, "starting the match")
+        # alone at the table, its first decision comes next with no other seat to run in between: it is left
+        # running (charged what it uses until then, as after a decision) rather than stopped and resumed at once
+        self._request({"op": "start", "match": payload}, "starting the match", stay_running=match.num_players == 1)
 
     def act(self, observation: dict[str, Any], legal_actions: list[dict[str, Any]]) -> dict[str, Any]:
         self.actions += 1

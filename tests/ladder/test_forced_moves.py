@@ -378,3 +378,73 @@ def test_a_match_that_ends_in_an_exception_leaves_no_bot_running(tmp_path: Path)
         assert process is not None and process.paused and pool._running is None
         time.sleep(0.05)
         assert bot_state(process) == b"T"
+
+
+EARLY_THINKER = '''
+import threading, time
+from ladder.bot import Bot
+
+
+def _spin(seconds):
+    end = time.thread_time() + seconds
+    while time.thread_time() < end:
+        pass
+
+
+class EarlyThinker(Bot):
+    """Starts a thread at the start of the match that thinks 0.15 s of CPU; answers at once."""
+
+    name = "early-thinker"
+    games = ("bowling-solitaire",)
+
+    def start(self, match):
+        super().start(match)
+        threading.Thread(target=_spin, args=(0.15,), daemon=True).start()
+
+    def act(self, observation, legal_actions):
+        return legal_actions[0]
+'''
+
+
+class SlowFirstDecision(SandboxedPlayer):
+    """A sandboxed seat whose ladder is slow before the bot's first asked decision: it waits until the bot has used
+    0.12 s of CPU since its start was answered (at most 5 s)."""
+
+    def __init__(self, inner: SandboxedPlayer) -> None:
+        self.__dict__.update(inner.__dict__)
+        self.started_at: float | None = None
+
+    def start(self, match: MatchStart) -> None:
+        super().start(match)
+        assert self.process is not None
+        self.started_at = bot_cpu(self.process)
+
+    def act(self, observation: dict[str, Any], legal_actions: list[dict[str, Any]]) -> dict[str, Any]:
+        process = self.process
+        if self.started_at is not None and process is not None and len(legal_actions) > 1:
+            deadline = time.monotonic() + 5.0
+            while bot_cpu(process) - self.started_at < 0.12 and time.monotonic() < deadline:
+                time.sleep(0.005)
+            self.started_at = None
+        return super().act(observation, legal_actions)
+
+
+@pytest.mark.needs_bot_sandbox
+def test_a_solitaire_bot_left_running_after_its_start_is_charged_at_its_first_decision(tmp_path: Path) -> None:
+    """Alone at the table, a bot is left running after it answers ``start`` (its first decision comes next, with no
+    other seat to run): the CPU it uses until then is charged to that decision, which may use only what is left of
+    its limit. 0.12 s of it on a 0.1 s clock without a bank is a CPU loss before the bot is even asked."""
+    path = tmp_path / "early_thinker.py"
+    path.write_text(EARLY_THINKER)
+    limits = SandboxLimits(
+        move_seconds=0.1, bank_seconds=0.0, move_wall_seconds=30.0, match_seconds=120.0, memory_mb=512
+    )
+    with PlayerPool(limits=limits) as pool:
+        seat = SlowFirstDecision(pool.player(str(path), "bowling-solitaire"))  # type: ignore[arg-type]
+        outcome = play_match(MatchSpec("bowling-solitaire", (str(path),), seed=3), [seat])
+    assert 0 in outcome.failures, "0.12 s of CPU after start, on a 0.1 s clock, went unpunished"
+    failure = outcome.failures[0]
+    assert failure.reason == "timeout", failure
+    assert "between its decisions" in failure.detail, failure.detail
+    used = float(failure.detail.split("used ", 1)[1].split(" s of CPU", 1)[0])
+    assert used >= 0.1, failure.detail
