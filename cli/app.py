@@ -107,7 +107,7 @@ COMMANDS: tuple[CommandEntry, ...] = (
         "rerate",
         "rerate",
         "rerate",
-        "Recompute every TrueSkill rating from the matches (the source of truth) and store them.",
+        "Recompute every TrueSkill rating from the matches (the source of truth) and store them, with their history.",
     ),
     CommandEntry(
         "doctor",
