@@ -186,9 +186,12 @@ class MoveWatch:
     """Watches the moves of one bot process, one at a time (reused: no object per move on the fast path).
 
     :meth:`begin` when a request is sent; :meth:`wait_slice` says how long
-    to wait for the reply before looking again; :meth:`over_cpu` looks (and
+    to wait for the reply before the next look is due; :meth:`over_cpu` looks (and
     says whether the move used more CPU than it may); :meth:`finish` when the
     reply came (or the time ran out) gives the move's :class:`MoveUsage`.
+    Looks are due by the clock, not when a wait for the reply comes back empty:
+    a bot that keeps writing while it thinks (replies the ladder skips) is
+    looked at all the same.
     """
 
     def __init__(
@@ -212,6 +215,7 @@ class MoveWatch:
         self.theft: CpuTheft | None = None
         self.stopped_seconds = 0.0
         self.last_look = 0.0
+        self.next_look = 0.0  # when the next look is due
 
     def begin(self, cpu_limit: float | None, now: float) -> None:
         """A request was just sent: ``cpu_limit`` CPU seconds for it (``None``: no CPU limit, wall only)."""
@@ -221,12 +225,11 @@ class MoveWatch:
         self.theft = None
         self.stopped_seconds = 0.0
         self.last_look = now
+        self.next_look = now + FIRST_CHECK_SECONDS
 
     def wait_slice(self, now: float) -> float:
-        """How long to wait for the reply before looking at the bot again."""
-        if self.cpu_start is None:
-            return max(0.0, self.started + FIRST_CHECK_SECONDS - now)
-        return CHECK_EVERY_SECONDS
+        """How long to wait for the reply before the next look is due (0.0: it is due now)."""
+        return max(0.0, self.next_look - now)
 
     def over_cpu(self, now: float) -> bool:
         """Read the bot's CPU time and state now; whether the move has used more CPU than its limit.
@@ -234,6 +237,7 @@ class MoveWatch:
         A bot seen stopped is let go at once unless its stop is evidence (:attr:`stop_trusted`): a bot that stops
         itself only loses its own time.
         """
+        self.next_look = now + CHECK_EVERY_SECONDS
         times = read_times(self.stat_fd) if self.stat_fd >= 0 else None
         if times is None:
             return False

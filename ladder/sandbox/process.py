@@ -393,9 +393,7 @@ class BotProcess(BotFailures, BotLaunch):
                 pass
             except OSError:
                 self._died(what)
-            remaining = deadline - time.monotonic()
-            if remaining <= 0 or not self._poll_out.poll(remaining * 1000):
-                self._timeout(what)
+            self._wait_for(self._poll_out, deadline, what)
 
     def _receive(self, deadline: float, what: str) -> dict[str, Any]:
         """The next reply frame, parsed strictly (its length checked against the cap before its body is kept)."""
@@ -419,19 +417,7 @@ class BotProcess(BotFailures, BotLaunch):
         While it waits, it looks at the bot's CPU time now and then (:class:`MoveWatch`): a bot over its CPU
         limit is stopped then, not at the wall-clock deadline.
         """
-        watch = self._watch
-        while True:
-            now = time.monotonic()
-            remaining = deadline + self._given_back - now
-            if remaining <= 0:
-                if self._give_back():
-                    continue
-                self._timeout(what)
-            wait = remaining if watch is None else min(remaining, watch.wait_slice(now))
-            if self._poll_in.poll(wait * 1000):
-                break
-            if watch is not None and watch.over_cpu(time.monotonic()):
-                self._timeout(what, over_cpu=True)
+        self._wait_for(self._poll_in, deadline, what)
         try:
             chunk = os.read(self._in, 65536)
         except OSError:
@@ -439,6 +425,27 @@ class BotProcess(BotFailures, BotLaunch):
         if not chunk:
             self._died(what)
         return chunk
+
+    def _wait_for(self, poller: select.poll, deadline: float, what: str) -> None:
+        """Wait until ``poller`` (the channel's) is ready, or a clock runs out (:meth:`_timeout`).
+
+        The bot's CPU time is looked at whenever a look is due (:class:`MoveWatch`), whether or not the channel was
+        ready meanwhile: a bot that writes something every few milliseconds while it thinks (stale replies, empty
+        lines, a frame a byte at a time) or reads its request slowly is held to its CPU limit all the same.
+        """
+        watch = self._watch
+        while True:
+            now = time.monotonic()
+            if watch is not None and watch.wait_slice(now) <= 0.0 and watch.over_cpu(now):
+                self._timeout(what, over_cpu=True)
+            remaining = deadline + self._given_back - now
+            if remaining <= 0:
+                if self._give_back():
+                    continue
+                self._timeout(what)
+            wait = remaining if watch is None else min(remaining, watch.wait_slice(now))
+            if poller.poll(wait * 1000):
+                return
 
     def _give_back(self) -> bool:
         """At the wall-clock cap: add the CPU time the match's stopped bots took during this move (work a stop could
