@@ -8,7 +8,7 @@ Each round is chosen from the database as it is (:func:`plan_round`):
 2. **Certainty.** Every other pool is judged by the paired sequential verdict of the served matches, as the
    served pages judge it (:func:`ladder.ratings.certainty.assess` with the pool's paired evidence, on the
    leaderboard in TrueSkill's order), but over the versions that can be scheduled: a page's leaderboard also
-   lists superseded, paused and benched versions, so where one of them sits between two schedulable ones the
+   lists superseded, paused, benched and retired versions, so where one of them sits between two schedulable ones the
    page's adjacent pairs are not the planner's and the two verdicts can differ. A settled pool plays nothing;
    an open one plays a deal of a table holding each open adjacent pair (the pair and the bots nearest them), as
    :mod:`tournaments.adaptive` does, in the rotations of one order drawn for the deal (each bot in each seat
