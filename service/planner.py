@@ -5,11 +5,14 @@ Each round is chosen from the database as it is (:func:`plan_round`):
 1. **Placement.** A version that has not yet met every other bot of a pool it claims ``placement_deals``
    times plays that first: tables of it and the bots it has met least (a deal in every balanced seating,
    as a tournament plays it; in a solitaire the same deal for every bot of the pool).
-2. **Certainty.** Every other pool is judged by the paired sequential verdict of the served matches, exactly as
-   the served pages show it (:func:`ladder.ratings.certainty.assess` with the pool's paired evidence, on the
-   leaderboard in TrueSkill's order): a settled pool plays nothing; an open one plays a deal of a table holding
-   each open adjacent pair (the pair and the bots nearest them), as :mod:`tournaments.adaptive` does, in the
-   rotations of one order drawn for the deal (each bot in each seat once).
+2. **Certainty.** Every other pool is judged by the paired sequential verdict of the served matches, as the
+   served pages judge it (:func:`ladder.ratings.certainty.assess` with the pool's paired evidence, on the
+   leaderboard in TrueSkill's order), but over the versions that can be scheduled: a page's leaderboard also
+   lists superseded, paused, benched and retired versions, so where one of them sits between two schedulable ones the
+   page's adjacent pairs are not the planner's and the two verdicts can differ. A settled pool plays nothing;
+   an open one plays a deal of a table holding each open adjacent pair (the pair and the bots nearest them), as
+   :mod:`tournaments.adaptive` does, in the rotations of one order drawn for the deal (each bot in each seat
+   once).
 3. **Fair shares.** The candidate deals are taken in turn by the author who has had the fewest seats so
    far (seats of the served ladder, all their versions together), placement first, until the round holds
    ``size`` matches: an author with many bots does not get more of the workers than one with a single bot.
@@ -164,8 +167,9 @@ class RoundBuilder:
     ) -> list[Candidate]:
         """A deal of a table around each open adjacent pair of the pool's leaderboard (none once settled; with
         ``refresh``, a settled pool plays one deal around its least certain pair instead). Settled and open are
-        the paired verdict's of ``evidence``, as the served pages show them (the leaderboard in TrueSkill's order,
-        as they show it); without evidence, the ratings' posteriors'."""
+        the paired verdict's of ``evidence`` on the leaderboard of ``members`` in TrueSkill's order (the pages'
+        rule, on the pages' order less the versions that cannot be scheduled); without evidence, the ratings'
+        posteriors'."""
         key = PoolKey.parse(pool)
         known = rated.standings.get(pool, {})
         by_version = {f.entrant.version_id: f for f in members}

@@ -295,7 +295,11 @@ class LocalPoolExecutor(Executor):
                 raise RuntimeError("cannot submit a task after shutdown")
             was_idle = not self._pending
             self._pending.append(_Task(future, fn, args, kwargs))
-        if was_idle:  # a queue that was not empty already woke the manager, which empties it before it waits
+        # Only a submit that made the queue non-empty wakes the manager. While the queue is not empty the manager
+        # is woken anyway: by that first submit's byte, if it has not yet run _assign since; else every free
+        # ready worker took a task there, and each busy, starting or dying worker will wake it (a result,
+        # "ready", its sentinel), after which _assign runs again before the next wait.
+        if was_idle:
             self._wake()
         return future
 

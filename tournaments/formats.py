@@ -108,10 +108,13 @@ def drawn_rotations(table: Sequence[Entrant], seed: int) -> list[tuple[Entrant, 
     """The rotations of one round-the-table order of ``table`` drawn from ``seed``: every bot in every seat
     once (``len(table)`` seatings).
 
-    Every order is equally likely, so over its draw a deal's rotations are, on average, exactly its
-    balanced seatings: each bot follows each other bot equally often *in expectation* rather than on every
-    deal. The verdict's value of such a deal is an unbiased draw of its every-seating value, and deals drawn
-    independently keep the sequential tests valid (docs/verdict.md). At two seats it is both seatings.
+    Every order is equally likely, so over its draw a deal's rotations are, on average, exactly every order of
+    the table (all ``k!``): each bot follows each other bot equally often *in expectation* rather than on every
+    deal. The verdict's value of such a deal is an unbiased draw of its value over every order, and deals drawn
+    independently keep the sequential tests valid (docs/verdict.md). Up to four seats every order is what
+    :func:`balanced_seatings` plays; at five and six it plays a neighbour-balanced subset (20 or 60 seatings),
+    whose mean can differ from the every-order mean where more than the next seat matters (at six seats it does
+    not balance who sits two seats after whom). At two seats it is both seatings.
     """
     first, *rest = table
     random.Random(seed).shuffle(rest)

@@ -25,7 +25,8 @@ KEPT_MATCHES = 50_000  # the most scheduled matches kept dealt (a few kilobytes 
 
 
 class Schedule:
-    """The cycles of one tournament, dealt from its secret (the last cycle asked for is kept)."""
+    """The cycles of one tournament, dealt from its secret (the cycles last asked for are kept, up to
+    :data:`KEPT_MATCHES` matches: :meth:`cycle`)."""
 
     def __init__(
         self, format_: str, plans: Sequence[GamePlan], seed: int, secret: bytes, seatings: Seatings = Seatings.ALL

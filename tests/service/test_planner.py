@@ -151,3 +151,4 @@ def test_certainty_deals_are_played_in_drawn_rotations_and_placement_in_every_se
         assert set(seatings) == {first[i:] + first[:i] for i in range(3)}  # the rotations of one order
         orders.add(min(seatings))
     assert len({c.number for c in chosen}) == len(chosen)
+    assert orders == {(1, 2, 3), (1, 3, 2)}  # drawn per deal: not one fixed order for every deal of the table

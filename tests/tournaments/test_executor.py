@@ -112,3 +112,31 @@ def test_a_worker_sees_the_coordinators_environment_as_it_is_when_the_worker_sta
     monkeypatch.setenv("LADDER_TEST_SET_LATE", "yes")
     with LocalPoolExecutor(1) as pool:
         assert pool.submit(helpers.environment, "LADDER_TEST_SET_LATE").result(timeout=60) == "yes"
+
+
+def test_no_submit_is_left_waiting_when_only_the_first_behind_an_empty_queue_wakes_the_manager() -> None:
+    """A submit wakes the manager thread only when it made the queue non-empty; every task must still start.
+    Ping-pong (each task submitted to an empty queue with idle workers) and bursts from four threads at once
+    (queues that empty and fill again while results come back): a lost wake-up would leave a future unfinished."""
+    import threading
+
+    with LocalPoolExecutor(2) as pool:
+        for i in range(50):  # one at a time: every submit finds the queue empty and the workers idle
+            assert pool.submit(helpers.square, i).result(timeout=10)[0] == i * i
+        failures: list[BaseException] = []
+
+        def burst(offset: int) -> None:
+            try:
+                for round_ in range(60):
+                    size = 1 + (round_ + offset) % 3
+                    futures = [pool.submit(helpers.square, round_ + k) for k in range(size)]
+                    assert [f.result(timeout=10)[0] for f in futures] == [(round_ + k) ** 2 for k in range(size)]
+            except BaseException as error:  # noqa: BLE001 - reported by the main thread
+                failures.append(error)
+
+        threads = [threading.Thread(target=burst, args=(offset,)) for offset in range(4)]
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join(timeout=60)
+        assert not failures and not any(thread.is_alive() for thread in threads)
