@@ -100,7 +100,7 @@ def test_what_is_settled_is_the_paired_verdict_the_pages_show_not_the_posteriors
 
     field = [entry(1, 10), entry(2, 20)]
     rows = [("elevenses/2p", n, True, [1, 2]) for n in range(2)]
-    facts = []
+    facts: list[MatchFact] = []
     for deal in range(40):  # bot 1 ahead of bot 2 on every deal, from either seat
         for seating in ((1, 2), (2, 1)):
             seats = tuple(SeatFact(v, 10.0 if v == 1 else 0.0, 1 if v == 1 else 2, False, None) for v in seating)
