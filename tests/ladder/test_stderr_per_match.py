@@ -3,7 +3,12 @@
 from __future__ import annotations
 
 import json
+import os
+import time
+import types
 from pathlib import Path
+
+import pytest
 
 from tests.ladder.test_author_tools import ladder, needs_elfer_raus, sandbox_or_skip
 
@@ -41,3 +46,31 @@ def test_the_failure_of_a_reused_process_shows_only_its_own_matchs_stderr(tmp_pa
     tail = failure["stderr_tail"]
     assert "RuntimeError: the third match of this process" in tail and "start of match 3 of this process" in tail
     assert "start of match 1" not in tail and "start of match 2" not in tail, tail
+
+
+def test_a_line_out_of_the_pipe_but_not_yet_kept_is_waited_for(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The drain thread may be descheduled between reading a chunk and keeping it; what the bot wrote just before
+    its failure must still be in the failure's stderr (it was missing from one match in a CI run). Here every read
+    is followed by 50 ms before the chunk is kept."""
+    from ladder.sandbox import stderr_tail
+
+    real_read = os.read
+
+    def slow_read(fd: int, size: int) -> bytes:
+        chunk = real_read(fd, size)
+        time.sleep(0.05)  # out of the pipe, not yet in the buffer
+        return chunk
+
+    monkeypatch.setattr(stderr_tail, "os", types.SimpleNamespace(read=slow_read, close=os.close))
+    read_end, write_end = os.pipe()
+    tail = stderr_tail.StderrTail(read_end)
+    try:
+        os.write(write_end, b"crowd: seat 1 of 3\n")
+        time.sleep(0.08)  # the first chunk is kept
+        mark = tail.total
+        os.write(write_end, b"crowd gives up\n")
+        time.sleep(0.01)  # the drain has read it and sleeps before keeping it
+        assert tail.since(mark) == "crowd gives up\n"
+    finally:
+        os.close(write_end)
+        tail.wait(1.0)
