@@ -154,7 +154,7 @@ def rating_history(session: Session, facts: list[MatchFact] | None = None) -> li
         rows = session.exec(select(RatingHistoryRow).order_by(col(RatingHistoryRow.id))).all()
         if rows or state.match_count == 0:
             return [HistoryPoint(h.pool, h.event, h.match_id, h.bot_version_id, h.mu, h.sigma) for h in rows]
-    return compute(load_match_facts(session) if facts is None else facts, history=True).history
+    return compute(load_match_facts(session) if facts is None else facts, history=True, estimate=False).history
 
 
 def load_stored(session: Session) -> RatingSet | None:
@@ -184,9 +184,10 @@ def load_stored(session: Session) -> RatingSet | None:
     return rated
 
 
-def current(session: Session) -> tuple[RatingSet, bool]:
-    """The ratings as of every recorded match: (ratings, True) if stored and fresh, else computed now (False)."""
+def current(session: Session, history: bool = False, facts: list[MatchFact] | None = None) -> tuple[RatingSet, bool]:
+    """The ratings as of every recorded match: (ratings, True) if stored and fresh, else computed now (False), from
+    ``facts`` where given (every played match's) and with the history if asked."""
     stored = load_stored(session)
     if stored is not None:
         return stored, True
-    return rate_database(session), False
+    return compute(load_match_facts(session) if facts is None else facts, history=history), False

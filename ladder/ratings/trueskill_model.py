@@ -279,11 +279,16 @@ def _deal_event(standings: Standings, played: Sequence[DealEntry], facts: GameFa
 
 
 def compute(
-    matches: Sequence[MatchFact], games: Mapping[str, GameFacts] | None = None, history: bool = True
+    matches: Sequence[MatchFact],
+    games: Mapping[str, GameFacts] | None = None,
+    history: bool = True,
+    estimate: bool = True,
 ) -> RatingSet:
     """Rate ``matches`` and return every pool's standings (order-free) and, if asked, history (in match-id order).
 
     ``games``: each game's facts by id (solitaire or not, score order, win rule); the registered games' by default.
+    ``estimate=False`` skips the order-free estimate (the standings keep their counts and the prior mu and sigma):
+    for a caller that wants only the history.
     """
     matches = sorted(matches, key=lambda m: m.match_id)
     events, standings = build_events(matches, game_facts() if games is None else games)
@@ -299,11 +304,13 @@ def compute(
         draw = draw_probability(pool_events)
         rated.draw_probability[pool] = draw
         env = environment(draw)
-        estimate, unrated = order_free(env, pool_events, standings[pool])
-        rated.unrated_events += unrated
         if history:
             rated.history.extend(online_history(env, pool, pool_events, standings[pool]))
-        for version, (mu, sigma) in estimate.items():
+        if not estimate:
+            continue
+        found, unrated = order_free(env, pool_events, standings[pool])
+        rated.unrated_events += unrated
+        for version, (mu, sigma) in found.items():
             standing = standings[pool][version]
             standing.mu, standing.sigma = mu, sigma
     for pool, table in standings.items():

@@ -303,9 +303,9 @@ def load(session: Session) -> ReportData:
         _match_record(values, seats.get(values[0], ()))
         for values in session.exec(select(*_MATCH_COLUMNS).order_by(MatchRow.id)).all()  # type: ignore[call-overload]
     ]
-    rated, fresh = ratings_persistence.current(session)
     facts = ratings_persistence.load_match_facts(session)
-    history = ratings_persistence.rating_history(session, facts)
+    rated, fresh = ratings_persistence.current(session, history=True, facts=facts)  # stale: one computation, both
+    history = ratings_persistence.rating_history(session, facts) if fresh else rated.history
     evidence = certainty.paired_evidence(facts)
     return ReportData(versions, tournaments, matches, rated, fresh, history, evidence)
 
