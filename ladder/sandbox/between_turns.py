@@ -59,15 +59,14 @@ class BetweenTurns:
     def begin_request(self) -> tuple[float, float]:
         """A request is about to be sent: (CPU used unasked since its last reply, not yet charged; CPU used while
         stopped, beyond :data:`STOPPED_WORK_SECONDS`, else 0.0)."""
-        if self.at_reply is not None and self.at_pause is None:  # left running since its reply: one clock reading
-            self._count_unasked(None)
+        self._count_unasked(None)  # left running since its reply (then never stopped since): one clock reading
+        if self.at_pause is None:
             return self.unasked, 0.0
         worked = 0.0
-        if self.at_pause is not None:
-            now = read_cpu_clock(self.clock)
-            if now is not None and now - self.at_pause >= STOPPED_WORK_SECONDS:
-                worked = now - self.at_pause
-            self.at_pause = None
+        now = read_cpu_clock(self.clock)
+        if now is not None and now - self.at_pause >= STOPPED_WORK_SECONDS:
+            worked = now - self.at_pause
+        self.at_pause = None
         return self.unasked, worked
 
     def take_unasked(self) -> float:
