@@ -85,6 +85,7 @@ class LoopCounts:
     cpu_seconds: float = 0.0  # the workers' CPU time in those matches
     submitted: dict[int, int] = field(default_factory=dict)  # matches sent to the workers, by cycle
     first_result: float | None = None  # monotonic time the first match came back
+    first_seconds: float = 0.0  # the longest wall time on its worker of the matches in that first batch
     tail_from: float | None = None  # monotonic time the schedule ran out and the workers stopped being all busy
 
 
@@ -143,8 +144,7 @@ class ExecutorLoop:
                 break
             batch.extend(self._collect())
             if batch:
-                if self.counts.first_result is None:
-                    self.counts.first_result = time.monotonic()
+                self._note_first(batch)
                 self.on_batch(batch)
             if self.counts.tail_from is None and self.exhausted and len(self.in_flight) < self._slots():
                 self.counts.tail_from = time.monotonic()
@@ -157,6 +157,12 @@ class ExecutorLoop:
         if self.budget_spent or (self.settings.exhausted_is_budget and self.exhausted):
             return TournamentState.BUDGET_SPENT
         return TournamentState.COMPLETE
+
+    def _note_first(self, batch: list[Finished]) -> None:
+        """When the first results came back, and how long the longest of them was played (the run's phases)."""
+        if self.counts.first_result is None:
+            self.counts.first_result = time.monotonic()
+            self.counts.first_seconds = max((f.record.seconds for f in batch if f.record), default=0.0)
 
     def _heed_signals(self) -> None:
         if self.stop.message:

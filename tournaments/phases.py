@@ -2,10 +2,11 @@
 
 The throughput benchmark measures the matches; a user waits for the whole
 command. The difference is the run's fixed costs: opening the database and
-the tournament, starting the fork server and the workers, the first match
-(a cold worker), the tail (the schedule has run out and fewer matches than
-workers are left), stopping the workers, writing the end of the tournament
-and rating. ``tests/bench/bench_run_overhead.py`` prints them beside the
+the tournament, starting the fork server and the workers (until the first
+match to come back had started on its worker), stopping the workers, writing
+the end of the tournament and rating. The first match, the time every worker
+is busy and the tail (fewer matches than workers left) are the matches being
+played. ``tests/bench/bench_run_overhead.py`` prints the phases beside the
 command's wall time.
 """
 
@@ -21,7 +22,8 @@ class Phase(enum.Enum):
     PREPARE = "prepare"  # the tournament file resolved: bots, schedule (before run())
     OPEN = "open"  # the tournament chosen and opened, its recorded keys read, the log opened
     EXECUTOR = "executor"  # the workers asked for (they start in the background)
-    FIRST_RESULT = "first result"  # until the first match came back (workers starting, a cold first match)
+    WORKERS_START = "workers starting"  # until the first match that came back had started (cold workers)
+    FIRST_MATCH = "first match"  # that match being played, until it came back
     PLAYING = "playing"  # every worker busy
     TAIL = "tail"  # the schedule ran out: fewer matches in flight than workers
     SHUTDOWN = "last writes"  # the last results written, the workers told to stop (local: without waiting)
@@ -43,11 +45,13 @@ class RunPhases:
         self._last = time.monotonic() if now is None else now
         self.ends[phase] = self._last
 
-    def loop(self, first_result: float | None, tail_from: float | None) -> None:
-        """The loop ended now: split it at the first result and at the start of the tail."""
+    def loop(self, first_result: float | None, tail_from: float | None, first_seconds: float = 0.0) -> None:
+        """The loop ended now: split it where the first match to come back started (``first_seconds``, its wall
+        time on the worker, before it came back), when it came back, and at the start of the tail."""
         now = time.monotonic()
         first = first_result if first_result is not None else now
-        self.mark(Phase.FIRST_RESULT, first)
+        self.mark(Phase.WORKERS_START, max(self._last, first - max(0.0, first_seconds)))
+        self.mark(Phase.FIRST_MATCH, first)
         self.mark(Phase.PLAYING, max(first, tail_from) if tail_from is not None else now)
         self.mark(Phase.TAIL, now)
 

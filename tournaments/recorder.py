@@ -30,7 +30,8 @@ from sqlmodel import Session, col, select
 
 from ladder.matches.statuses import REPLAYED_STATUSES, FailureReason, MatchStatus
 from ladder.ratings.pools import PoolKey
-from ladder.store.tables import BenchRow, MatchRow, SeatResultRow, TournamentRow, pack_actions, utcnow
+from ladder.store.action_log import pack_actions
+from ladder.store.tables import BenchRow, MatchRow, SeatResultRow, TournamentRow, utcnow
 from ladder.text import clean_text
 from tournaments.formats import ScheduledMatch
 from tournaments.tasks import MatchRecord

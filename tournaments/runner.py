@@ -501,7 +501,7 @@ class TournamentRun:
     ) -> None:
         """Stop the executor, finish the tournament's record, close everything (whatever happened)."""
         counts = loop.counts
-        self.phases.loop(counts.first_result, counts.tail_from)
+        self.phases.loop(counts.first_result, counts.tail_from, counts.first_seconds)
         self.stats.abandoned = counts.abandoned
         self.stats.busy_seconds += counts.busy_seconds
         self.stats.cpu_seconds += counts.cpu_seconds

@@ -90,7 +90,7 @@ class MatchRecord:
     scores: tuple[float, ...]
     ranks: tuple[int, ...]
     details: Mapping[str, Any]
-    actions_z: bytes  # ladder.store.tables.pack_actions
+    actions_z: bytes  # ladder.store.action_log.pack_actions
     action_count: int
     failures: Mapping[int, SeatFailure]  # by seat; seats that did not fail are absent
     seconds: float  # wall time of the match on the worker

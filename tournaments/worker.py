@@ -53,7 +53,8 @@ from ladder.matches.match import BotFailure, Player, play_match
 from ladder.matches.statuses import FailureReason
 from ladder.sandbox import host_load
 from ladder.seats.botref import BotRef, RefKind
-from ladder.store.tables import pack_actions
+from ladder.seats.versions import builtin_hash
+from ladder.store.action_log import pack_actions
 from ladder.text import bot_lines, clean_text
 from tournaments.tasks import MatchRecord, MatchTask
 
@@ -245,8 +246,6 @@ def seat_problem(ref: str, expected_hash: str) -> str | None:
             return f"the installed bot {name!r} here is version {found[:12]}, the tournament entered {short}"
         return None
     if ref in bot_names():
-        from ladder.seats.roster import builtin_hash
-
         found = builtin_hash(ref)
         if found != expected_hash:
             return (

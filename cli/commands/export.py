@@ -21,7 +21,8 @@ from cli.commands.dbview import DbOption, VersionName, database, tournament_name
 from cli.commands.rankings import rankings_json
 from ladder.errors import UserError
 from ladder.paths import results_dir
-from ladder.store.tables import MatchRow, SeatResultRow, unpack_actions
+from ladder.store.action_log import unpack_actions
+from ladder.store.tables import MatchRow, SeatResultRow
 
 if TYPE_CHECKING:
     from sqlmodel import Session

@@ -31,6 +31,7 @@ from ladder.ratings.certainty import PoolCertainty
 from ladder.ratings.trueskill_model import HistoryPoint, RatingSet, Standing, pool_key
 from ladder.ratings.verdict import Ledger
 from ladder.seats.botref import BotRef
+from ladder.store.action_log import unpack_actions
 from ladder.store.tables import (
     BenchRow,
     BotRow,
@@ -39,7 +40,6 @@ from ladder.store.tables import (
     SeatResultRow,
     TournamentRow,
     live_state,
-    unpack_actions,
 )
 
 

@@ -42,7 +42,8 @@ from ladder.report import data as reportdata
 from ladder.report import plots
 from ladder.report.data import unpack_move_us
 from ladder.report.replay import SeatLabel, replay_bytes, replay_input_hash
-from ladder.store.tables import MatchRow, unpack_actions
+from ladder.store.action_log import unpack_actions
+from ladder.store.tables import MatchRow
 
 STATIC_FILES = ("report.css", "replay.js", "replay.css")
 MANIFEST = ".ladder-report.json"

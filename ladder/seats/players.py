@@ -51,7 +51,6 @@ from ladder.sandbox.submission import (
 )
 from ladder.seats.botref import BotRef, RefKind
 from ladder.seats.builtin_players import builtin_player
-from ladder.store.bot_index import latest_hash, registered_names
 from ladder.text import clean_text
 
 
@@ -84,6 +83,10 @@ def submission_for(ref: str) -> Submission:
         raise UserError(f"no installed package offers a bot {parsed.target!r} (entry point group ladder.bots)")
     if parsed.kind is RefKind.PATH:
         return stage_bot(ref)  # built first when its bot.toml has a build (once per process)
+    # Imported here: a worker is handed store references and never looks a name up, so the workers' fork server
+    # does not import SQLModel and SQLAlchemy for it (a quarter of a second that every worker start waits for).
+    from ladder.store.bot_index import latest_hash, registered_names
+
     stored_hash = latest_hash(ref)
     if stored_hash is not None:
         return stored_submission(ref, store_folder(stored_hash), stored_hash)

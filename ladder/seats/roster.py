@@ -12,17 +12,15 @@ What a worker is given for a seat is a *reference*: the built-in name, or
 
 from __future__ import annotations
 
-import hashlib
-import inspect
 import json
 from dataclasses import dataclass
-from pathlib import Path
 
 from sqlmodel import Session, select
 
 from bots.registry import bot_classes, bot_names, games_of, is_handicapped
 from ladder.errors import UserError
 from ladder.seats.botref import BotRef, RefKind
+from ladder.seats.versions import builtin_hash
 from ladder.store.tables import BotRow, BotVersionRow
 
 
@@ -44,20 +42,6 @@ class Entrant:
     def label(self) -> str:
         """Name and short hash: unique per version, stable, readable (``thumb@3f9a1c2e``)."""
         return f"{self.name}@{self.content_hash[:8]}"
-
-
-def builtin_hash(name: str) -> str:
-    """The content hash of a built-in bot: the source files of every class of that name."""
-    digest = hashlib.sha256()
-    classes = bot_classes()[name]
-    wrapped = [cls.wrapped for cls in classes if hasattr(cls, "wrapped")]  # a handicapped bot's thumb
-    files = sorted({inspect.getsourcefile(cls) or "" for cls in [*classes, *wrapped]})
-    for file in files:
-        digest.update(Path(file).name.encode() + b"\0")
-        digest.update(Path(file).read_bytes() + b"\0")
-    if wrapped:  # the handicapped bots share their source: their names (their random shares) tell them apart
-        digest.update(name.encode() + b"\0")
-    return digest.hexdigest()
 
 
 def _entrant(bot: BotRow, version: BotVersionRow) -> Entrant:

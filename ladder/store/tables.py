@@ -13,7 +13,6 @@ from __future__ import annotations
 import json
 import os
 import socket
-import zlib
 from datetime import UTC, datetime
 from typing import Any
 
@@ -21,6 +20,7 @@ from sqlalchemy import LargeBinary, UniqueConstraint
 from sqlmodel import Column, Field, SQLModel
 
 from ladder.matches.statuses import MatchStatus, TournamentState
+from ladder.store.action_log import unpack_actions
 
 
 def utcnow() -> datetime:
@@ -188,7 +188,7 @@ class MatchRow(SQLModel, table=True):
     actions_z: bytes = Field(default=b"", sa_column=Column(LargeBinary, nullable=False, default=b""))
     move_us_z: bytes = Field(
         default=b"", sa_column=Column(LargeBinary, nullable=False, default=b"")
-    )  # pack_actions of ints
+    )  # action_log.pack_actions of ints
     worker: str = ""
     host_json: str = "{}"
 
@@ -281,15 +281,3 @@ class RatingStateRow(SQLModel, table=True):
     match_count: int = 0
     last_match_id: int = 0
     method: str = ""
-
-
-# ---- the action log -------------------------------------------------------------------------------
-
-
-def pack_actions(actions: Any) -> bytes:
-    """The action log as compressed compact JSON (a match log shrinks about tenfold)."""
-    return zlib.compress(json.dumps(list(actions), separators=(",", ":")).encode(), 6)
-
-
-def unpack_actions(blob: bytes) -> list[dict[str, Any]]:
-    return json.loads(zlib.decompress(blob)) if blob else []

@@ -9,9 +9,10 @@ import pytest
 from sqlmodel import Session, select
 
 from ladder.errors import UserError
+from ladder.store.action_log import pack_actions, unpack_actions
 from ladder.store.database import open_database
 from ladder.store.migrations import SCHEMA_VERSION
-from ladder.store.tables import SchemaInfo, pack_actions, unpack_actions
+from ladder.store.tables import SchemaInfo
 
 
 def test_a_new_database_gets_the_current_version_and_wal(tmp_path: Path) -> None:

@@ -24,14 +24,13 @@ from sqlmodel import Session
 from engine import get_game
 from ladder.report import data as report_data
 from ladder.report.replay import SeatLabel, replay_bytes
+from ladder.store.action_log import pack_actions, unpack_actions
 from ladder.store.tables import (
     BotRow,
     BotVersionRow,
     MatchRow,
     SeatResultRow,
     TournamentRow,
-    pack_actions,
-    unpack_actions,
 )
 from service.app import create_app
 from service.db import open_service_database

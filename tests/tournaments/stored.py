@@ -8,8 +8,9 @@ from typing import Any
 
 from sqlmodel import Session, select
 
+from ladder.store.action_log import unpack_actions
 from ladder.store.database import open_database
-from ladder.store.tables import BotVersionRow, MatchRow, SeatResultRow, TournamentRow, unpack_actions
+from ladder.store.tables import BotVersionRow, MatchRow, SeatResultRow, TournamentRow
 
 
 def stored_results(db_url: str, tournament: str | None = None) -> dict[str, dict[str, Any]]:

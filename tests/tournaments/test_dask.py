@@ -25,7 +25,7 @@ from ladder.errors import UserError
 from ladder.sandbox.bot_info import BotInfo
 from ladder.sandbox.submission import content_hash, read_files
 from ladder.seats.botstore import CheckReport, register
-from ladder.seats.roster import builtin_hash
+from ladder.seats.versions import builtin_hash
 from ladder.store.database import open_database
 from ladder.store.tables import MatchRow, TournamentRow
 from tests.tournaments import dask_toys
