@@ -159,8 +159,10 @@ class ExecutorLoop:
         return TournamentState.COMPLETE
 
     def _note_first(self, batch: list[Finished]) -> None:
-        """When the first results came back, and how long the longest of them was played (the run's phases)."""
-        if self.counts.first_result is None:
+        """When the first results came back from the workers, and how long the longest of them was played (the
+        run's phases). A match skipped for a benched seat never went to a worker: a batch of those alone (a resumed
+        run whose first matches seat a benched bot) says nothing of when the workers were ready."""
+        if self.counts.first_result is None and any(f.status is not MatchStatus.SKIPPED for f in batch):
             self.counts.first_result = time.monotonic()
             self.counts.first_seconds = max((f.record.seconds for f in batch if f.record), default=0.0)
 

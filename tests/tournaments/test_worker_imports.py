@@ -9,6 +9,7 @@ fork server does, and plays a match of built-in bots there the way a worker play
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -36,7 +37,7 @@ def test_the_fork_servers_modules_and_a_played_match_never_import_the_database_l
     done = subprocess.run(
         [sys.executable, "-c", PROBE],
         cwd=ROOT,
-        env={"PATH": "/usr/bin:/bin", "LADDER_RESULTS": str(tmp_path), "PYTHONPATH": str(ROOT)},
+        env={**os.environ, "LADDER_RESULTS": str(tmp_path), "PYTHONPATH": str(ROOT)},  # a Python may need its env
         capture_output=True,
         text=True,
         timeout=120,
