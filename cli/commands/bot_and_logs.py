@@ -13,6 +13,7 @@ from rich.markup import escape
 from cli.commands.dbview import DbOption, database
 from cli.commands.tables import fitted_table, number_column, print_table
 from ladder.errors import UserError
+from ladder.matches.statuses import MatchStatus
 from ladder.paths import results_dir
 from ladder.report import data as reportdata
 from ladder.report.data import ReportData, VersionInfo, load
@@ -23,6 +24,9 @@ ReportOption = Annotated[
     typer.Option("--report", metavar="DIR", help="Where `ladder report` writes the site (default: results/report)."),
 ]
 JsonOption = Annotated[bool, typer.Option("--json", help="Print it as JSON.")]
+# A bot's seat in these was never played (benched, or the match could not be played): not one of its failures, and
+# nothing to replay; its record counts them apart (`skipped`, `errors`).
+NOT_PLAYED = (MatchStatus.SKIPPED, MatchStatus.ERROR)
 
 
 def _load(db: str | None, ref: str) -> tuple[ReportData, list[VersionInfo]]:
@@ -84,7 +88,7 @@ def _version_json(data: ReportData, info: VersionInfo, site: Path, failures: int
                         "failures": standing.failures,
                     }
                 )
-    found = reportdata.failures(data, [info.version_id])
+    found = [f for f in reportdata.failures(data, [info.version_id]) if f.match.status not in NOT_PLAYED]
     record = reportdata.record(data, info.version_id)
     return {
         "bot": info.bot,
@@ -100,7 +104,8 @@ def _version_json(data: ReportData, info: VersionInfo, site: Path, failures: int
             "errors": record.errors,
         },
         "ratings": standings,
-        "page": str(site / info.page),
+        # `ladder report` writes a page only for a version with a seat in a recorded match
+        "page": str(site / info.page) if data.matches_of(info.version_id) else None,
         "failures": [
             {
                 "match": f.match.match_id,
@@ -157,6 +162,9 @@ def _print_version(console: Console, item: dict[str, Any]) -> None:
     else:
         console.print("not rated in any pool yet", style="dim")
     _print_failures(console, item)
+    if item["page"] is None:
+        console.print("no page in the report until it has played a match", highlight=False, style="dim")
+        return
     console.print("its page in the report:", highlight=False)
     console.print(escape(item["page"]), highlight=False, soft_wrap=True)
 

@@ -159,6 +159,32 @@ def test_a_bot_failing_at_three_players_is_benched_there_only(played: Path) -> N
     assert tournaments[0]["benched"] == 1
 
 
+def test_bot_lists_its_real_failures_not_the_matches_it_was_benched_from(played: Path) -> None:
+    """`ladder bot` shows the author the failures to fix, each with a replay: a match skipped because the bot was
+    benched is neither (its record counts it apart), and must not push the real ones off the list."""
+    (version,) = json.loads(ladder("bot", "flaky", "--json", *db(played), cwd=played).stdout)["versions"]
+    record = version["record"]
+    assert record["skipped"] > 0 and record["failures"] == len(flaky_failures(played)) > 0
+    assert version["failure_count"] == record["failures"]
+    assert version["failures"] and all(f["reason"] == "exception" for f in version["failures"])
+    human = ladder("bot", "flaky", *db(played), cwd=played)
+    assert f"Failures (latest {len(version['failures'])} of {record['failures']})" in human.stdout
+    assert "benched:" not in human.stdout and "KeyError" in human.stdout
+
+
+def test_bot_that_never_played_points_to_no_report_page(played: Path) -> None:
+    """The report writes a page only for a version that has played: `ladder bot` names no page it will not write."""
+    (played / "idle.py").write_text(FLAKY.replace('"flaky"', '"idle"').replace("BROKEN and ", ""))
+    submitted = ladder("submit", "idle.py", *db(played), cwd=played)
+    assert submitted.returncode == 0, submitted.stderr
+    (version,) = json.loads(ladder("bot", "idle", "--json", *db(played), cwd=played).stdout)["versions"]
+    assert version["record"]["matches"] == 0 and version["page"] is None
+    human = ladder("bot", "idle", *db(played), cwd=played)
+    assert "no page in the report until it has played a match" in human.stdout and "bots/idle-" not in human.stdout
+    (flaky,) = json.loads(ladder("bot", "flaky", "--json", *db(played), cwd=played).stdout)["versions"]
+    assert flaky["page"].endswith(".html") and "/bots/flaky-" in flaky["page"]
+
+
 @pytest.mark.slow
 def test_a_new_version_plays_only_its_own_matches(played: Path) -> None:
     before = json.loads(ladder("tournaments", "--json", *db(played), cwd=played).stdout)
