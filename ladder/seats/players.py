@@ -116,6 +116,11 @@ def sandbox_refusal() -> str | None:
     return None
 
 
+def _is_stack_header(line: str) -> bool:
+    """Whether ``line`` opens a stack faulthandler wrote (``Current thread 0x... (most recent call first):``)."""
+    return line.endswith("(most recent call first):") and line.startswith(("Current thread", "Thread", "Stack"))
+
+
 def failure_line(failure: BotFailure) -> str:
     """One line for a user: the failure and the last line of the bot's own traceback or stderr."""
     lines = (clean_text(line, one_line=True).strip() for line in failure.stderr_tail.splitlines())
@@ -123,6 +128,8 @@ def failure_line(failure: BotFailure) -> str:
     fatal = [line for line in last if line.startswith("Fatal Python error")]
     if fatal:  # a crash: faulthandler's first line says what happened, its last is the outermost frame
         last = fatal
+    else:  # a timeout: the stack the ladder had written before the kill is in the detail; the bot's words precede it
+        last = last[: next((i for i, line in enumerate(last) if _is_stack_header(line)), len(last))]
     message = last[-1].partition(": ")[2].strip() if last else ""
     repeated = bool(last) and (last[-1] in failure.detail or bool(message) and message in failure.detail)
     said = f" (its last words: {last[-1][:300]})" if last and not repeated else ""

@@ -115,6 +115,24 @@ def test_validate_explains_a_failure_with_the_bots_traceback(env: dict[str, str]
     assert "legal_actions[len(observation['hand']) * 100]" in run.stdout  # the bot's own traceback, shown as a report
 
 
+@pytest.mark.needs_bot_sandbox
+def test_validate_of_a_bot_that_spins_quotes_its_own_last_words_not_the_stack(
+    env: dict[str, str], tmp_path: Path
+) -> None:
+    """A timed-out bot's stderr ends with the stack the ladder had it write: the sentence names where it was stuck
+    (`stopped in ...`) and quotes the last line the bot wrote itself, not the stack's outermost frame."""
+    bot = tmp_path / "spinner.py"
+    bot.write_text(
+        "import sys\nfrom ladder.bot import Bot\n\nclass Spinner(Bot):\n    name = 'spinner'\n"
+        "    games = ('elfer-raus',)\n\n    def act(self, observation, legal_actions):\n"
+        "        print('spinning now', file=sys.stderr, flush=True)\n        while True:\n            pass\n"
+    )
+    run = ladder(env, "validate", str(bot), "--move-seconds", "0.3")
+    assert_one_clear_line(run, "lost by timeout", 'stopped in File "/bot/bot.py"', "(its last words: spinning now)")
+    assert "bot_host.py" not in run.stderr
+    assert "most recent call first" in run.stdout  # the whole stack is still shown, under the sentence
+
+
 @pytest.mark.parametrize(
     ("args", "fragments"),
     [
