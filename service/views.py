@@ -40,9 +40,9 @@ class Row(BaseModel):
     matches: int
     wins: int
     failures: int
-    rank_low: int | None = None  # the central 95% of its rank when skills are drawn from the ratings
+    rank_low: int | None = None  # the ranks the paired tests do not rule out
     rank_high: int | None = None
-    above_next: float | None = None  # P(this bot's skill > the next row's); None on the last row
+    above_next: float | None = None  # its confidence of being better than the next row's bot; None on the last row
 
 
 class Leaderboard(BaseModel):

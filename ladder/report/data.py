@@ -331,7 +331,7 @@ class LeaderboardRow:
     position: int
     standing: Standing
     above_next: float | None  # P(this row's skill > the next row's); None on the last row
-    rank_interval: tuple[int, int] | None = None  # the central 95% of its rank when skills are drawn from the ratings
+    rank_interval: tuple[int, int] | None = None  # the ranks the paired tests do not rule out
 
 
 def pool_certainty(data: ReportData, pool: str) -> PoolCertainty:

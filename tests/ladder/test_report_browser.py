@@ -98,7 +98,10 @@ def test_the_leaderboard_lists_every_bot_of_every_pool(site: Path, browser: Any)
             f"{low}" if low == high else f"{low}–{high}"
             for low, high in (row["rank_interval"] for row in board["table"])
         ]
-    assert "truly ranks above the next one" in browser.find_element(By.CSS_SELECTOR, ".above-next-note").text
+    assert (
+        "better than the next one down, from a paired sequential test"
+        in browser.find_element(By.CSS_SELECTOR, ".above-next-note").text
+    )
     assert shown["overall"] == database_bots(site)
     assert_no_javascript_error(browser)
 

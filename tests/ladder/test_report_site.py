@@ -224,3 +224,22 @@ def test_a_tournaments_matches_are_listed_on_pages_that_each_name_the_others(tmp
     assert 'class="pager"' not in first.read_text()
     bad = ladder(tmp_path, "report", "--out", str(site), "--matches-per-page", "0")
     assert bad.returncode == 2 and "Traceback" not in bad.stderr
+
+
+def test_the_leaderboards_explain_p_above_next_as_the_paired_test_that_computes_it(tmp_path: Path) -> None:
+    """The report's P(above next) and rank (95%) are the paired sequential tests' figures (those of `ladder
+    rankings`, docs/verdict.md); the pages must not explain them as TrueSkill's normal beliefs."""
+    (tmp_path / "t.toml").write_text(
+        'name = "t"\nseed = 3\ngames = ["elfer-raus"]\nbots = ["random", "thumb"]\nplayers = [2]\n'
+        "games_per_pairing = 2\nworkers = 1\n"
+    )
+    run = ladder(tmp_path, "run", "t.toml", "--no-progress", "--no-rankings")
+    assert run.returncode == 0, run.stderr
+    site = tmp_path / "site"
+    written(ladder(tmp_path, "report", "--out", str(site)))
+    for page in (site / "index.html", *sorted((site / "pools").glob("*.html"))):
+        text = " ".join(page.read_text().split())
+        assert "P(above next)" in text, page
+        assert "from a paired sequential test on the deals both played" in text, page
+        assert "normal beliefs" not in text and "truly ranks above" not in text, page
+        assert "when skills are drawn from the ratings" not in text, page  # the rank interval is the tests' too
