@@ -256,3 +256,13 @@ def test_the_closed_form_duel_is_the_packages_two_player_update() -> None:
                 assert mine.mu == pytest.approx(package.mu, abs=1e-9) and mine.sigma == pytest.approx(
                     package.sigma, abs=1e-9
                 )
+
+
+def test_bots_with_the_same_record_share_the_overall_score() -> None:
+    """Two bots that each won half of their mirrored matches have the same rating up to the propagation's
+    tolerance (either may come out 1e-8 ahead): the overall score counts them as tied, not 1 and 0."""
+    matches = [table(2 * i + 1 + k, seat(1 + k, 1), seat(2 - k, 2)) for i in range(26) for k in (0, 1)]
+    rated = compute(matches, games=TABLES)
+    first, second = rated.table("g/2p")
+    assert first.conservative == pytest.approx(second.conservative, abs=1e-6)
+    assert {row.bot_version_id: row.score for row in ratings_across_pools.overall(rated)} == {1: 0.5, 2: 0.5}
