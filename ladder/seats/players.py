@@ -116,20 +116,17 @@ def sandbox_refusal() -> str | None:
     return None
 
 
-def _is_stack_header(line: str) -> bool:
-    """Whether ``line`` opens a stack faulthandler wrote (``Current thread 0x... (most recent call first):``)."""
-    return line.endswith("(most recent call first):") and line.startswith(("Current thread", "Thread", "Stack"))
+def _last_words(lines: list[str]) -> list[str]:
+    """A crash's faulthandler lines (its first says what happened), else what the bot wrote before a stack."""
+    stack = next((i for i, line in enumerate(lines) if line.endswith("(most recent call first):")), len(lines))
+    return [line for line in lines if line.startswith("Fatal Python error")] or lines[:stack]
 
 
 def failure_line(failure: BotFailure) -> str:
     """One line for a user: the failure and the last line of the bot's own traceback or stderr."""
     lines = (clean_text(line, one_line=True).strip() for line in failure.stderr_tail.splitlines())
-    last = [line for line in lines if line and line != "..."]
-    fatal = [line for line in last if line.startswith("Fatal Python error")]
-    if fatal:  # a crash: faulthandler's first line says what happened, its last is the outermost frame
-        last = fatal
-    else:  # a timeout: the stack the ladder had written before the kill is in the detail; the bot's words precede it
-        last = last[: next((i for i, line in enumerate(last) if _is_stack_header(line)), len(last))]
+    # a timeout's stack (written on the ladder's signal before the kill) is in the detail: `stopped in ...`
+    last = _last_words([line for line in lines if line and line != "..."])
     message = last[-1].partition(": ")[2].strip() if last else ""
     repeated = bool(last) and (last[-1] in failure.detail or bool(message) and message in failure.detail)
     said = f" (its last words: {last[-1][:300]})" if last and not repeated else ""
