@@ -23,7 +23,15 @@ from tqdm import tqdm
 from cli.commands.dbview import compact_table
 from engine import Game, get_game
 from ladder.matches.match import MatchOutcome, MatchSpec, play_match
-from ladder.ratings.summary import CONFIDENCE, BotTally, Difference, paired_differences, score_histogram, tally
+from ladder.ratings.summary import (
+    APPROXIMATE_MIN_DEALS,
+    CONFIDENCE,
+    BotTally,
+    Difference,
+    paired_differences,
+    score_histogram,
+    tally,
+)
 from ladder.sandbox.host_load import usable_cores, worker_cpus
 from ladder.sandbox.limits import SandboxLimits
 from ladder.sandbox.packages import allowed_packages
@@ -321,7 +329,7 @@ def print_differences(game: Game, differences: list[Difference], matches: int) -
         f"difference from {differences[0].baseline}, paired by deal{seated}",
         f"{CONFIDENCE:.0%} confidence interval; paired: the ladder's verdict statistic (rank and score "
         f"margin per deal, docs/verdict.md), its interval valid however many deals are played; the "
-        f"others: normal approximation over the deals",
+        f"others: Student's t over the deals, a verdict from {APPROXIMATE_MIN_DEALS} deals on",
     )
     for column in ("bot", "measure", "deals", "difference", "interval", "verdict"):
         table.add_column(
@@ -342,6 +350,8 @@ def print_differences(game: Game, differences: list[Difference], matches: int) -
                     "rank": ("ranks behind", "ranks ahead"),
                 }[d.measure][0 if d.mean > 0 else 1]
             )
+        elif d.measure != "paired" and d.deals < APPROXIMATE_MIN_DEALS:
+            verdict = f"too few deals for a verdict ({APPROXIMATE_MIN_DEALS} at least)"
         else:
             verdict = "not significant (more deals: -n)"
         table.add_row(Text(d.bot), d.measure, str(d.deals), shown(d.mean), interval, verdict)
