@@ -336,7 +336,8 @@ def print_differences(game: Game, differences: list[Difference], matches: int) -
             column, justify="left" if column in ("bot", "measure", "verdict") else "right", no_wrap=column != "verdict"
         )
     for d in differences:
-        shown = (lambda x: f"{x:+.1%}") if d.measure == "win rate" else (lambda x: f"{x:+.2f}")  # noqa: E731
+        # + 0.0: a mean of -0.0 (no difference, signed by the float) is shown as +0.0
+        shown = (lambda x: f"{x + 0.0:+.1%}") if d.measure == "win rate" else (lambda x: f"{x + 0.0:+.2f}")  # noqa: E731
         interval = "-" if d.deals < 2 else f"{shown(d.low)} to {shown(d.high)}"
         if d.deals < 2:
             verdict = "one deal: no interval"
