@@ -297,7 +297,7 @@ def print_rankings(
         console.print(verdict_line(sure[pool]), highlight=False)
     if show_overall:
         console.print(fit(overall_table(rated, names, spread), console.width))
-    console.print(_rated_note(rated, fresh, scope), style="dim", highlight=False)
+    console.print(_rated_note(rated, fresh, scope, pools), style="dim", highlight=False)
 
 
 def _shown_pools(rated: RatingSet, games: list[str] | None, scope: str) -> list[str]:
@@ -313,10 +313,20 @@ def _shown_pools(rated: RatingSet, games: list[str] | None, scope: str) -> list[
     return pools
 
 
-def _rated_note(rated: RatingSet, fresh: bool, scope: str) -> str:
-    """What the tables were computed from: how many matches (of which ``scope``), whether the stored ratings
-    were stale, and how many events TrueSkill could not rate."""
+def pool_matches(rated: RatingSet, pool: str) -> int:
+    """The matches rated in ``pool``: its seats over its table size (a table seats each bot version once)."""
+    table = rated.standings.get(pool, {})
+    seats = sum(standing.matches for standing in table.values())
+    return seats // next(iter(table.values())).num_players if table else 0
+
+
+def _rated_note(rated: RatingSet, fresh: bool, scope: str, shown: list[str] | None = None) -> str:
+    """What the tables were computed from: how many matches (of which ``scope``; and of those, how many in the
+    pools ``shown`` when they are not all of them), whether the stored ratings were stale, and how many events
+    TrueSkill could not rate."""
     note = f"{rated.match_count} matches rated" + (f" ({scope})" if scope else "")
+    if shown is not None and len(shown) < len(rated.pools()):
+        note += f", {sum(pool_matches(rated, pool) for pool in shown)} of them in the pools shown"
     if not fresh and not scope:
         note += (
             " (computed now: the stored ratings are older; a run stores them when it ends, `ladder rerate` any time)"

@@ -212,3 +212,24 @@ def test_every_table_of_bots_fits_80_columns_with_its_numbers_whole(
     assert max(len(line) for line in lines if line not in paths) <= 80, run.stdout
     assert not re.search(r"\d…|…\d", run.stdout), run.stdout  # a number never gives way
     assert any(re.search(failures, line.rstrip()) for line in lines), run.stdout
+
+
+@pytest.mark.skipif(
+    not {"elfer-raus", "elevenses-for-one"} <= set(game_ids()), reason="elfer-raus or elevenses-for-one missing"
+)
+def test_rankings_of_one_game_say_how_many_of_the_rated_matches_are_in_its_tables(tmp_path: Path) -> None:
+    """`ladder rankings GAME` used to print the whole database's count alone under tables of one game's matches."""
+    (tmp_path / "two.toml").write_text(
+        'name = "two"\nseed = 5\ngames = ["elfer-raus", "elevenses-for-one"]\nbots = ["random", "thumb"]\n'
+        "players = [2]\ngames_per_pairing = 3\nworkers = 1\n[game.elfer-raus]\noptions = { rounds = 1 }\n"
+    )
+    run = ladder("run", "two.toml", "--no-progress", "--db", "two.db", cwd=tmp_path)
+    assert run.returncode == 0, run.stderr
+    listed = json.loads(ladder("matches", "--json", "--limit", "1000", "--db", "two.db", cwd=tmp_path).stdout)
+    per_game = {game: sum(m["game"] == game for m in listed) for game in ("elfer-raus", "elevenses-for-one")}
+    assert per_game == {"elfer-raus": 6, "elevenses-for-one": 6}  # 3 deals in both seatings; 3 deals for each bot
+    one = ladder("rankings", "elfer-raus", "--db", "two.db", cwd=tmp_path)
+    assert one.returncode == 0, one.stderr
+    assert "12 matches rated, 6 of them in the pools shown" in " ".join(one.stdout.split())
+    every = ladder("rankings", "--db", "two.db", cwd=tmp_path)
+    assert "12 matches rated" in every.stdout and "of them in the pools shown" not in every.stdout
