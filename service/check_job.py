@@ -88,7 +88,12 @@ def ownership_problem(session: Session, author: AuthorRow, name: str) -> str | N
 
 def activate(session: Session, author: AuthorRow, version: BotVersionRow, cap: int) -> list[int]:
     """Put ``version`` on the schedule (its bot owned by ``author``); versions past the author's cap (the oldest
-    first) retire from scheduling and keep their ratings. The superseded versions' ids."""
+    first) retire from scheduling and keep their ratings. The superseded versions' ids.
+
+    The cap counts the versions on the schedule: those of a bot the operator paused, benched or retired sit out
+    and take no place, so an author whose bot is paused does not lose another bot's version to a new one. A
+    resumed bot plays again with its versions as they were; the cap applies again at the author's next version.
+    """
     assert version.id is not None and author.id is not None
     if session.get(ServedBotRow, version.bot_id) is None:
         session.add(ServedBotRow(bot_id=version.bot_id, author_id=author.id))
@@ -100,7 +105,12 @@ def activate(session: Session, author: AuthorRow, version: BotVersionRow, cap: i
     session.flush()
     active = session.exec(
         select(ServedVersionRow)
-        .where(ServedVersionRow.author_id == author.id, ServedVersionRow.state == VersionState.ACTIVE.value)
+        .join(ServedBotRow, col(ServedBotRow.bot_id) == col(ServedVersionRow.bot_id))
+        .where(
+            ServedVersionRow.author_id == author.id,
+            ServedVersionRow.state == VersionState.ACTIVE.value,
+            ServedBotRow.state == BotState.ACTIVE.value,
+        )
         .order_by(col(ServedVersionRow.activated_at).desc(), col(ServedVersionRow.bot_version_id).desc())
     ).all()
     superseded = []

@@ -45,7 +45,8 @@ def serve(
             "--active-versions",
             min=1,
             max=20,
-            help="Versions per author on the schedule; older ones retire from it (keeping their ratings).",
+            help="Versions per author on the schedule; older ones retire from it (keeping their ratings). A paused or "
+            "benched bot's versions take no place while it sits out.",
         ),
     ] = 2,
     house: Annotated[

@@ -55,3 +55,34 @@ def test_versions_past_the_cap_retire_oldest_first_and_the_name_stays_its_author
         set_bot_state(session, "slow", Action.RETIRE, "plays illegal moves on purpose")
         assert "retired" in (ownership_problem(session, alice, "slow") or "")
     engine.dispose()
+
+
+def test_a_paused_bot_takes_no_place_under_the_cap(tmp_path: Path) -> None:
+    """The operator pauses one of alice's two bots; her new bot must not push her other, playing bot off the
+    schedule (the fresh-user walk found it superseded, leaving her one bot playing)."""
+    engine = open_service_database(f"sqlite:///{tmp_path / 'ladder.db'}")
+    with Session(engine, expire_on_commit=False) as session:
+        add_author(session, "alice")
+        alice = session.exec(select(AuthorRow).where(AuthorRow.name == "alice")).one()
+        paused, playing, new = BotRow(name="paused"), BotRow(name="playing"), BotRow(name="new")
+        session.add_all([paused, playing, new])
+        session.commit()
+        for number, bot in ((1, paused), (2, playing)):
+            assert activate(session, alice, version(session, bot, number), cap=2) == []
+            session.commit()
+        set_bot_state(session, "paused", Action.PAUSE, "looking into it")
+        assert activate(session, alice, version(session, new, 3), cap=2) == []
+        session.commit()
+        assert states(session) == {"1": VersionState.ACTIVE, "2": VersionState.ACTIVE, "3": VersionState.ACTIVE}
+        # once resumed, the cap applies again at her next version: the oldest scheduled ones make way
+        set_bot_state(session, "paused", Action.RESUME)
+        superseded = activate(session, alice, version(session, new, 4), cap=2)
+        session.commit()
+        assert states(session) == {
+            "1": VersionState.SUPERSEDED,
+            "2": VersionState.SUPERSEDED,
+            "3": VersionState.ACTIVE,
+            "4": VersionState.ACTIVE,
+        }
+        assert len(superseded) == 2
+    engine.dispose()
