@@ -482,14 +482,16 @@ def exception_line(stderr: str) -> str:
 
 @dataclass(frozen=True)
 class FailureGroup:
-    """The failures of a bot that look alike: the same reason, the same first line of detail, the same
-    error line of the traceback on stderr. ``latest``: the newest first."""
+    """The failures of a bot that look alike: the same reason, the same first line of detail but for its
+    numbers (a timeout's CPU seconds, the move it came at), the same error line of the traceback on stderr.
+    ``detail``: the newest one's; ``alike``: every detail of the group was that one. ``latest``: the newest first."""
 
     reason: str
     detail: str
     traceback_line: str
     count: int
     latest: tuple[FailureRecord, ...]
+    alike: bool = True
 
     @property
     def example(self) -> FailureRecord:
@@ -500,13 +502,27 @@ def failure_groups(found: list[FailureRecord], keep: int = 5) -> list[FailureGro
     """``found`` (newest first) grouped by :class:`FailureGroup`'s key, the most frequent group first."""
     groups: dict[tuple[str, str, str], list[FailureRecord]] = defaultdict(list)
     for failure in found:
-        detail = (failure.seat.failure_detail.strip().splitlines() or [""])[0][:300]
-        groups[(failure.seat.failure_reason or "", detail, exception_line(failure.seat.stderr_tail))].append(failure)
+        shape = _NUMBER.sub("#", _first_line(failure))
+        groups[(failure.seat.failure_reason or "", shape, exception_line(failure.seat.stderr_tail))].append(failure)
     made = [
-        FailureGroup(reason, detail, line, len(items), tuple(items[:keep]))
-        for (reason, detail, line), items in groups.items()
+        FailureGroup(
+            reason,
+            _first_line(items[0]),
+            line,
+            len(items),
+            tuple(items[:keep]),
+            alike=len({_first_line(item) for item in items}) == 1,
+        )
+        for (reason, _shape, line), items in groups.items()
     ]
     return sorted(made, key=lambda g: (-g.count, -g.latest[0].match.match_id))
+
+
+_NUMBER = re.compile(r"\d+(?:\.\d+)?")
+
+
+def _first_line(failure: FailureRecord) -> str:
+    return (failure.seat.failure_detail.strip().splitlines() or [""])[0][:300]
 
 
 @dataclass

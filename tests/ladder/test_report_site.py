@@ -187,7 +187,19 @@ def test_failures_are_grouped_by_reason_detail_and_traceback_line() -> None:
         ("timeout", "", 1),
     ]
     assert [f.match.match_id for f in groups[0].latest] == [40, 39, 38, 37, 36]
-    assert groups[2].detail == "no answer in 5 s"
+    assert groups[2].detail == "no answer in 5 s" and groups[2].alike
+
+
+def test_failures_that_differ_only_in_their_numbers_are_one_group_shown_by_the_newest() -> None:
+    """A timeout's detail names its CPU seconds and its move: eleven timeouts were eleven groups of one."""
+    found = [
+        failure(20 + i, "timeout", f"used {5 + i / 10:.2f} s of CPU on move {i * 3}, 5.00 s allowed", "")
+        for i in range(11)
+    ]
+    found.append(failure(5, "illegal", "answered 7, which is not one of the 3 legal actions", ""))
+    groups = failure_groups(sorted(found, key=lambda f: -f.match.match_id))
+    assert [(g.reason, g.count) for g in groups] == [("timeout", 11), ("illegal", 1)]
+    assert groups[0].detail == "used 6.00 s of CPU on move 30, 5.00 s allowed" and not groups[0].alike
 
 
 @pytest.mark.slow
