@@ -128,8 +128,13 @@ class RatingSet:
     unrated_events: int = 0  # events TrueSkill could not compute (numerically); left out
 
     def table(self, pool: str) -> list[Standing]:
-        """A pool's leaderboard: by conservative rating, then mu, then version id (stable)."""
-        return sorted(self.standings.get(pool, {}).values(), key=lambda s: (-s.conservative, -s.mu, s.bot_version_id))
+        """A pool's leaderboard: by conservative rating, then mu, then version id (stable). Ratings are compared to
+        six decimals: they are computed to within :data:`CONVERGED`, so two bots with the same record can differ in
+        the eighth digit either way, and the version id, not that noise, must order them."""
+        return sorted(
+            self.standings.get(pool, {}).values(),
+            key=lambda s: (-round(s.conservative, 6), -round(s.mu, 6), s.bot_version_id),
+        )
 
     def pools(self) -> list[str]:
         return sorted(self.standings)

@@ -266,3 +266,5 @@ def test_bots_with_the_same_record_share_the_overall_score() -> None:
     first, second = rated.table("g/2p")
     assert first.conservative == pytest.approx(second.conservative, abs=1e-6)
     assert {row.bot_version_id: row.score for row in ratings_across_pools.overall(rated)} == {1: 0.5, 2: 0.5}
+    # and the leaderboard orders them by version id, not by which came out 1e-8 ahead (here the second one)
+    assert [first.bot_version_id, second.bot_version_id] == [1, 2]
