@@ -34,7 +34,7 @@ from engine import get_game
 from ladder.matches.deals import keyed_seed
 from ladder.ratings import certainty
 from ladder.ratings.pools import PoolKey
-from ladder.ratings.trueskill_model import RatingSet, Standing, pool_key
+from ladder.ratings.trueskill_model import RatingSet, Standing, leaderboard_key, pool_key
 from ladder.ratings.verdict import Ledger, PoolEvidence
 from ladder.seats.roster import Entrant
 from tournaments.formats import GamePlan, ScheduledMatch, deal_group, deal_key, deal_seed
@@ -175,7 +175,7 @@ class RoundBuilder:
         by_version = {f.entrant.version_id: f for f in members}
         table = sorted(
             (known.get(v) or Standing(pool, key.game, key.players, v) for v in by_version),
-            key=lambda s: (-s.conservative, -s.mu, s.bot_version_id),
+            key=leaderboard_key,
         )
         verdict = certainty.assess(table, pool, self.confidence, self.indifference, evidence=evidence)
         pairs = verdict.open_pairs()

@@ -116,6 +116,12 @@ class HistoryPoint:
     sigma: float
 
 
+def leaderboard_key(standing: Standing) -> tuple[float, float, int]:
+    """Where ``standing`` sorts on its pool's leaderboard (:meth:`RatingSet.table`); the one order every view and
+    the served planner use, so their adjacent pairs are the same."""
+    return (-round(standing.conservative, 6), -round(standing.mu, 6), standing.bot_version_id)
+
+
 @dataclass
 class RatingSet:
     """Every pool's standings and history, computed from ``match_count`` matches up to ``last_match_id``."""
@@ -131,10 +137,7 @@ class RatingSet:
         """A pool's leaderboard: by conservative rating, then mu, then version id (stable). Ratings are compared to
         six decimals: they are computed to within :data:`CONVERGED`, so two bots with the same record can differ in
         the eighth digit either way, and the version id, not that noise, must order them."""
-        return sorted(
-            self.standings.get(pool, {}).values(),
-            key=lambda s: (-round(s.conservative, 6), -round(s.mu, 6), s.bot_version_id),
-        )
+        return sorted(self.standings.get(pool, {}).values(), key=leaderboard_key)
 
     def pools(self) -> list[str]:
         return sorted(self.standings)

@@ -152,3 +152,21 @@ def test_certainty_deals_are_played_in_drawn_rotations_and_placement_in_every_se
         orders.add(min(seatings))
     assert len({c.number for c in chosen}) == len(chosen)
     assert orders == {(1, 2, 3), (1, 3, 2)}  # drawn per deal: not one fixed order for every deal of the table
+
+
+def test_the_planner_reads_the_leaderboard_in_the_pages_order_when_ratings_tie_to_six_decimals() -> None:
+    """Two bots with the same record come out of the propagation 1e-8 apart, either way: the pages order them by
+    version id (RatingSet.table); the planner's adjacent pairs must be the pages' pairs, not the noise's."""
+    field = [entry(1, 10), entry(2, 20), entry(3, 30)]
+    rows = [("elevenses/2p", n, True, [a, b]) for n in range(2) for a, b in ((1, 2), (1, 3), (2, 3))]
+    rated = RatingSet()
+    rated.standings["elevenses/2p"] = {
+        1: Standing("elevenses/2p", "elevenses", 2, 1, 25.0, 5.0),
+        2: Standing("elevenses/2p", "elevenses", 2, 2, 25.0 + 1e-8, 5.0),  # ahead by the propagation's noise
+        3: Standing("elevenses/2p", "elevenses", 2, 3, 24.0, 5.0),
+    }
+    shown = [s.bot_version_id for s in rated.table("elevenses/2p")]
+    assert shown == [1, 2, 3]
+    pages_pairs = {frozenset(pair) for pair in zip(shown, shown[1:])}
+    chosen = builder(rows, {1: 10, 2: 20, 3: 30}).certainty_deals("elevenses/2p", field, rated)
+    assert {frozenset(e.version_id for e in c.matches[0].seats) for c in chosen} == pages_pairs
