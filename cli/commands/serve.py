@@ -46,7 +46,7 @@ def serve(
             min=1,
             max=20,
             help="Versions per author on the schedule; older ones retire from it (keeping their ratings). A paused or "
-            "benched bot's versions take no place while it sits out.",
+            "benched bot's versions take no place while it sits out (a new one sent to it supersedes only its own).",
         ),
     ] = 2,
     house: Annotated[

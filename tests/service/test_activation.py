@@ -86,3 +86,31 @@ def test_a_paused_bot_takes_no_place_under_the_cap(tmp_path: Path) -> None:
         }
         assert len(superseded) == 2
     engine.dispose()
+
+
+def test_versions_sent_to_a_benched_bot_keep_to_the_cap_within_that_bot(tmp_path: Path) -> None:
+    """A benched bot's versions take no place under the cap, but new versions sent to it while it sits out must
+    not pile up: resumed, it would put every one of them on the schedule at once. They supersede that bot's own
+    older versions past the cap (never the author's playing bot's)."""
+    engine = open_service_database(f"sqlite:///{tmp_path / 'ladder.db'}")
+    with Session(engine, expire_on_commit=False) as session:
+        add_author(session, "alice")
+        alice = session.exec(select(AuthorRow).where(AuthorRow.name == "alice")).one()
+        benched, playing = BotRow(name="benched"), BotRow(name="playing")
+        session.add_all([benched, playing])
+        session.commit()
+        for number, bot in ((1, benched), (2, playing)):
+            assert activate(session, alice, version(session, bot, number), cap=2) == []
+            session.commit()
+        set_bot_state(session, "benched", Action.BENCH, "crashes at start")
+        for number in (3, 4, 5):  # three fixes sent while it sits out
+            activate(session, alice, version(session, benched, number), cap=2)
+            session.commit()
+        assert states(session) == {
+            "1": VersionState.SUPERSEDED,
+            "2": VersionState.ACTIVE,  # her playing bot keeps its place
+            "3": VersionState.SUPERSEDED,
+            "4": VersionState.ACTIVE,
+            "5": VersionState.ACTIVE,
+        }
+    engine.dispose()
