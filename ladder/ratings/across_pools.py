@@ -4,11 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ladder.ratings.trueskill_model import CONVERGED, RatingSet, Standing
-
-# Ratings are computed to within CONVERGED (expectation propagation stops there), so two bots with the same
-# record can differ in the eighth digit, either way depending on which is visited first: closer than this is a tie.
-TIE = 10 * CONVERGED
+from ladder.ratings.trueskill_model import RatingSet, Standing, compared
 
 
 @dataclass(frozen=True)
@@ -50,10 +46,11 @@ def _share_above(table: dict[int, Standing], version: int) -> float:
     others = [s for v, s in table.items() if v != version]
     if not others:
         return 1.0
-    above = sum(_above(mine.conservative - o.conservative) for o in others)
+    above = sum(_above(compared(mine.conservative), compared(o.conservative)) for o in others)
     return above / len(others)
 
 
-def _above(difference: float) -> float:
-    """1 above, 0.5 tied (within :data:`TIE`), 0 below."""
-    return 0.5 if abs(difference) <= TIE else 1.0 if difference > 0 else 0.0
+def _above(mine: float, theirs: float) -> float:
+    """1 above, 0.5 tied (equal as ratings are compared, :func:`~ladder.ratings.trueskill_model.compared`: the
+    leaderboard's rule), 0 below."""
+    return 0.5 if mine == theirs else 1.0 if mine > theirs else 0.0

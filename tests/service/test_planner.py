@@ -154,7 +154,7 @@ def test_certainty_deals_are_played_in_drawn_rotations_and_placement_in_every_se
     assert orders == {(1, 2, 3), (1, 3, 2)}  # drawn per deal: not one fixed order for every deal of the table
 
 
-def test_the_planner_reads_the_leaderboard_in_the_pages_order_when_ratings_tie_to_six_decimals() -> None:
+def test_the_planner_reads_the_leaderboard_in_the_pages_order_when_ratings_tie_as_compared() -> None:
     """Two bots with the same record come out of the propagation 1e-8 apart, either way: the pages order them by
     version id (RatingSet.table); the planner's adjacent pairs must be the pages' pairs, not the noise's."""
     field = [entry(1, 10), entry(2, 20), entry(3, 30)]
