@@ -291,3 +291,14 @@ def test_the_viewer_draws_every_step_and_shows_an_author_only_their_own_stderr(s
         stderr = driver.find_element("id", "stderr").get_attribute("textContent")  # closed <details> included
         assert SECRETS["alice-bot"] in stderr and "bob-bot (nothing on stderr)" in stderr
         assert SECRETS["bob-bot"] not in driver.page_source and SECRETS["house"] not in driver.page_source
+
+
+def test_a_bot_page_names_the_pool_of_each_of_its_ratings(served: Served) -> None:
+    """The Ratings table's "pool" column showed the version's database id (found by the fresh-user walk)."""
+    import re
+
+    page = served.get("/bots/alice-bot").text
+    ratings = page.split("<h2>Ratings</h2>")[1].split("</table>")[0]
+    assert sorted(re.findall(r'<td class="pool">([^<]*)</td>', ratings)) == ["elevenses/2p", "elevenses/3p"]
+    api = served.get("/api/bots/alice-bot").json()
+    assert sorted(row["pool"] for row in api["standings"]) == ["elevenses/2p", "elevenses/3p"]
