@@ -686,15 +686,18 @@ def _by_table(matches: list[ScheduledMatch]) -> dict[str, int]:
 
 
 def plan_tournament(
-    source: str | Path | TournamentConfig, db_url: str | None = None, workers: int | None = None
+    source: str | Path | TournamentConfig,
+    db_url: str | None = None,
+    workers: int | None = None,
+    hours: float | None = None,
 ) -> dict[str, Any]:
     """What a run would play, without playing: matches per cycle by game and table size, the notes, whether the
     run resumes a tournament (and what it has recorded) or starts a new one, and an estimate of the time the
     missing matches take (:mod:`tournaments.estimate`)."""
     config = source if isinstance(source, TournamentConfig) else load_tournament(source)
     run = TournamentRun(
-        config, RunOptions(db_url=db_url, progress=False, backend="local", workers=workers)
-    )  # no Dask needed
+        config, RunOptions(db_url=db_url, progress=False, backend="local", workers=workers, hours=hours)
+    )  # no Dask needed; ``hours`` (--hours) overrides the file's budget, as in the run
     try:
         existing = latest_tournament(run.session, config, run.print_hash)
         cycles = max(config.cycles, existing.cycles if existing else 1)

@@ -172,6 +172,23 @@ def test_dry_run_shows_the_schedule_without_playing(tmp_path: Path) -> None:
     )
 
 
+def test_dry_run_takes_the_hours_and_says_an_adaptive_file_plays_more_than_its_warm_up(tmp_path: Path) -> None:
+    """`--dry-run --hours H` ignored H (the plan said "1 cycle(s)", no budget), and an adaptive file's dry run gave
+    the warm-up's count and time as if that were the run (known-order: 110 matches and 4 s, then 1542 played);
+    found by the fresh-user walk."""
+    db = ["--db", f"sqlite:///{tmp_path / 'd.db'}"]
+    (tmp_path / "rr.toml").write_text('seed = 1\ngames = ["elfer-raus"]\nbots = ["random", "thumb"]\nplayers = [2]\n')
+    plan = json.loads(ladder("run", "rr.toml", "--dry-run", "--hours", "0.5", "--json", *db, cwd=tmp_path).stdout)
+    assert plan["hours"] == 0.5
+    text = ladder("run", "rr.toml", "--dry-run", "--hours", "0.5", *db, cwd=tmp_path).stdout
+    assert "or cycles until 0.5 h are spent" in text
+    adaptive = ladder("run", "known-order", "--dry-run", *db, cwd=tmp_path)
+    assert adaptive.returncode == 0, adaptive.stderr
+    said = " ".join(adaptive.stdout.split())
+    assert "known-order: adaptive: a warm-up of 110 matches" in said and "4000 matches" in said, said
+    assert "the warm-up's only" in said
+
+
 def test_a_temporary_folder_too_long_for_a_socket_does_not_stop_a_run(tmp_path: Path) -> None:
     """The workers' fork server listens on a Unix socket under the temporary folder, whose path may be at most 107
     bytes: with a longer TMPDIR (a CI runner's, pytest's) the run still plays, instead of failing in multiprocessing
