@@ -127,6 +127,14 @@ def test_bad_input_ends_in_one_clear_line(played: Path, args: tuple[str, ...], f
     assert_one_clear_line(ladder(*args, *db(played), cwd=played), *fragments)
 
 
+def test_a_bot_folder_named_without_a_slash_is_told_to_be_given_as_a_path(tmp_path: Path) -> None:
+    """`ladder validate shbot` of a folder `shbot` here said "no bot 'shbot' ...; or give the path of a bot (a .py
+    file, or a folder with bot.py or bot.toml)": the user had given exactly that (found by the fresh-user walk)."""
+    (tmp_path / "shbot").mkdir()
+    (tmp_path / "shbot" / "bot.toml").write_text('name = "sh"\ngames = ["*"]\ncommand = ["sh", "bot.sh"]\n')
+    assert_one_clear_line(ladder("validate", "shbot", cwd=tmp_path), "'shbot' here is read as a bot's name", "./shbot")
+
+
 def test_a_bad_database_url_or_an_empty_database_is_one_line(tmp_path: Path) -> None:
     assert_one_clear_line(ladder("rankings", "--db", "nosuchdialect://x", cwd=tmp_path), "cannot use the database URL")
     from ladder.store.database import open_database
