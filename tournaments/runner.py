@@ -251,6 +251,7 @@ class TournamentRun:
         if crowded is not None:
             self.notes.append(crowded)
         self.stop = StopSignals()
+        self.state_before: str | None = None  # the chosen tournament's state before this run (None: a new one)
         self.writes = WriteBuffer(options.write_policy)
         self.unplayed: dict[str, int] = {}  # matches not yet handed out per bot reference (without a time budget)
         self.retired: set[str] = set()  # bot references with no match left to hand out
@@ -405,6 +406,7 @@ class TournamentRun:
             raise
         for note in choice.notes:
             self._note(note)
+        self.state_before = choice.row.state if choice.row is not None else None
         self.secret = choice.secret
         self.schedule.deal_from(self.secret.value)
         cycles = max(self.config.cycles, 1)
@@ -460,11 +462,20 @@ class TournamentRun:
             return self._open_executor()
         except BaseException:
             try:
-                self._finish(TournamentState.STOPPED, started)
+                self._finish(self._state_without_executor(), started)
             finally:
                 self.run_log.close()
                 self.close()
             raise
+
+    def _state_without_executor(self) -> TournamentState:
+        """How a run whose executor could not start leaves the tournament: ``stopped``, unless it was over and
+        this run had nothing new to play (an unreachable Dask scheduler turned a complete tournament, its secret
+        revealed, into a stopped one)."""
+        before = TournamentState(self.state_before) if self.state_before else None
+        if before is not None and before.over and not self._more_to_play(self.tournament):
+            return before
+        return TournamentState.STOPPED
 
     def _loop(self, executor: MatchExecutor, progress: ProgressBar, deadline: float | None) -> ExecutorLoop:
         settings = LoopSettings(
