@@ -302,3 +302,20 @@ def test_a_bot_page_names_the_pool_of_each_of_its_ratings(served: Served) -> Non
     assert sorted(re.findall(r'<td class="pool">([^<]*)</td>', ratings)) == ["elevenses/2p", "elevenses/3p"]
     api = served.get("/api/bots/alice-bot").json()
     assert sorted(row["pool"] for row in api["standings"]) == ["elevenses/2p", "elevenses/3p"]
+
+
+def test_my_bots_link_only_to_bots_that_have_a_page(served: Served) -> None:
+    """/me linked every submission's bot name to /bots/NAME, a 404 for a bot whose only submission failed its
+    check (found by the fresh-user walk); the submission stays listed in the table with its problem."""
+    from service.models import SubmissionRow, SubmissionState
+
+    with Session(served.engine) as session:  # type: ignore[arg-type]
+        author = author_for_token(session, served.tokens["alice"])
+        assert author is not None and author.id is not None
+        for bot, state in (("alice-bot", SubmissionState.ACTIVE), ("alice-broken", SubmissionState.FAILED)):
+            session.add(SubmissionRow(author_id=author.id, state=state.value, filename=f"{bot}.py", bot_name=bot))
+        session.commit()
+    page = served.get("/me", "alice").text
+    assert '<a href="/bots/alice-bot#stderr">' in page
+    assert "/bots/alice-broken" not in page and "alice-broken.py" in page
+    assert served.get("/bots/alice-broken").status_code == 404
