@@ -353,6 +353,9 @@ class ServeLoop:
         self.recorder.repair()
         self.recorder.load_keys()
         self.bench = BenchPolicy.load(self.session, self.tournament_id, self.limits.bench_after_failures)
+        for name in self.settings.house_bots:  # recorded (and committed) now: found, never written, by each round's
+            builtin_entrant(self.session, name)  # look-up, whose open write would lock every web login and upload
+        self.session.commit()
         run_log = RunLog.open(SERVE_NAME, self.tournament_id, logging.INFO)
         state = TournamentState.STOPPED
         try:

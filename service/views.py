@@ -45,6 +45,12 @@ class Row(BaseModel):
     above_next: float | None = None  # its confidence of being better than the next row's bot; None on the last row
 
 
+class Standing(Row):
+    """A leaderboard row on a bot's page, which lists the bot's rows of every pool: so it names its pool."""
+
+    pool: str
+
+
 class Leaderboard(BaseModel):
     pool: str
     verdict: str
@@ -101,7 +107,7 @@ class BotView(BaseModel):
     state: str
     reason: str
     versions: list[dict[str, object]]
-    standings: list[Row]
+    standings: list[Standing]
     recent: list[MatchView]
 
 
@@ -303,7 +309,12 @@ def bot_view(session: Session, name: str) -> tuple[BotView, int | None] | None:
     ).all()
     ids = {v.id for v in versions}
     states, _owners = _states(session)
-    standings = [row for board in leaderboards(session) for row in board.rows if row.version_id in ids]
+    standings = [
+        Standing(pool=board.pool, **row.model_dump())
+        for board in leaderboards(session)
+        for row in board.rows
+        if row.version_id in ids
+    ]
     names = _names(session)
     recent_ids = list(
         session.exec(

@@ -251,6 +251,7 @@ class TournamentRun:
         if crowded is not None:
             self.notes.append(crowded)
         self.stop = StopSignals()
+        self.state_before: str | None = None  # the chosen tournament's state before this run (None: a new one)
         self.writes = WriteBuffer(options.write_policy)
         self.unplayed: dict[str, int] = {}  # matches not yet handed out per bot reference (without a time budget)
         self.retired: set[str] = set()  # bot references with no match left to hand out
@@ -405,6 +406,7 @@ class TournamentRun:
             raise
         for note in choice.notes:
             self._note(note)
+        self.state_before = choice.row.state if choice.row is not None else None
         self.secret = choice.secret
         self.schedule.deal_from(self.secret.value)
         cycles = max(self.config.cycles, 1)
@@ -460,11 +462,20 @@ class TournamentRun:
             return self._open_executor()
         except BaseException:
             try:
-                self._finish(TournamentState.STOPPED, started)
+                self._finish(self._state_without_executor(), started)
             finally:
                 self.run_log.close()
                 self.close()
             raise
+
+    def _state_without_executor(self) -> TournamentState:
+        """How a run whose executor could not start leaves the tournament: ``stopped``, unless it was over and
+        this run had nothing new to play (an unreachable Dask scheduler turned a complete tournament, its secret
+        revealed, into a stopped one)."""
+        before = TournamentState(self.state_before) if self.state_before else None
+        if before is not None and before.over and not self._more_to_play(self.tournament):
+            return before
+        return TournamentState.STOPPED
 
     def _loop(self, executor: MatchExecutor, progress: ProgressBar, deadline: float | None) -> ExecutorLoop:
         settings = LoopSettings(
@@ -686,15 +697,18 @@ def _by_table(matches: list[ScheduledMatch]) -> dict[str, int]:
 
 
 def plan_tournament(
-    source: str | Path | TournamentConfig, db_url: str | None = None, workers: int | None = None
+    source: str | Path | TournamentConfig,
+    db_url: str | None = None,
+    workers: int | None = None,
+    hours: float | None = None,
 ) -> dict[str, Any]:
     """What a run would play, without playing: matches per cycle by game and table size, the notes, whether the
     run resumes a tournament (and what it has recorded) or starts a new one, and an estimate of the time the
     missing matches take (:mod:`tournaments.estimate`)."""
     config = source if isinstance(source, TournamentConfig) else load_tournament(source)
     run = TournamentRun(
-        config, RunOptions(db_url=db_url, progress=False, backend="local", workers=workers)
-    )  # no Dask needed
+        config, RunOptions(db_url=db_url, progress=False, backend="local", workers=workers, hours=hours)
+    )  # no Dask needed; ``hours`` (--hours) overrides the file's budget, as in the run
     try:
         existing = latest_tournament(run.session, config, run.print_hash)
         cycles = max(config.cycles, existing.cycles if existing else 1)

@@ -370,7 +370,7 @@ def rankings(
     ] = False,
 ) -> None:
     """The leaderboard of each game (rank, bot, version, mu, sigma, mu - 3 sigma, 95% rank interval, the
-    probability of being above the next bot, matches, win rate), its verdict (settled / not yet, and why),
+    confidence of being better than the next bot, matches, win rate), its verdict (settled / not yet, and why),
     and the overall table with intervals."""
     with database(db) as session:
         rated = None

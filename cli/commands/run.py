@@ -26,7 +26,7 @@ def run(
         str,
         typer.Argument(
             metavar="FILE",
-            help="A tournament file (a path), or the name of a ready-made one shipped with the ladder: quick, overnight, known-order.",
+            help="A tournament file (a path), or the name of a ready-made one shipped with the ladder: quick, showcase, overnight, known-order.",
         ),
     ],
     hours: Annotated[
@@ -63,7 +63,12 @@ def run(
     ] = True,
     as_json: Annotated[bool, typer.Option("--json", help="Print what the run did as JSON (no rankings).")] = False,
     dry_run: Annotated[
-        bool, typer.Option("--dry-run", help="Only show what would be played (matches per game and table size).")
+        bool,
+        typer.Option(
+            "--dry-run",
+            help="Only show what would be played (matches per game and table size) and how long it should take; "
+            "with --hours, under that budget.",
+        ),
     ] = False,
     deal_secret: Annotated[
         str | None,
@@ -91,7 +96,7 @@ def run(
 
     scheduler = _checked_options(hours, backend, scheduler)
     if dry_run:
-        plan = plan_tournament(file, db, workers)
+        plan = plan_tournament(file, db, workers, hours)
         if as_json:
             print(json.dumps(plan, indent=2))
             return
@@ -208,7 +213,16 @@ def print_plan(plan: dict[str, Any]) -> None:
     for table, count in plan["matches"].items():
         say(f"  {table}: {count} matches per cycle")
     budget = f", or cycles until {plan['hours']:g} h are spent" if plan["hours"] else ""
-    say(f"{plan['name']}: {plan['per_cycle']} matches per cycle, {plan['cycles']} cycle(s){budget}")
+    adaptive = plan["adaptive"]
+    if adaptive:
+        budget = f"; the run stops at {plan['hours']:g} h" if plan["hours"] else ""
+        say(
+            f"{plan['name']}: adaptive: a warm-up of {plan['per_cycle']} matches, then rounds where each pool is "
+            f"least sure until it is settled at {adaptive['confidence']:.0%} or has played "
+            f"{adaptive['max_matches']} matches{budget}; the counts and the estimate below are the warm-up's only"
+        )
+    else:
+        say(f"{plan['name']}: {plan['per_cycle']} matches per cycle, {plan['cycles']} cycle(s){budget}")
     resumes = plan["resumes"]
     if resumes is None:
         say(f"starts a new tournament: no tournament {plan['name']!r} with this seed and these games in the database")

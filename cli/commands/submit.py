@@ -26,7 +26,10 @@ PathArgument = Annotated[
     str, typer.Argument(metavar="PATH", help="The bot: a .py file, or a folder with bot.py or bot.toml.")
 ]
 NameOption = Annotated[
-    str | None, typer.Option("--name", help="Register under this name instead of the class's `name`.")
+    str | None,
+    typer.Option(
+        "--name", help="Use this name instead of the bot's own (its class's or bot.toml's `name`); submit registers it."
+    ),
 ]
 MoveOption = Annotated[
     float,

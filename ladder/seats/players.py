@@ -2,22 +2,19 @@
 
 References:
 
-- a plain name: a built-in bot (``random``, ``thumb``, ``search``), run in
-  this process; otherwise a bot registered with ``ladder submit`` (its latest
-  version), or a bot offered by an installed package (entry point group
+- a plain name: a built-in bot (``random``, ``thumb``, ``search``), run in this process; otherwise a bot registered
+  with ``ladder submit`` (its latest version), or a bot offered by an installed package (entry point group
   ``ladder.bots``); a registered name may not shadow a built-in one;
-- ``path/to/bot.py`` or a folder (anything containing ``/`` or ending in
-  ``.py``): that file, copied aside and run sandboxed;
-- ``store:<sha256>``: a registered version in the bot store
-  (``results/bots/<sha256>/``); what tournaments send to workers, so a worker
-  needs no database;
+- ``path/to/bot.py`` or a folder (anything containing ``/`` or ending in ``.py``): that file, copied aside and run
+  sandboxed;
+- ``store:<sha256>``: a registered version in the bot store (``results/bots/<sha256>/``); what tournaments send to
+  workers, so a worker needs no database;
 - ``ep:<name>``: the entry-point bot ``name``.
 
 Built-in bots run in this process (:mod:`ladder.seats.builtin_players`), their exceptions turned into
-:class:`~ladder.matches.match.BotFailure`. Every other bot runs in a sandboxed process
-(:mod:`ladder.sandbox`) handed out by a :class:`PlayerPool`, which keeps the
-processes alive across matches (a fresh bot object is made for each match)
-and replaces a process after any failure.
+:class:`~ladder.matches.match.BotFailure`. Every other bot runs in a sandboxed process (:mod:`ladder.sandbox`)
+handed out by a :class:`PlayerPool`, which keeps the processes alive across matches (a fresh bot object is made for
+each match) and replaces a process after any failure.
 """
 
 from __future__ import annotations
@@ -94,10 +91,13 @@ def submission_for(ref: str) -> Submission:
         if bot.name == ref:
             return entry_point_submission(bot)
     registered = registered_names()
+    hint = "or give the path of a bot (a .py file, or a folder with bot.py or bot.toml)"
+    if Path(ref).exists():  # `ladder validate mybot` of a folder here: a bare word is a name, so say what to type
+        hint = f"{ref!r} here is read as a bot's name: give it as a path, ./{ref}"
     raise UserError(
         f"no bot {ref!r}; built-in bots: {', '.join(bot_names())}"
         + (f"; registered bots: {', '.join(registered)}" if registered else "")
-        + "; or give the path of a bot (a .py file, or a folder with bot.py or bot.toml)"
+        + f"; {hint}"
     )
 
 

@@ -19,6 +19,7 @@ from ladder.errors import UserError
 from service import views
 from service.admin import Action, set_bot_state
 from service.intake import RateLimited, accept
+from service.models import SubmissionState
 from service.routes.deps import DB, Changer, Identity, Operator, RowId, Viewer
 from service.security import (
     CSRF_FIELD,
@@ -154,8 +155,13 @@ def my_bots(request: Request, session: DB, who: Viewer) -> Response:
     if who is None:
         return RedirectResponse("/login", status_code=303)
     mine = views.submissions_of(session, None if who.author.is_operator else who.author)
-    bots = sorted({s.bot for s in mine if s.bot})
-    return render(request, "me.html", who, submissions=mine, bots=bots, message="")
+    return render(request, "me.html", who, submissions=mine, bots=_accepted_bots(mine), message="")
+
+
+def _accepted_bots(mine: list[views.SubmissionView]) -> list[str]:
+    """The bots of the accepted submissions, each linked to its page: a bot whose only versions failed the
+    check has no page (its link was a 404)."""
+    return sorted({s.bot for s in mine if s.bot and s.state == SubmissionState.ACTIVE.value})
 
 
 @router.post("/me/submit", response_class=HTMLResponse)
@@ -174,7 +180,7 @@ async def submit_form(
             who,
             code=429 if isinstance(error, RateLimited) else 400,
             submissions=mine,
-            bots=sorted({s.bot for s in mine if s.bot}),
+            bots=_accepted_bots(mine),
             message=f"refused: {error}",
         )
     request.app.state.runtime.wake_checker()

@@ -291,3 +291,31 @@ def test_the_viewer_draws_every_step_and_shows_an_author_only_their_own_stderr(s
         stderr = driver.find_element("id", "stderr").get_attribute("textContent")  # closed <details> included
         assert SECRETS["alice-bot"] in stderr and "bob-bot (nothing on stderr)" in stderr
         assert SECRETS["bob-bot"] not in driver.page_source and SECRETS["house"] not in driver.page_source
+
+
+def test_a_bot_page_names_the_pool_of_each_of_its_ratings(served: Served) -> None:
+    """The Ratings table's "pool" column showed the version's database id (found by the fresh-user walk)."""
+    import re
+
+    page = served.get("/bots/alice-bot").text
+    ratings = page.split("<h2>Ratings</h2>")[1].split("</table>")[0]
+    assert sorted(re.findall(r'<td class="pool">([^<]*)</td>', ratings)) == ["elevenses/2p", "elevenses/3p"]
+    api = served.get("/api/bots/alice-bot").json()
+    assert sorted(row["pool"] for row in api["standings"]) == ["elevenses/2p", "elevenses/3p"]
+
+
+def test_my_bots_link_only_to_bots_that_have_a_page(served: Served) -> None:
+    """/me linked every submission's bot name to /bots/NAME, a 404 for a bot whose only submission failed its
+    check (found by the fresh-user walk); the submission stays listed in the table with its problem."""
+    from service.models import SubmissionRow, SubmissionState
+
+    with Session(served.engine) as session:  # type: ignore[arg-type]
+        author = author_for_token(session, served.tokens["alice"])
+        assert author is not None and author.id is not None
+        for bot, state in (("alice-bot", SubmissionState.ACTIVE), ("alice-broken", SubmissionState.FAILED)):
+            session.add(SubmissionRow(author_id=author.id, state=state.value, filename=f"{bot}.py", bot_name=bot))
+        session.commit()
+    page = served.get("/me", "alice").text
+    assert '<a href="/bots/alice-bot#stderr">' in page
+    assert "/bots/alice-broken" not in page and "alice-broken.py" in page
+    assert served.get("/bots/alice-broken").status_code == 404

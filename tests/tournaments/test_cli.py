@@ -127,6 +127,14 @@ def test_bad_input_ends_in_one_clear_line(played: Path, args: tuple[str, ...], f
     assert_one_clear_line(ladder(*args, *db(played), cwd=played), *fragments)
 
 
+def test_a_bot_folder_named_without_a_slash_is_told_to_be_given_as_a_path(tmp_path: Path) -> None:
+    """`ladder validate shbot` of a folder `shbot` here said "no bot 'shbot' ...; or give the path of a bot (a .py
+    file, or a folder with bot.py or bot.toml)": the user had given exactly that (found by the fresh-user walk)."""
+    (tmp_path / "shbot").mkdir()
+    (tmp_path / "shbot" / "bot.toml").write_text('name = "sh"\ngames = ["*"]\ncommand = ["sh", "bot.sh"]\n')
+    assert_one_clear_line(ladder("validate", "shbot", cwd=tmp_path), "'shbot' here is read as a bot's name", "./shbot")
+
+
 def test_a_bad_database_url_or_an_empty_database_is_one_line(tmp_path: Path) -> None:
     assert_one_clear_line(ladder("rankings", "--db", "nosuchdialect://x", cwd=tmp_path), "cannot use the database URL")
     from ladder.store.database import open_database
@@ -170,6 +178,23 @@ def test_dry_run_shows_the_schedule_without_playing(tmp_path: Path) -> None:
     assert (
         ladder("tournaments", "--json", "--db", f"sqlite:///{tmp_path / 'd.db'}", cwd=tmp_path).stdout.strip() == "[]"
     )
+
+
+def test_dry_run_takes_the_hours_and_says_an_adaptive_file_plays_more_than_its_warm_up(tmp_path: Path) -> None:
+    """`--dry-run --hours H` ignored H (the plan said "1 cycle(s)", no budget), and an adaptive file's dry run gave
+    the warm-up's count and time as if that were the run (known-order: 110 matches and 4 s, then 1542 played);
+    found by the fresh-user walk."""
+    db = ["--db", f"sqlite:///{tmp_path / 'd.db'}"]
+    (tmp_path / "rr.toml").write_text('seed = 1\ngames = ["elfer-raus"]\nbots = ["random", "thumb"]\nplayers = [2]\n')
+    plan = json.loads(ladder("run", "rr.toml", "--dry-run", "--hours", "0.5", "--json", *db, cwd=tmp_path).stdout)
+    assert plan["hours"] == 0.5
+    text = ladder("run", "rr.toml", "--dry-run", "--hours", "0.5", *db, cwd=tmp_path).stdout
+    assert "or cycles until 0.5 h are spent" in text
+    adaptive = ladder("run", "known-order", "--dry-run", *db, cwd=tmp_path)
+    assert adaptive.returncode == 0, adaptive.stderr
+    said = " ".join(adaptive.stdout.split())
+    assert "known-order: adaptive: a warm-up of 110 matches" in said and "4000 matches" in said, said
+    assert "the warm-up's only" in said
 
 
 def test_a_temporary_folder_too_long_for_a_socket_does_not_stop_a_run(tmp_path: Path) -> None:

@@ -282,6 +282,38 @@ def test_a_scheduler_needs_the_dask_backend(toys, tmp_path: Path, monkeypatch) -
         )
 
 
+def test_an_unreachable_scheduler_leaves_a_complete_tournament_complete(toys, tmp_path: Path, monkeypatch) -> None:
+    """Running a complete tournament again with nothing new to play, on a scheduler that cannot be reached, turned
+    it "stopped" (its secret already revealed, which a stopped tournament never has); found by the fresh-user walk.
+    A tournament with matches still to play is left stopped, to be resumed."""
+    import tournaments.dask_executor
+
+    monkeypatch.setenv("LADDER_RESULTS", str(tmp_path / "results"))
+    db_url = f"sqlite:///{tmp_path / 'l.db'}"
+    config = toy_config(bots=["random", "greedy"], game={})
+    assert run(db_url, config, backend="local").state == "complete"
+
+    def unreachable(**_: Any) -> Any:
+        raise UserError("cannot reach the Dask scheduler at tcp://127.0.0.1:1: timed out")
+
+    monkeypatch.setattr(tournaments.dask_executor, "open_dask_executor", unreachable)
+
+    def states() -> list[str]:
+        engine = open_database(db_url)
+        with Session(engine) as session:
+            found = [row.state for row in session.exec(select(TournamentRow)).all()]
+        engine.dispose()
+        return found
+
+    with pytest.raises(UserError, match="cannot reach"):
+        run(db_url, config, scheduler="tcp://127.0.0.1:1", deal_secret=None)
+    assert states() == ["complete"]
+    more = toy_config(bots=["random", "greedy"], game={}, cycles=2)  # the same tournament, with a cycle to play
+    with pytest.raises(UserError, match="cannot reach"):
+        run(db_url, more, scheduler="tcp://127.0.0.1:1", deal_secret=None)
+    assert states() == ["stopped"]
+
+
 # ---- on a cluster ------------------------------------------------------------------------------------------
 
 
