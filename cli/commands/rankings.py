@@ -119,7 +119,8 @@ def overall_table(rated: RatingSet, names: dict[int, VersionName], spread: dict[
     table = compact_table(
         "Overall, across games",
         ratings_trueskill_model.OVERALL_METHOD
-        + "; 95% interval: the score when each pool's skills are drawn from their ratings",
+        + "; 95% interval: the score when each rating's mean is drawn from its posterior (each bot still judged by"
+        + " mu - 3 sigma)",
     )
     for column in ("rank", "bot", "version", "overall score", "95% interval", "pools played", "mean mu-3σ"):
         _column(table, column)

@@ -251,9 +251,11 @@ class OverallInterval:
 def overall_intervals(
     rated: RatingSet, samples: int = SAMPLES // 4, seed: int = SAMPLE_SEED, interval: float = INTERVAL
 ) -> dict[int, OverallInterval]:
-    """The central ``interval`` of each bot's overall score (mean share of a pool's others it is above, over
-    the pools it played, as :func:`ladder.ratings.across_pools.overall` counts it) when every pool's skills are drawn from
-    its ratings."""
+    """The central ``interval`` of each bot's overall score (mean share of a pool's others it is above by
+    mu - 3 sigma, over the pools it played, as :func:`ladder.ratings.across_pools.overall` counts it) when every
+    rating's mean is drawn from its posterior: each bot is judged, as the score judges it, by its drawn mean less
+    the same 3 sigma. (Drawn skills compared bare measured another quantity: a bot with a high mu and a wide sigma
+    came out above its interval or below it; 4 of 8 scores of a real database lay outside their intervals.)"""
     rng = random.Random(seed)
     pools = rated.pools()
     versions = sorted({v for table in rated.standings.values() for v in table})
@@ -269,16 +271,16 @@ def overall_intervals(
 def _drawn_share_totals(
     rng: random.Random, rated: RatingSet, pools: list[str], versions: list[int]
 ) -> dict[int, float]:
-    """One sample: every pool's skills drawn from its ratings (in version order, so a seed gives the same
-    draws), and each bot's sum over the pools of the share of that pool's others it is above, ties counting
-    half (alone in a pool: 1)."""
+    """One sample: every pool's rating means drawn from their posteriors (in version order, so a seed gives the
+    same draws), each less its own 3 sigma as the score's mu - 3 sigma is, and each bot's sum over the pools of
+    the share of that pool's others it is above, ties counting half (alone in a pool: 1)."""
     total = dict.fromkeys(versions, 0.0)
     for pool in pools:
         table = sorted(rated.standings[pool].values(), key=lambda s: s.bot_version_id)
         if len(table) == 1:
             total[table[0].bot_version_id] += 1.0
             continue
-        drawn = [(rng.gauss(s.mu, s.sigma), s.bot_version_id) for s in table]
+        drawn = [(s.conservative + rng.gauss(0.0, s.sigma), s.bot_version_id) for s in table]
         for skill, version in drawn:
             above = sum(1.0 if skill > other else 0.5 if skill == other else 0.0 for other, v in drawn if v != version)
             total[version] += above / (len(drawn) - 1)
