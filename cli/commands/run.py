@@ -10,7 +10,7 @@ import typer
 from rich.console import Console
 
 from cli.commands.dbview import DbOption, database
-from cli.commands.rankings import print_rankings
+from cli.commands.rankings import filtered_facts, print_rankings
 from ladder.errors import UserError
 from ladder.text import clean_text
 from tournaments.backends import check_backend
@@ -18,6 +18,8 @@ from tournaments.config import check_scheduler_address
 from tournaments.runner import RunOptions, plan_tournament, run_tournament
 
 if TYPE_CHECKING:
+    from sqlmodel import Session
+
     from tournaments.runner import RunReport
 
 
@@ -127,9 +129,23 @@ def run(
 
         games = [entry.game for entry in load_tournament(file).games]
         with database(db) as session:
-            print_rankings(session, games, console, overall=True)
+            _print_final_rankings(session, games, console, report)
     if report.state == "stopped":
         raise typer.Exit(130)  # stopped by Ctrl-C: what was played is kept; run again to resume
+
+
+def _print_final_rankings(session: Session, games: list[str], console: Console, report: RunReport) -> None:
+    """The run's games' leaderboards: of this tournament's matches when the database holds others too, so that they
+    say what the run's own notes say (a pool settled here is not unsettled by another tournament's bots)."""
+    from ladder.ratings import persistence, trueskill_model
+
+    facts = filtered_facts(session, str(report.tournament_id), False)
+    if len(facts) == persistence.played_matches_marker(session)[0]:
+        print_rankings(session, games, console, overall=True)
+        return
+    scope = f"in tournament {report.name} #{report.tournament_id}; `ladder rankings` for the whole database"
+    rated = trueskill_model.compute(facts, history=False)
+    print_rankings(session, games, console, overall=True, rated=rated, scope=scope, facts=facts)
 
 
 def _checked_options(hours: float | None, backend: str | None, scheduler: str | None) -> str | None:

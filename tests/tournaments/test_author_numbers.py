@@ -233,3 +233,24 @@ def test_rankings_of_one_game_say_how_many_of_the_rated_matches_are_in_its_table
     assert "12 matches rated, 6 of them in the pools shown" in " ".join(one.stdout.split())
     every = ladder("rankings", "--db", "two.db", cwd=tmp_path)
     assert "12 matches rated" in every.stdout and "of them in the pools shown" not in every.stdout
+
+
+@pytest.mark.skipif("elfer-raus" not in game_ids(), reason="elfer-raus is not registered")
+def test_a_runs_closing_tables_are_of_its_own_matches_when_the_database_holds_others(tmp_path: Path) -> None:
+    """The run's notes judge its own tournament; the tables under them judged the whole database, so a pool the
+    notes called settled could be "not yet" below them, for another tournament's bots (found by the second walk)."""
+    for name, seed, bots, deals in (("first", 5, '["random", "thumb"]', 2), ("second", 6, '["random", "search"]', 1)):
+        (tmp_path / f"{name}.toml").write_text(
+            f'name = "{name}"\nseed = {seed}\ngames = ["elfer-raus"]\nbots = {bots}\nplayers = [2]\n'
+            f"games_per_pairing = {deals}\nworkers = 1\n[game.elfer-raus]\noptions = {{ rounds = 1 }}\n"
+        )
+    first = ladder("run", "first.toml", "--no-progress", "--db", "both.db", cwd=tmp_path)
+    assert first.returncode == 0, first.stderr
+    assert "4 matches rated" in first.stdout and "in tournament" not in first.stdout  # alone in its database
+    second = ladder("run", "second.toml", "--no-progress", "--db", "both.db", cwd=tmp_path)
+    assert second.returncode == 0, second.stderr
+    words = " ".join(second.stdout.split())
+    assert "2 matches rated (in tournament second #2; `ladder rankings` for the whole database)" in words, words
+    assert "tournament second #2: complete" in words and "thumb" not in words  # the first tournament's bot is not shown
+    whole = ladder("rankings", "--db", "both.db", cwd=tmp_path)
+    assert "6 matches rated" in whole.stdout and "thumb" in whole.stdout
