@@ -33,8 +33,9 @@ from dataclasses import dataclass
 from engine import get_game
 from ladder.matches.deals import keyed_seed
 from ladder.ratings import certainty
+from ladder.ratings.ordering import leaderboard_key
 from ladder.ratings.pools import PoolKey
-from ladder.ratings.trueskill_model import RatingSet, Standing, leaderboard_key, pool_key
+from ladder.ratings.trueskill_model import RatingSet, Standing, pool_key
 from ladder.ratings.verdict import Ledger, PoolEvidence
 from ladder.seats.roster import Entrant
 from tournaments.formats import GamePlan, ScheduledMatch, deal_group, deal_key, deal_seed

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from ladder.ratings.trueskill_model import RatingSet, Standing, compared
+from ladder.ratings.ordering import compared
+from ladder.ratings.trueskill_model import RatingSet, Standing
 
 
 @dataclass(frozen=True)
@@ -51,6 +52,6 @@ def _share_above(table: dict[int, Standing], version: int) -> float:
 
 
 def _above(mine: float, theirs: float) -> float:
-    """1 above, 0.5 tied (equal as ratings are compared, :func:`~ladder.ratings.trueskill_model.compared`: the
+    """1 above, 0.5 tied (equal as ratings are compared, :func:`~ladder.ratings.ordering.compared`: the
     leaderboard's rule), 0 below."""
     return 0.5 if mine == theirs else 1.0 if mine > theirs else 0.0

@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 import trueskill
 
 from engine import GameFacts, ScoreOrder, WinRule, all_games, game_ids, get_game
+from ladder.ratings.ordering import leaderboard_key
 from ladder.ratings.pools import PoolKey
 
 MU = 25.0
@@ -114,26 +115,6 @@ class HistoryPoint:
     bot_version_id: int
     mu: float
     sigma: float
-
-
-RATING_DECIMALS = 4
-"""Ratings are compared to this many decimals: a leaderboard's order (:func:`leaderboard_key`) and the overall
-score's ties (:mod:`ladder.ratings.across_pools`) by one rule. They are computed to within :data:`CONVERGED`, so
-two bots with the same record differ in the seventh or eighth digit, either way. Rounded to four decimals that
-noise straddles a rounding step about once in two thousand such pairs (rounded to six it did in 1 of 60 mirrored
-pools), and ratings that differ only in the fourth decimal are no different to anyone reading them to two."""
-
-
-def compared(rating: float) -> float:
-    """``rating`` as ratings are compared (:data:`RATING_DECIMALS`)."""
-    return round(rating, RATING_DECIMALS)
-
-
-def leaderboard_key(standing: Standing) -> tuple[float, float, int]:
-    """Where ``standing`` sorts on its pool's leaderboard (:meth:`RatingSet.table`); the one order every view and
-    the served planner use, so their adjacent pairs are the same. Equal ratings (:func:`compared`) go by version
-    id, not by the propagation's noise."""
-    return (-compared(standing.conservative), -compared(standing.mu), standing.bot_version_id)
 
 
 @dataclass
