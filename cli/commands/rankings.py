@@ -315,7 +315,7 @@ def _shown_pools(rated: RatingSet, games: list[str] | None, scope: str) -> list[
 
 
 def pool_matches(rated: RatingSet, pool: str) -> int:
-    """The matches rated in ``pool``: its seats over its table size (a table seats each bot version once)."""
+    """The matches rated in ``pool``: its seats over its table size (every match of a pool fills all its seats)."""
     table = rated.standings.get(pool, {})
     seats = sum(standing.matches for standing in table.values())
     return seats // next(iter(table.values())).num_players if table else 0
