@@ -270,11 +270,13 @@ def print_rankings(
 ) -> None:
     """Print the leaderboard of each pool of ``games`` (all when None), then the overall table
     (by default only when every game is shown). ``rated``: ratings computed from a chosen set of matches
-    (``scope`` says which, ``facts`` are those matches), instead of every match's."""
+    (``scope`` says which, ``facts`` are those matches), instead of every match's; ``facts`` without ``rated``:
+    every played match's, already loaded."""
     console = console or Console()
     fresh = True
+    facts = ratings_persistence.load_match_facts(session) if facts is None else list(facts)
     if rated is None:
-        rated, fresh = ratings_persistence.current(session)
+        rated, fresh = ratings_persistence.current(session, facts=facts)
     pools = _shown_pools(rated, games, scope)
     from ladder.ratings import certainty
 
@@ -283,7 +285,7 @@ def print_rankings(
     sure = certainty.assess_pools(
         rated,
         pools,
-        ratings_persistence.load_match_facts(session) if facts is None else facts,
+        facts,
         labels,
         confidence,
         certainty.INDIFFERENCE if indifference is None else indifference,

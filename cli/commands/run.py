@@ -10,7 +10,7 @@ import typer
 from rich.console import Console
 
 from cli.commands.dbview import DbOption, database
-from cli.commands.rankings import filtered_facts, print_rankings
+from cli.commands.rankings import print_rankings
 from ladder.errors import UserError
 from ladder.text import clean_text
 from tournaments.backends import check_backend
@@ -139,9 +139,9 @@ def _print_final_rankings(session: Session, games: list[str], console: Console, 
     say what the run's own notes say (a pool settled here is not unsettled by another tournament's bots)."""
     from ladder.ratings import persistence, trueskill_model
 
-    facts = filtered_facts(session, str(report.tournament_id), False)
-    if len(facts) == persistence.played_matches_marker(session)[0]:
-        print_rankings(session, games, console, overall=True)
+    facts = persistence.load_match_facts(session, report.tournament_id)
+    if len(facts) == persistence.played_matches_marker(session)[0]:  # its matches are all there are
+        print_rankings(session, games, console, overall=True, facts=facts)
         return
     scope = f"in tournament {report.name} #{report.tournament_id}; `ladder rankings` for the whole database"
     rated = trueskill_model.compute(facts, history=False)

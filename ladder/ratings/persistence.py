@@ -145,12 +145,20 @@ def rerate(session: Session, games: Mapping[str, GameFacts] | None = None, histo
     return rated
 
 
+def _fresh_state(session: Session) -> RatingStateRow | None:
+    """The stored ratings' state row when they were computed from exactly the played matches there are now."""
+    state = session.exec(select(RatingStateRow)).first()
+    if state is None or (state.match_count, state.last_match_id) != played_matches_marker(session):
+        return None
+    return state
+
+
 def rating_history(session: Session, facts: list[MatchFact] | None = None) -> list[HistoryPoint]:
     """Every pool's rating history: the stored one where the stored ratings are fresh and carry it (``ladder
     rerate`` stores it; the end of a run and ``ladder serve`` do not), else computed from ``facts`` (every played
     match's, loaded if not given)."""
-    state = session.exec(select(RatingStateRow)).first()
-    if state is not None and (state.match_count, state.last_match_id) == played_matches_marker(session):
+    state = _fresh_state(session)
+    if state is not None:
         rows = session.exec(select(RatingHistoryRow).order_by(col(RatingHistoryRow.id))).all()
         if rows or state.match_count == 0:
             return [HistoryPoint(h.pool, h.event, h.match_id, h.bot_version_id, h.mu, h.sigma) for h in rows]
@@ -159,10 +167,8 @@ def rating_history(session: Session, facts: list[MatchFact] | None = None) -> li
 
 def load_stored(session: Session) -> RatingSet | None:
     """The stored ratings, or None when there are none or they miss recorded matches (stale)."""
-    state = session.exec(select(RatingStateRow)).first()
+    state = _fresh_state(session)
     if state is None:
-        return None
-    if (state.match_count, state.last_match_id) != played_matches_marker(session):
         return None
     rated = RatingSet(match_count=state.match_count, last_match_id=state.last_match_id)
     for row in session.exec(select(RatingRow)).all():
