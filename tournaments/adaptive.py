@@ -50,7 +50,7 @@ from ladder.ratings.pools import PoolKey
 from ladder.ratings.trueskill_model import pool_key
 from ladder.seats.roster import Entrant
 from ladder.store.tables import MatchRow
-from tournaments.config import AdaptiveSettings, Seatings
+from tournaments.config import AdaptiveSettings
 from tournaments.formats import (
     GamePlan,
     ScheduledMatch,
@@ -152,7 +152,7 @@ class AdaptivePlanner:
             seed,
             bots,
             solitaire=pool.count == 1,
-            rotations_seed=self.seed if self.settings.seatings is Seatings.ROTATIONS else None,
+            rotations_seed=self.settings.seatings.rotations_seed(self.seed),
         )
 
     def _choose(

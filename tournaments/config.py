@@ -80,6 +80,11 @@ class Seatings(StrEnum):
     ROTATIONS = "rotations"
     ALL = "all"
 
+    def rotations_seed(self, tournament_seed: int) -> int | None:
+        """What :func:`tournaments.formats.deal_group` draws each deal's order from: the tournament's public seed
+        for drawn rotations, None for every balanced seating."""
+        return tournament_seed if self is Seatings.ROTATIONS else None
+
 
 @dataclass(frozen=True)
 class AdaptiveSettings:

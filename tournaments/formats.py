@@ -264,7 +264,7 @@ def cycle_schedule(
     """
     from tournaments.ordering import longest_first
 
-    rotations_seed = tournament_seed if seatings is Seatings.ROTATIONS else None
+    rotations_seed = seatings.rotations_seed(tournament_seed)
     groups = [group for plan in plans for group in FORMATS[format_](plan, secret, cycle, rotations_seed)]
     random.Random(derive_seed(tournament_seed, "order", cycle)).shuffle(groups)
     return [match for group in longest_first(groups) for match in group]
