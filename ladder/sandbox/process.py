@@ -314,9 +314,9 @@ class BotProcess(BotFailures, BotLaunch):
             reply = None
 
     def _quick_reply(self, deadline: float, what: str) -> dict[str, Any] | None:
-        """The usual case of :meth:`_receive`, with no calls between the ``poll`` and the parse: the reply comes
-        within the move's first watch slice (:data:`~ladder.sandbox.move_clock.FIRST_CHECK_SECONDS`), whole in one
-        read. ``None`` for anything else (nothing yet, part of a frame, more than one, a frame over the cap), which
+        """The usual case of :meth:`_receive`, with no helper between the ``poll`` and the parse but the read: the
+        reply comes within the move's first watch slice (:data:`~ladder.sandbox.move_clock.FIRST_CHECK_SECONDS`),
+        whole in one read. ``None`` for anything else (nothing yet, part of a frame, more than one, a frame over the cap), which
         :meth:`_receive` then handles from where this left it (what was read is in :attr:`buffer`)."""
         buffer = self.buffer
         if buffer:
@@ -326,12 +326,7 @@ class BotProcess(BotFailures, BotLaunch):
         wait = until - time.monotonic()
         if wait <= 0.0 or not self._poll_in.poll(wait * 1000):
             return None
-        try:
-            chunk = os.read(self._in, 65536)
-        except OSError:
-            chunk = b""
-        if not chunk:
-            self._died(what)
+        chunk = self._read_chunk(what)
         size = len(chunk) - 4
         if size < 0 or _unpack_header(chunk)[0] != size or size > self.limits.reply_bytes:
             buffer += chunk
@@ -418,6 +413,10 @@ class BotProcess(BotFailures, BotLaunch):
         limit is stopped then, not at the wall-clock deadline.
         """
         self._wait_for(self._poll_in, deadline, what)
+        return self._read_chunk(what)
+
+    def _read_chunk(self, what: str) -> bytes:
+        """What the channel holds now (it was ready); a channel the bot closed is its end (:meth:`_died`)."""
         try:
             chunk = os.read(self._in, 65536)
         except OSError:
