@@ -13,6 +13,7 @@ import enum
 import json
 from datetime import datetime
 
+from sqlalchemy import BigInteger
 from sqlmodel import Field, SQLModel
 
 from ladder.store.tables import utcnow
@@ -135,11 +136,11 @@ class PlannedMatchRow(SQLModel, table=True):
     __tablename__ = "serve_planned"
     id: int | None = Field(default=None, primary_key=True)
     tournament_id: int = Field(foreign_key="tournament.id", index=True)
-    round: int = Field(index=True)
+    round: int = Field(index=True, sa_type=BigInteger)
     key: str = Field(index=True)
     deal: str
     pool: str  # the rating pool, game/Kp
-    number: int  # the deal's number in its pool
+    number: int = Field(sa_type=BigInteger)  # the deal's number in its pool
     placement: bool = False
     version_ids_json: str = "[]"  # by seat
 

@@ -1,8 +1,11 @@
-"""Opening the database: the engine, its SQLite settings, the schema check, sessions.
+"""Opening the database: the engine, its backend's settings, the schema check, sessions.
 
+Two backends are supported and tested: SQLite (the default, a file) and
+PostgreSQL (``postgresql+psycopg://...``, with ``pip install ".[postgres]"``).
 SQLite runs in WAL mode with a busy timeout so readers (``ladder rankings``
-during a run) never block the writer for long. Any SQLAlchemy URL works
-(``--db`` or ``$LADDER_DB``).
+during a run) never block the writer for long; PostgreSQL sessions run in UTC.
+The schema is brought to the current revision on open
+(:mod:`ladder.store.migrations`).
 """
 
 from __future__ import annotations
@@ -14,14 +17,13 @@ from pathlib import Path
 from typing import Any
 
 from sqlalchemy import event
-from sqlalchemy.engine import Engine
-from sqlalchemy.exc import OperationalError, SQLAlchemyError
-from sqlmodel import Session, SQLModel, create_engine, select
+from sqlalchemy.engine import Engine, make_url
+from sqlalchemy.exc import ArgumentError, OperationalError, SQLAlchemyError
+from sqlmodel import Session, create_engine
 
 from ladder.errors import UserError
 from ladder.paths import as_db_url, default_db_url
-from ladder.store.migrations import SCHEMA_VERSION, UPGRADABLE_FROM, _add_columns
-from ladder.store.tables import SchemaInfo
+from ladder.store.migrations import ensure_current
 
 # ---- opening ----------------------------------------------------------------------------------------
 
@@ -51,51 +53,64 @@ def make_engine(url: str | None = None) -> Engine:
             raise UserError(
                 f"cannot create the folder {folder} for the database {url}: {error.strerror or error}"
             ) from None
-    connect_args = {"timeout": 30} if url.startswith("sqlite") else {}
+    try:
+        backend = make_url(url).get_backend_name()
+    except ArgumentError as error:
+        raise UserError(f"cannot use the database URL {url!r}: {error}") from None
+    connect_args: dict[str, Any] = {}
+    if backend == "sqlite":
+        connect_args = {"timeout": 30}
+    elif backend == "postgresql":
+        # timestamps are stored and read in UTC whatever the server's TimeZone, as SQLite keeps them
+        connect_args = {"options": "-c timezone=UTC"}
     try:
         engine = create_engine(url, connect_args=connect_args)
+    except ModuleNotFoundError as error:
+        hint = ' (pip install ".[postgres]")' if backend == "postgresql" else ""
+        raise UserError(f"cannot use the database URL {url!r}: no module named {error.name!r}{hint}") from None
     except (SQLAlchemyError, ValueError, ImportError) as error:
         raise UserError(f"cannot use the database URL {url!r}: {error}") from None
-    if url.startswith("sqlite"):
+    if backend == "sqlite":
         event.listen(engine, "connect", _sqlite_pragmas)
     return engine
 
 
 def open_database(url: str | None = None) -> Engine:
-    """Open (creating if new) the database and check its schema version.
+    """Open (creating if new) the database and bring its schema to the current revision.
 
     Raises :class:`UserError` with one sentence when the database is from
     another version of the ladder, is locked, or cannot be opened.
     """
     engine = make_engine(url)
-    shown = url or default_db_url()
     try:
-        SQLModel.metadata.create_all(engine)
-        with Session(engine) as session:
-            info = session.exec(select(SchemaInfo)).first()
-            if info is None:
-                session.add(SchemaInfo(version=SCHEMA_VERSION))
-                session.commit()
-            elif info.version in UPGRADABLE_FROM:
-                _add_columns(session)  # create_all above added the new tables; new columns of old tables here
-                info.version = SCHEMA_VERSION
-                session.add(info)
-                session.commit()
-            elif info.version != SCHEMA_VERSION:
-                raise UserError(
-                    f"the database {shown} has schema version {info.version} but this ladder uses version "
-                    f"{SCHEMA_VERSION}; point --db/LADDER_DB at a new file, or run the ladder version that made it"
-                )
+        _bring_current(engine, _shown(url or default_db_url()))
+    except BaseException:
+        engine.dispose()
+        raise
+    return engine
+
+
+def _bring_current(engine: Engine, shown: str) -> None:
+    """:func:`ensure_current`, with the driver's errors said in one sentence."""
+    try:
+        ensure_current(engine, shown)
     except OperationalError as error:
         message = str(error.orig) if error.orig else str(error)
         if "locked" in message:
             raise UserError(
                 f"the database {shown} is locked by another process; wait for it or use another --db"
             ) from None
-        raise UserError(f"cannot open the database {shown}: {message}") from None
+        raise UserError(f"cannot open the database {shown}: {message.strip().splitlines()[0]}") from None
     except SQLAlchemyError as error:
         raise UserError(f"cannot open the database {shown}: {str(error).splitlines()[0]}") from None
-    return engine
+
+
+def _shown(url: str) -> str:
+    """The URL as a message may show it: without its password."""
+    try:
+        return make_url(url).render_as_string(hide_password=True)
+    except ArgumentError:
+        return url
 
 
 @contextmanager

@@ -16,7 +16,7 @@ import socket
 from datetime import UTC, datetime
 from typing import Any
 
-from sqlalchemy import LargeBinary, UniqueConstraint
+from sqlalchemy import BigInteger, LargeBinary, UniqueConstraint
 from sqlmodel import Column, Field, SQLModel
 
 from ladder.matches.statuses import MatchStatus, TournamentState
@@ -98,12 +98,12 @@ class TournamentRow(SQLModel, table=True):
     id: int | None = Field(default=None, primary_key=True)
     name: str = Field(index=True)
     file: str = ""
-    seed: int = 0
+    seed: int = Field(default=0, sa_type=BigInteger)
     fingerprint: str = Field(index=True)  # hash of everything that decides the schedule
     config_json: str = "{}"
     state: str = "running"  # one of TOURNAMENT_STATES
-    scheduled: int = 0  # matches in the cycles started so far
-    cycles: int = 1  # cycles of the schedule started so far
+    scheduled: int = Field(default=0, sa_type=BigInteger)  # matches in the cycles started so far
+    cycles: int = Field(default=1, sa_type=BigInteger)  # cycles of the schedule started so far
     pid: int | None = None  # the coordinator process while running
     host: str = ""
     created_at: datetime = Field(default_factory=utcnow)
@@ -169,12 +169,12 @@ class MatchRow(SQLModel, table=True):
     id: int | None = Field(default=None, primary_key=True)
     tournament_id: int = Field(foreign_key="tournament.id", index=True)
     key: str
-    cycle: int = 0
+    cycle: int = Field(default=0, sa_type=BigInteger)
     deal: str = Field(default="", index=True)
     game: str = Field(index=True)
     options_json: str = "{}"
     num_players: int
-    seed: int
+    seed: int = Field(sa_type=BigInteger)  # 53 bits (ladder.matches.deals.keyed_seed): past 32-bit INTEGER
     seats_json: str = "[]"  # the bot reference each worker was given, by seat
     status: str = MatchStatus.PLAYED
     error: str = ""
@@ -252,10 +252,10 @@ class RatingRow(SQLModel, table=True):
     mu: float
     sigma: float
     conservative: float
-    matches: int = 0
-    wins: int = 0
+    matches: int = Field(default=0, sa_type=BigInteger)
+    wins: int = Field(default=0, sa_type=BigInteger)
     score_sum: float = 0.0
-    failures: int = 0
+    failures: int = Field(default=0, sa_type=BigInteger)
     draw_probability: float = 0.0
 
 
@@ -265,7 +265,7 @@ class RatingHistoryRow(SQLModel, table=True):
     __tablename__ = "rating_history"
     id: int | None = Field(default=None, primary_key=True)
     pool: str = Field(index=True)
-    event: int  # 1, 2, ... within the pool, in match order
+    event: int = Field(sa_type=BigInteger)  # 1, 2, ... within the pool, in match order
     match_id: int  # the last match of the event
     bot_version_id: int = Field(foreign_key="bot_version.id", index=True)
     mu: float
@@ -278,6 +278,6 @@ class RatingStateRow(SQLModel, table=True):
     __tablename__ = "rating_state"
     id: int | None = Field(default=None, primary_key=True)
     computed_at: datetime = Field(default_factory=utcnow)
-    match_count: int = 0
+    match_count: int = Field(default=0, sa_type=BigInteger)
     last_match_id: int = 0
     method: str = ""

@@ -16,7 +16,7 @@ from ladder.ratings import trueskill_model as ratings_trueskill_model
 from ladder.ratings.trueskill_model import MatchFact, SeatFact, compute, deal_ranks, draw_probability, tie_pairs
 from ladder.store.database import open_database
 from ladder.store.tables import RatingHistoryRow, RatingRow
-from tests.tournaments.conftest import db_url, toy  # noqa: F401  (fixtures)
+from tests.tournaments.conftest import toy  # noqa: F401  (a fixture; db_url is tests/conftest.py's, on each backend)
 
 TABLE = GameFacts(2, 4, ScoreOrder.HIGHER_IS_BETTER, WinRule.FIRST_RANK, "first rank")
 SCORED_SOLITAIRE = GameFacts(1, 1, ScoreOrder.HIGHER_IS_BETTER, WinRule.NO_WIN, "none")

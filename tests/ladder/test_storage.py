@@ -40,7 +40,8 @@ def test_a_new_database_gets_the_current_version_and_wal(tmp_path: Path) -> None
 def test_another_schema_version_stops_with_one_clear_sentence(tmp_path: Path) -> None:
     url = f"sqlite:///{tmp_path / 'old.db'}"
     open_database(url).dispose()
-    with sqlite3.connect(tmp_path / "old.db") as connection:
+    with sqlite3.connect(tmp_path / "old.db") as connection:  # a database made before Alembic, of an unknown version
+        connection.execute("drop table alembic_version")
         connection.execute("update schemainfo set version = 99")
     with pytest.raises(UserError) as caught:
         open_database(url)
@@ -48,11 +49,23 @@ def test_another_schema_version_stops_with_one_clear_sentence(tmp_path: Path) ->
     assert "schema version 99" in message and f"uses version {SCHEMA_VERSION}" in message and "\n" not in message
 
 
+def test_a_revision_from_a_newer_ladder_stops_with_one_clear_sentence(tmp_path: Path) -> None:
+    url = f"sqlite:///{tmp_path / 'newer.db'}"
+    open_database(url).dispose()
+    with sqlite3.connect(tmp_path / "newer.db") as connection:
+        connection.execute("update alembic_version set version_num = '9999'")
+    with pytest.raises(UserError) as caught:
+        open_database(url)
+    message = str(caught.value)
+    assert "schema revision 9999" in message and "newer ladder" in message and "\n" not in message
+
+
 def test_version_two_is_upgraded_by_adding_the_per_pool_bench_table(tmp_path: Path) -> None:
     path = tmp_path / "v2.db"
     open_database(f"sqlite:///{path}").dispose()
     with sqlite3.connect(path) as connection:  # version 2 benched a bot everywhere, in a table of its own
         connection.execute("drop table bench_pool")
+        connection.execute("drop table alembic_version")  # made before Alembic
         connection.execute("update schemainfo set version = 2")
     engine = open_database(f"sqlite:///{path}")
     with Session(engine) as session:
@@ -68,6 +81,7 @@ def test_version_four_is_upgraded_by_adding_each_moves_thinking_time(tmp_path: P
     open_database(f"sqlite:///{path}").dispose()
     with sqlite3.connect(path) as connection:  # version 4 kept only each seat's total thinking time
         connection.execute("alter table match drop column move_us_z")
+        connection.execute("drop table alembic_version")  # made before Alembic
         connection.execute("update schemainfo set version = 4")
     open_database(f"sqlite:///{path}").dispose()
     with sqlite3.connect(path) as connection:
@@ -80,6 +94,7 @@ def test_version_three_is_upgraded_by_adding_the_host_pressure_of_each_match(tmp
     open_database(f"sqlite:///{path}").dispose()
     with sqlite3.connect(path) as connection:  # version 3 kept no host pressure with a match
         connection.execute("alter table match drop column host_json")
+        connection.execute("drop table alembic_version")  # made before Alembic
         connection.execute("update schemainfo set version = 3")
     open_database(f"sqlite:///{path}").dispose()
     with sqlite3.connect(path) as connection:
