@@ -25,7 +25,6 @@ from tests import postgres_cluster
 
 def pytest_configure(config: pytest.Config) -> None:
     config.addinivalue_line("markers", "needs_bot_sandbox: runs a submitted bot; skipped where none can be sandboxed")
-    config.addinivalue_line("markers", "postgres: runs against PostgreSQL; skipped where no cluster can be started")
 
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:

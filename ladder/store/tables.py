@@ -6,6 +6,10 @@ action log, so any match can be replayed exactly), one result row per seat
 (score, rank, failure), benched bots, and the ratings derived from the
 matches with their history. Matches are the source of truth: the rating
 tables are rebuilt from them by :func:`ladder.ratings.persistence.rerate`.
+
+Seeds, hash-derived numbers and counts that can pass 2^31 are ``BigInteger``:
+64-bit on every backend (PostgreSQL's ``integer`` is 32-bit). A change here is
+a migration too (:mod:`ladder.store.migrations`, docs/databases.md).
 """
 
 from __future__ import annotations
@@ -28,7 +32,11 @@ def utcnow() -> datetime:
 
 
 class SchemaInfo(SQLModel, table=True):
-    """One row: the schema version this database was created with."""
+    """One row: the database's creation time, and the last hand-written schema version (5, since Alembic).
+
+    The schema's version is Alembic's revision in ``alembic_version`` (:mod:`ladder.store.migrations`); this
+    row tells a database made before Alembic (versions 1 to 5) apart from a new one.
+    """
 
     id: int | None = Field(default=None, primary_key=True)
     version: int
