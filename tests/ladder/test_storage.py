@@ -6,9 +6,11 @@ import sqlite3
 from pathlib import Path
 
 import pytest
+from sqlalchemy import inspect, text
 from sqlmodel import Session, select
 
 from ladder.errors import UserError
+from ladder.store import migrations
 from ladder.store.action_log import pack_actions, unpack_actions
 from ladder.store.database import open_database
 from ladder.store.migrations import SCHEMA_VERSION
@@ -35,6 +37,21 @@ def test_a_new_database_gets_the_current_version_and_wal(tmp_path: Path) -> None
         "rating_history",
         "rating_state",
     } <= tables
+
+
+def test_a_new_database_on_either_backend_is_at_the_head_and_opens_again(db_url: str) -> None:
+    engine = open_database(db_url)
+    with Session(engine) as session:
+        assert session.exec(select(SchemaInfo.version)).one() == SCHEMA_VERSION
+        assert session.execute(text("SELECT version_num FROM alembic_version")).scalar_one() == migrations.head()
+        tables = set(inspect(session.connection()).get_table_names())
+    engine.dispose()
+    assert {"bot", "bot_version", "tournament", "match", "seat_result", "bench_pool", "rating"} <= tables
+    open_database(db_url).dispose()  # at the head: opened as it is, its one schemainfo row kept
+    engine = open_database(db_url)
+    with Session(engine) as session:
+        assert len(session.exec(select(SchemaInfo)).all()) == 1
+    engine.dispose()
 
 
 def test_another_schema_version_stops_with_one_clear_sentence(tmp_path: Path) -> None:
