@@ -150,18 +150,19 @@ def outcome_of(state: State, seat: int) -> _Outcome:
     return _Outcome(value, float(result.scores[seat]), float(result.ranks[seat]), None if won is None else float(won))
 
 
-def _thumb_outcomes(task: DecisionTask, state: State, legal: Sequence[Action]) -> list[list[_Outcome]]:
-    make = world_maker(task.match.game)
-    roll = rollout_for(task.match.game)
+def _thumb_outcomes(
+    game_id: str, state: State, seat: int, legal: Sequence[Action], samples: int, base: str
+) -> list[list[_Outcome]]:
+    make = world_maker(game_id)
+    roll = rollout_for(game_id)
     outcomes: list[list[_Outcome]] = [[] for _ in legal]
-    for sample in range(task.samples):
-        base = f"analysis/{task.seed}/{task.move}/{sample}"
-        world = make(state, task.seat, random.Random(f"{base}/world"))
+    for sample in range(samples):
+        world = make(state, seat, random.Random(f"{base}/{sample}/world"))
         for index, action in enumerate(legal):
             trial = world.clone()
             trial.apply(action)
-            roll(trial, random.Random(f"{base}/luck"))  # the same luck for every action of the sample
-            outcomes[index].append(outcome_of(trial, task.seat))
+            roll(trial, random.Random(f"{base}/{sample}/luck"))  # the same luck for every action of the sample
+            outcomes[index].append(outcome_of(trial, seat))
     return outcomes
 
 
@@ -196,11 +197,12 @@ def judge(
     return best, tuple(values), indistinguishable
 
 
-def analyse_decision(task: DecisionTask) -> DecisionAnalysis:
-    """Value every legal action of the seat at move ``task.move``; a pure function of ``task``."""
-    if task.samples < 2:
-        raise AnalysisError(f"an interval needs at least 2 samples, not {task.samples}")
-    state = replay_to(task.match, task.move)
+def value_actions(task: DecisionTask, state: State) -> DecisionAnalysis:
+    """Value every legal action of ``state`` (the seat's decision at ``task.move``).
+
+    Reads of ``state`` only what ``task.seat`` observes (its worlds come from the observation), so two states
+    the seat cannot tell apart give the same numbers: the hidden-information test swaps the hidden cards here.
+    """
     if state.current_player != task.seat:
         raise AnalysisError(f"move {task.move} is not seat {task.seat}'s decision")
     legal = list(state.legal_actions())
@@ -209,15 +211,23 @@ def analyse_decision(task: DecisionTask) -> DecisionAnalysis:
         raise AnalysisError(f"move {task.move} does not replay: not a legal action")
     chosen = next(index for index, action in enumerate(legal) if action is played)
     seen = seen_summary(state.observation(task.seat))
+    base = f"analysis/{task.seed}/{task.move}"
     if task.reference is Reference.SEARCH:
         from ladder.analysis.search_reference import search_values
 
-        samples = search_values(task, state, legal)
-        outcomes = [[_Outcome(v, None, None, None) for v in row] for row in samples]
+        rows = search_values(task, state, legal, base)
+        outcomes = [[_Outcome(v, None, None, None) for v in row] for row in rows]
     else:
-        outcomes = _thumb_outcomes(task, state, legal)
+        outcomes = _thumb_outcomes(task.match.game, state, task.seat, legal, task.samples, base)
     best, values, indistinguishable = judge(legal, outcomes, chosen)
     return DecisionAnalysis(task.move, seen, chosen, best, values, indistinguishable)
+
+
+def analyse_decision(task: DecisionTask) -> DecisionAnalysis:
+    """Value every legal action of the seat at move ``task.move``; a pure function of ``task``."""
+    if task.samples < 2:
+        raise AnalysisError(f"an interval needs at least 2 samples, not {task.samples}")
+    return value_actions(task, replay_to(task.match, task.move))
 
 
 # ---- one seat -----------------------------------------------------------------------------------------------

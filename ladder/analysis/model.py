@@ -224,8 +224,8 @@ class SeatAnalysis:
         return totals
 
     def costliest(self) -> list[DecisionAnalysis]:
-        """The ranked decisions (not indistinguishable), costliest first (ties: earliest first)."""
-        ranked = [d for d in self.decisions if not d.indistinguishable]
+        """The ranked decisions (not indistinguishable) that lost something, costliest first (ties: earliest first)."""
+        ranked = [d for d in self.decisions if not d.indistinguishable and d.loss.mean > 0.0]
         return sorted(ranked, key=lambda d: (-d.loss.mean, d.move))
 
     def to_json(self) -> dict[str, Any]:

@@ -20,6 +20,7 @@ from sqlmodel import Session, SQLModel, create_engine, select
 
 from ladder.errors import UserError
 from ladder.paths import as_db_url, default_db_url
+from ladder.store import analysis_tables as analysis_tables  # registers the analysis cache for create_all
 from ladder.store.migrations import SCHEMA_VERSION, UPGRADABLE_FROM, _add_columns
 from ladder.store.tables import SchemaInfo
 
