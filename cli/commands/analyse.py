@@ -27,7 +27,7 @@ ReferenceOption = Annotated[
 ]
 SamplesOption = Annotated[
     int | None,
-    typer.Option("--samples", min=2, help="Worlds drawn per decision (default: 32 for thumb, 12 for search)."),
+    typer.Option("--samples", min=2, help="Worlds drawn per decision (default: 16 for thumb, 12 for search)."),
 ]
 SeedOption = Annotated[int, typer.Option("--seed", help="The analysis's own seed (its worlds and luck).")]
 WorkersOption = Annotated[
@@ -86,7 +86,9 @@ def _print_analysis(console: Console, analysis: SeatAnalysis, from_cache: bool, 
 
 def analyse(
     match_ref: Annotated[str, typer.Argument(metavar="MATCH", help="A match id (see `ladder matches`) or key.")],
-    seat: Annotated[int | None, typer.Option("--seat", min=0, help="The seat to analyse (default: every seat).")] = None,
+    seat: Annotated[
+        int | None, typer.Option("--seat", min=0, help="The seat to analyse (default: every seat).")
+    ] = None,
     reference: ReferenceOption = "thumb",
     samples: SamplesOption = None,
     seed: SeedOption = 0,
@@ -193,7 +195,9 @@ def blunders(
         if not rows:
             raise UserError(f"{name} has no played match{' in ' + pool if pool else ''} to analyse")
         analyses = [
-            analyse_stored(session, match, AnalysisKey(seat.seat, chosen_reference, count, seed), workers or os.cpu_count() or 1).analysis
+            analyse_stored(
+                session, match, AnalysisKey(seat.seat, chosen_reference, count, seed), workers or os.cpu_count() or 1
+            ).analysis
             for match, seat in rows
         ]
     report = blunder_report(analyses)
@@ -219,7 +223,12 @@ def _blunders_json(name: str, report: BlunderReport, measures: list[str]) -> dic
                 "count": s.count,
                 "total_loss": s.total_loss,
                 "worst": [
-                    {"match": b.match_id, "seat": b.seat, "replay": f"ladder replay {b.match_id} --view {b.seat}", **b.decision.to_json()}
+                    {
+                        "match": b.match_id,
+                        "seat": b.seat,
+                        "replay": f"ladder replay {b.match_id} --view {b.seat}",
+                        **b.decision.to_json(),
+                    }
                     for b in s.worst
                 ],
             }

@@ -25,6 +25,7 @@ from engine import get_game
 from engine.core import Action, State, find_legal
 from ladder.analysis.model import (
     ActionValue,
+    AnalysisError,
     AnalysisKey,
     DecisionAnalysis,
     Interval,
@@ -34,11 +35,6 @@ from ladder.analysis.model import (
     SeatAnalysis,
 )
 from ladder.analysis.worlds import rollout_for, world_maker
-
-
-class AnalysisError(ValueError):
-    """The match cannot be analysed (its log no longer replays, the seat does not exist)."""
-
 
 # ---- replaying the record -------------------------------------------------------------------------------
 

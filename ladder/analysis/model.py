@@ -16,11 +16,15 @@ ANALYSIS_VERSION = 1
 """The method's version: a change to how values are computed is a new version (cached results of another
 version are not read)."""
 
-DEFAULT_SAMPLES = 32
+DEFAULT_SAMPLES = 16
 DEFAULT_SEARCH_SAMPLES = 12
 DEFAULT_SEED = 0
 Z_95 = 1.96
 """The normal quantile of the two-sided 95% intervals (of paired differences over at least a handful of worlds)."""
+
+
+class AnalysisError(ValueError):
+    """The match cannot be analysed (its log no longer replays, the seat does not exist)."""
 
 
 class Reference(Enum):
@@ -246,7 +250,11 @@ class SeatAnalysis:
     @classmethod
     def from_json(cls, data: Mapping[str, Any]) -> SeatAnalysis:
         key = AnalysisKey(
-            int(data["seat"]), Reference(data["reference"]), int(data["samples"]), int(data["seed"]), int(data["version"])
+            int(data["seat"]),
+            Reference(data["reference"]),
+            int(data["samples"]),
+            int(data["seed"]),
+            int(data["version"]),
         )
         decisions = tuple(DecisionAnalysis.from_json(d) for d in data["decisions"])
         return cls(int(data["match"]), str(data["game"]), str(data["bot"]), key, Measure(data["measure"]), decisions)

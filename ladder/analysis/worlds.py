@@ -50,7 +50,7 @@ def _elevenses_for_one_world(state: State, seat: int, rng: random.Random) -> Sta
 def _bowling_world(state: State, seat: int, rng: random.Random) -> State:
     """The face-down ball cards redrawn among themselves (sorted first: their true order never shows through),
     and every rack to come redrawn from a fresh seed."""
-    twin: Any = state.clone()
+    twin: Any = state.clone()  # a BowlingSolitaireState: its piles and seed are its own
     face_down = sorted(card for pile in twin.piles for card in pile[:-1])
     rng.shuffle(face_down)
     for pile in twin.piles:
@@ -60,7 +60,7 @@ def _bowling_world(state: State, seat: int, rng: random.Random) -> State:
             del face_down[:hidden]
     twin._seed = rng.getrandbits(63)
     twin._explicit_racks = []
-    return twin  # type: ignore[no-any-return]
+    return twin
 
 
 def _engine_world(state: State, seat: int, rng: random.Random) -> State:
@@ -120,13 +120,13 @@ class _BotRollout:
             if len(legal) == 1:
                 state.apply(legal[0])
                 continue
-            seat = state.current_player
-            assert seat is not None
+            mover = state.current_player
+            assert mover is not None
             if self.cls is None:
                 action: Action = legal[int(rng.random() * len(legal))]
             else:
                 observation, offered = state.offer()
-                action = bots[seat].act(observation, offered)
+                action = bots[mover].act(observation, offered)
             state.apply(action)
 
 
