@@ -90,6 +90,18 @@ COMMANDS: tuple[CommandEntry, ...] = (
         "Replay a recorded match move by move: game + seed + options + the action log, through the engine.",
     ),
     CommandEntry(
+        "analyse",
+        "analyse",
+        "analyse",
+        "Which decisions of a seat cost it the most in a match: every action valued over worlds drawn from what it saw.",
+    ),
+    CommandEntry(
+        "blunders",
+        "analyse",
+        "blunders",
+        "A bot's mean loss per decision over its latest matches, and the decisions it gets most wrong, by situation.",
+    ),
+    CommandEntry(
         "h2h",
         "h2h",
         "h2h",
