@@ -23,8 +23,8 @@ from sqlmodel import Session, create_engine
 
 from ladder.errors import UserError
 from ladder.paths import as_db_url, default_db_url
-from ladder.store.migrations import ensure_current
 from ladder.store import analysis_tables as analysis_tables  # registers the analysis cache table with the metadata
+from ladder.store.migrations import ensure_current
 
 # ---- opening ----------------------------------------------------------------------------------------
 
