@@ -21,6 +21,7 @@ from ladder.errors import UserError
 from ladder.paths import results_dir
 from ladder.sandbox.build import BuildLimits
 from ladder.seats.botstore import CheckReport, check_bot, register
+from ladder.seats.names import lookalike_of, reserved_because
 from ladder.store.tables import BotRow, BotVersionRow, utcnow
 from ladder.text import clean_text
 from service.db import service_session
@@ -42,30 +43,20 @@ def _shown(text: str, folder: str, filename: str) -> str:
     return clean_text(text.replace(folder, filename or "the upload"))
 
 
-CONFUSABLE = str.maketrans({"0": "o", "1": "l", "i": "l", "|": "l"})
-
-
-def name_skeleton(name: str) -> str:
-    """What a bot's name looks like on a page: case, separators and look-alike letters folded away, so that
-    ``Alicebot``, ``alice_bot``, ``a1icebot`` and ``alicebot.`` all read as ``alicebot``."""
-    folded = "".join(c for c in name.casefold() if c not in "._-").translate(CONFUSABLE)
-    return folded.replace("rn", "m").replace("vv", "w")
-
-
 def lookalike_problem(session: Session, author: AuthorRow, name: str) -> str | None:
-    """Why ``name`` may not be a new bot's name: it looks like a built-in bot's or another author's (a bot of
-    ``author``'s own may be spelled another way)."""
-    skeleton = name_skeleton(name)
-    for builtin in bot_names():
-        if name_skeleton(builtin) == skeleton:
-            return f"the name {name!r} looks like the built-in bot {builtin!r}; choose a name that does not"
+    """Why ``name`` may not be a new bot's name: it passes for a built-in bot or looks like another author's
+    (the one rule of :mod:`ladder.seats.names`; a bot of ``author``'s own may be spelled another way)."""
+    reserved = reserved_because(name, bot_names())
+    if reserved is not None:
+        return reserved
     owners = {served.bot_id: served.author_id for served in session.exec(select(ServedBotRow)).all()}
-    for bot in session.exec(select(BotRow)).all():
-        if bot.name != name and name_skeleton(bot.name) == skeleton and owners.get(bot.id or 0) != author.id:
-            return (
-                f"the name {name!r} looks like {bot.name!r}, a bot of another author's (or the operator's) on this ladder; choose a name "
-                "that does not (set `name = ...` or pass --name)"
-            )
+    others = (bot.name for bot in session.exec(select(BotRow)).all() if owners.get(bot.id or 0) != author.id)
+    clash = lookalike_of(name, (other for other in others if other != name))
+    if clash is not None:
+        return (
+            f"the name {name!r} looks like {clash!r}, a bot of another author's (or the operator's) on this ladder; "
+            "choose a name that does not (set `name = ...` or pass --name)"
+        )
     return None
 
 

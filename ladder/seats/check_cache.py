@@ -33,7 +33,8 @@ from ladder.paths import results_dir
 from ladder.sandbox.bot_info import BotInfo
 from ladder.sandbox.limits import SandboxLimits
 from ladder.sandbox.submission import MANIFEST_FILE, content_hash, read_manifest
-from ladder.seats.botstore import CheckReport, check_name, claimed_games
+from ladder.seats.botstore import CheckReport, claimed_games
+from ladder.seats.names import check_name
 
 CACHE_FOLDER = "checks"
 _PACKAGES = ("engine", "bots", "ladder")
