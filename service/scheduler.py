@@ -31,7 +31,6 @@ import os
 import socket
 import time
 from collections.abc import Iterator
-from dataclasses import asdict
 from typing import Any
 
 from sqlalchemy.engine import Engine
@@ -308,7 +307,7 @@ class ServeLoop:
             seats=spec.seats,
             seed=spec.seed,
             options=dict(spec.options),
-            limits=asdict(self.limits),
+            limits=self.limits,
             bot_seeds=tuple(bot_seed(self.secret, match.key, s) for s in range(len(match.seats))),
             deal=match.deal,
             hashes=tuple(e.content_hash for e in match.seats),

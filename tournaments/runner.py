@@ -218,7 +218,6 @@ class TournamentRun:
     def __init__(self, config: TournamentConfig, options: RunOptions) -> None:
         self.created = time.monotonic()
         self.config = config
-        self._wire_limits = asdict(config.limits)  # every task's limits: the config is frozen, so made once
         self.options = options
         self.given_secret = DealSecret.from_hex(options.deal_secret) if options.deal_secret is not None else None
         self.secret = self.given_secret or DealSecret.fresh()  # replaced by the tournament's own when it is chosen
@@ -579,7 +578,7 @@ class TournamentRun:
             seats=spec.seats,
             seed=spec.seed,
             options=dict(spec.options),
-            limits=self._wire_limits,
+            limits=self.config.limits,
             bot_seeds=tuple(bot_seed(self.secret.value, match.key, seat) for seat in range(len(match.seats))),
             deal=match.deal,
             hashes=tuple(entrant.content_hash for entrant in match.seats),
