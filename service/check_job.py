@@ -1,6 +1,6 @@
 """One submission's check, in a process of its own: ``python -m service.check_job --db URL --submission ID``.
 
-The same check as ``ladder validate`` (:func:`ladder.seats.botstore.check_bot`: the build in the build sandbox, then
+The same check as ``ladder validate`` (:func:`ladder.seats.botstore.check_submitted_bot`: the build in the build sandbox, then
 the bot loaded and played in the sandbox), then the served ladder's own rules (a bot's name belongs to the
 author who first submitted it; a retired bot takes no new version), then ``ladder submit``'s registration and
 the version's activation (:func:`activate`). It writes its verdict into the submission's row itself, so the
@@ -20,7 +20,7 @@ from bots.registry import bot_names
 from ladder.errors import UserError
 from ladder.paths import results_dir
 from ladder.sandbox.build import BuildLimits
-from ladder.seats.botstore import CheckReport, check_bot, register
+from ladder.seats.botstore import CheckReport, check_submitted_bot, register
 from ladder.seats.names import lookalike_of, reserved_because
 from ladder.store.tables import BotRow, BotVersionRow, utcnow
 from ladder.text import clean_text
@@ -150,7 +150,7 @@ def run(db_url: str | None, submission_id: int, matches: int, cap: int) -> Submi
             return SubmissionState.FAILED
         folder = str(results_dir() / row.upload_dir)
         try:
-            report = check_bot(
+            report = check_submitted_bot(
                 folder, name=row.name_override or None, matches_per_table=matches, build_limits=BuildLimits()
             )
         except UserError as error:

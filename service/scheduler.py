@@ -36,7 +36,7 @@ from typing import Any
 from sqlalchemy.engine import Engine
 from sqlmodel import Session, col, select
 
-from ladder.matches.deals import DealSecret, bot_seed
+from ladder.matches.deals import DealSecret, sealed_bot_seed
 from ladder.matches.statuses import MatchStatus, TournamentState
 from ladder.paths import results_dir
 from ladder.ratings import certainty
@@ -308,7 +308,7 @@ class ServeLoop:
             seed=spec.seed,
             options=dict(spec.options),
             limits=self.limits,
-            bot_seeds=tuple(bot_seed(self.secret, match.key, s) for s in range(len(match.seats))),
+            bot_seeds=tuple(sealed_bot_seed(self.secret, match.key, s) for s in range(len(match.seats))),
             deal=match.deal,
             hashes=tuple(e.content_hash for e in match.seats),
             retire=(),

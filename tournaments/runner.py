@@ -96,7 +96,7 @@ from sqlmodel import Session
 
 from engine import get_game
 from ladder.errors import UserError
-from ladder.matches.deals import DealSecret, bot_seed
+from ladder.matches.deals import DealSecret, sealed_bot_seed
 from ladder.matches.statuses import MatchStatus, TournamentState
 from ladder.paths import results_dir
 from ladder.ratings import persistence as ratings
@@ -579,7 +579,7 @@ class TournamentRun:
             seed=spec.seed,
             options=dict(spec.options),
             limits=self.config.limits,
-            bot_seeds=tuple(bot_seed(self.secret.value, match.key, seat) for seat in range(len(match.seats))),
+            bot_seeds=tuple(sealed_bot_seed(self.secret.value, match.key, seat) for seat in range(len(match.seats))),
             deal=match.deal,
             hashes=tuple(entrant.content_hash for entrant in match.seats),
             retire=tuple(sorted(self.retired)),

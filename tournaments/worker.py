@@ -48,7 +48,7 @@ from typing import Any
 
 from bots.base import MatchStart
 from ladder.errors import UserError
-from ladder.matches.match import BotFailure, Player, play_match
+from ladder.matches.match import BotFailure, Player, SeatPlayer, play_match
 from ladder.matches.statuses import FailureReason
 from ladder.sandbox import host_load
 from ladder.sandbox.limits import SandboxLimits
@@ -90,7 +90,7 @@ def init_worker(
     log.info("worker %d ready", os.getpid())
 
 
-class _UnavailablePlayer:
+class _UnavailablePlayer(SeatPlayer):
     """A seat whose bot could not even be loaded: it fails at the start of the match."""
 
     def __init__(self, failure: BotFailure) -> None:

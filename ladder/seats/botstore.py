@@ -1,6 +1,6 @@
 """The bot store: checking a submitted bot in the sandbox and registering it.
 
-``ladder validate PATH`` runs :func:`check_bot`; ``ladder submit PATH`` runs
+``ladder validate PATH`` runs :func:`check_submitted_bot`; ``ladder submit PATH`` runs
 it and then :func:`register`:
 
 1. the files are read (one ``.py`` file, or a folder with ``bot.py`` or
@@ -126,7 +126,7 @@ def _pinned_like_a_worker() -> Iterator[None]:
         os.sched_setaffinity(0, before)
 
 
-def check_bot(
+def check_submitted_bot(
     path: str,
     name: str | None = None,
     limits: SandboxLimits | None = None,
@@ -317,7 +317,7 @@ def _copy_to_store(files: dict[str, bytes], digest: str) -> Path:
 
 
 def register(report: CheckReport, db_url: str | None = None) -> Registration:
-    """Record a bot that passed :func:`check_bot` and copy its files into the bot store."""
+    """Record a bot that passed :func:`check_submitted_bot` and copy its files into the bot store."""
     if not report.ok or report.info is None:
         raise ValueError("only a bot that passed the check can be registered")
     files = _files_to_store(report)

@@ -1,6 +1,6 @@
 """Passed submission checks, remembered so that ``ladder submit`` right after ``ladder validate`` does not play again.
 
-An entry is written only by the ladder's own process, after :func:`ladder.seats.botstore.check_bot` passed, under
+An entry is written only by the ladder's own process, after :func:`ladder.seats.botstore.check_submitted_bot` passed, under
 ``results/checks/`` (the ladder's folder, next to its database and bot store; a bot runs sandboxed and cannot
 write there). Its file name is the SHA-256 of everything the verdict depends on (:class:`CheckKey`):
 
