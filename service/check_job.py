@@ -1,6 +1,6 @@
 """One submission's check, in a process of its own: ``python -m service.check_job --db URL --submission ID``.
 
-The same check as ``ladder validate`` (:func:`ladder.seats.botstore.check_bot`: the build in the build sandbox, then
+The same check as ``ladder validate`` (:func:`ladder.seats.botstore.check_submitted_bot`: the build in the build sandbox, then
 the bot loaded and played in the sandbox), then the served ladder's own rules (a bot's name belongs to the
 author who first submitted it; a retired bot takes no new version), then ``ladder submit``'s registration and
 the version's activation (:func:`activate`). It writes its verdict into the submission's row itself, so the
@@ -20,7 +20,8 @@ from bots.registry import bot_names
 from ladder.errors import UserError
 from ladder.paths import results_dir
 from ladder.sandbox.build import BuildLimits
-from ladder.seats.botstore import CheckReport, check_bot, register
+from ladder.seats.botstore import CheckReport, check_submitted_bot, register
+from ladder.seats.names import lookalike_of, reserved_because
 from ladder.store.tables import BotRow, BotVersionRow, utcnow
 from ladder.text import clean_text
 from service.db import service_session
@@ -42,30 +43,20 @@ def _shown(text: str, folder: str, filename: str) -> str:
     return clean_text(text.replace(folder, filename or "the upload"))
 
 
-CONFUSABLE = str.maketrans({"0": "o", "1": "l", "i": "l", "|": "l"})
-
-
-def name_skeleton(name: str) -> str:
-    """What a bot's name looks like on a page: case, separators and look-alike letters folded away, so that
-    ``Alicebot``, ``alice_bot``, ``a1icebot`` and ``alicebot.`` all read as ``alicebot``."""
-    folded = "".join(c for c in name.casefold() if c not in "._-").translate(CONFUSABLE)
-    return folded.replace("rn", "m").replace("vv", "w")
-
-
 def lookalike_problem(session: Session, author: AuthorRow, name: str) -> str | None:
-    """Why ``name`` may not be a new bot's name: it looks like a built-in bot's or another author's (a bot of
-    ``author``'s own may be spelled another way)."""
-    skeleton = name_skeleton(name)
-    for builtin in bot_names():
-        if name_skeleton(builtin) == skeleton:
-            return f"the name {name!r} looks like the built-in bot {builtin!r}; choose a name that does not"
+    """Why ``name`` may not be a new bot's name: it passes for a built-in bot or looks like another author's
+    (the one rule of :mod:`ladder.seats.names`; a bot of ``author``'s own may be spelled another way)."""
+    reserved = reserved_because(name, bot_names())
+    if reserved is not None:
+        return reserved
     owners = {served.bot_id: served.author_id for served in session.exec(select(ServedBotRow)).all()}
-    for bot in session.exec(select(BotRow)).all():
-        if bot.name != name and name_skeleton(bot.name) == skeleton and owners.get(bot.id or 0) != author.id:
-            return (
-                f"the name {name!r} looks like {bot.name!r}, a bot of another author's (or the operator's) on this ladder; choose a name "
-                "that does not (set `name = ...` or pass --name)"
-            )
+    others = (bot.name for bot in session.exec(select(BotRow)).all() if owners.get(bot.id or 0) != author.id)
+    clash = lookalike_of(name, (other for other in others if other != name))
+    if clash is not None:
+        return (
+            f"the name {name!r} looks like {clash!r}, a bot of another author's (or the operator's) on this ladder; "
+            "choose a name that does not (set `name = ...` or pass --name)"
+        )
     return None
 
 
@@ -159,7 +150,7 @@ def run(db_url: str | None, submission_id: int, matches: int, cap: int) -> Submi
             return SubmissionState.FAILED
         folder = str(results_dir() / row.upload_dir)
         try:
-            report = check_bot(
+            report = check_submitted_bot(
                 folder, name=row.name_override or None, matches_per_table=matches, build_limits=BuildLimits()
             )
         except UserError as error:

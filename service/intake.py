@@ -10,7 +10,6 @@ submissions (the checker removes them as it gives its verdict).
 from __future__ import annotations
 
 import os
-import re
 import shutil
 import threading
 import uuid
@@ -21,6 +20,7 @@ from sqlmodel import Session, col, func, select
 
 from ladder.paths import results_dir
 from ladder.sandbox.submission import write_tree
+from ladder.seats.names import NAME_PATTERN
 from ladder.store.tables import utcnow
 from ladder.text import clean_text
 from service.models import AuthorRow, SubmissionRow, SubmissionState
@@ -28,7 +28,6 @@ from service.settings import ServeSettings
 from service.uploads import UploadRefused, unpack_upload
 
 UPLOADS = Path("serve") / "uploads"
-NAME_PATTERN = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,39}$")
 
 
 INTAKE = threading.Lock()  # one upload unpacked at a time: the rate limit's count and the new row stay one step

@@ -31,13 +31,12 @@ import os
 import socket
 import time
 from collections.abc import Iterator
-from dataclasses import asdict
 from typing import Any
 
 from sqlalchemy.engine import Engine
 from sqlmodel import Session, col, select
 
-from ladder.matches.deals import DealSecret, bot_seed
+from ladder.matches.deals import DealSecret, sealed_bot_seed
 from ladder.matches.statuses import MatchStatus, TournamentState
 from ladder.paths import results_dir
 from ladder.ratings import certainty
@@ -308,8 +307,8 @@ class ServeLoop:
             seats=spec.seats,
             seed=spec.seed,
             options=dict(spec.options),
-            limits=asdict(self.limits),
-            bot_seeds=tuple(bot_seed(self.secret, match.key, s) for s in range(len(match.seats))),
+            limits=self.limits,
+            bot_seeds=tuple(sealed_bot_seed(self.secret, match.key, s) for s in range(len(match.seats))),
             deal=match.deal,
             hashes=tuple(e.content_hash for e in match.seats),
             retire=(),

@@ -28,6 +28,7 @@ from datetime import UTC, datetime, timedelta
 from sqlmodel import Session, select
 
 from ladder.errors import UserError
+from ladder.seats.names import NAME_PATTERN
 from ladder.store.tables import utcnow
 from service.models import AuthorRow, Role, WebSessionRow
 
@@ -38,7 +39,6 @@ CSRF_FIELD = "csrf_token"
 CSRF_HEADER = "x-csrf-token"
 SESSION_HOURS = 12
 TOKEN_QUERY_KEYS = frozenset({"token", "access_token", "api_key", "apikey", "key", "auth", "authorization", "session"})
-NAME_PATTERN = r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,39}$"
 
 
 def new_token() -> str:

@@ -96,7 +96,7 @@ from sqlmodel import Session
 
 from engine import get_game
 from ladder.errors import UserError
-from ladder.matches.deals import DealSecret, bot_seed
+from ladder.matches.deals import DealSecret, sealed_bot_seed
 from ladder.matches.statuses import MatchStatus, TournamentState
 from ladder.paths import results_dir
 from ladder.ratings import persistence as ratings
@@ -218,7 +218,6 @@ class TournamentRun:
     def __init__(self, config: TournamentConfig, options: RunOptions) -> None:
         self.created = time.monotonic()
         self.config = config
-        self._wire_limits = asdict(config.limits)  # every task's limits: the config is frozen, so made once
         self.options = options
         self.given_secret = DealSecret.from_hex(options.deal_secret) if options.deal_secret is not None else None
         self.secret = self.given_secret or DealSecret.fresh()  # replaced by the tournament's own when it is chosen
@@ -579,8 +578,8 @@ class TournamentRun:
             seats=spec.seats,
             seed=spec.seed,
             options=dict(spec.options),
-            limits=self._wire_limits,
-            bot_seeds=tuple(bot_seed(self.secret.value, match.key, seat) for seat in range(len(match.seats))),
+            limits=self.config.limits,
+            bot_seeds=tuple(sealed_bot_seed(self.secret.value, match.key, seat) for seat in range(len(match.seats))),
             deal=match.deal,
             hashes=tuple(entrant.content_hash for entrant in match.seats),
             retire=tuple(sorted(self.retired)),

@@ -179,13 +179,13 @@ def sandboxed_mix(folder: Path) -> tuple[TournamentConfig, str]:
     matches are nearly all sandbox round trips: the mix that shows what the
     channel and the placement of bot processes cost at each worker count.
     """
-    from ladder.seats.botstore import check_bot, register
+    from ladder.seats.botstore import check_submitted_bot, register
 
     db_url = f"sqlite:///{folder}/sandboxed.db"
     for name in SANDBOXED_NAMES:
         path = folder / f"{name}.py"
         path.write_text(SANDBOXED_BOT.format(name=name), encoding="utf-8")
-        report = check_bot(str(path), name, allow_root=True)  # the benchmark's own bot: trusted
+        report = check_submitted_bot(str(path), name, allow_root=True)  # the benchmark's own bot: trusted
         if not report.ok:
             raise RuntimeError(f"the benchmark's sandboxed bot fails its check: {report.problem}")
         register(report, db_url)

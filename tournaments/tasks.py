@@ -17,6 +17,7 @@ from datetime import datetime
 from typing import Any
 
 from ladder.matches.match import MatchSpec, SeatFailure
+from ladder.sandbox.limits import SandboxLimits
 
 SCHEMA_VERSION = 2  # 2: a record says whether the match is void (a host fault) and the host's pressure
 
@@ -43,11 +44,15 @@ class MatchTask:
     seats: tuple[str, ...]  # each seat's bot reference (a built-in name, store:<sha256> or ep:<name>)
     seed: int  # the deal's seed
     options: Mapping[str, Any] = field(default_factory=dict)
-    limits: Mapping[str, Any] = field(default_factory=dict)  # ladder.sandbox.limits.SandboxLimits as a dict
+    limits: SandboxLimits = field(default_factory=SandboxLimits)  # a mapping given here is read into the type
     bot_seeds: tuple[int, ...] = ()  # one per seat, from the deal secret
     deal: str = ""  # a bot process plays each deal once: it cannot remember it from another seat
     hashes: tuple[str, ...] = ()  # each seat's content hash: the worker refuses other versions (none: not checked)
     retire: tuple[str, ...] = ()  # bots with no match left to hand out: the worker stops their idle processes
+
+    def __post_init__(self) -> None:
+        if not isinstance(self.limits, SandboxLimits):
+            object.__setattr__(self, "limits", SandboxLimits.from_mapping(self.limits))
 
     def spec(self) -> MatchSpec:
         return MatchSpec(self.game, self.seats, self.seed, dict(self.options), self.key, self.bot_seeds)
@@ -58,7 +63,7 @@ class MatchTask:
         the message is pickled on its way to the worker anyway, so shallow copies are enough."""
         message: dict[str, Any] = {"schema": SCHEMA_VERSION}
         message.update((name, getattr(self, name)) for name in _TASK_FIELDS)
-        message["options"], message["limits"] = dict(self.options), dict(self.limits)
+        message["options"], message["limits"] = dict(self.options), self.limits.to_wire()
         return message
 
     @classmethod
@@ -71,7 +76,7 @@ class MatchTask:
             seats=tuple(message["seats"]),
             seed=int(message["seed"]),
             options=dict(message.get("options") or {}),
-            limits=dict(message.get("limits") or {}),
+            limits=SandboxLimits.from_mapping(message.get("limits") or {}),
             bot_seeds=tuple(message.get("bot_seeds") or ()),
             deal=message.get("deal") or "",
             hashes=tuple(message.get("hashes") or ()),

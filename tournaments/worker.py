@@ -34,7 +34,6 @@ main threads, which live as long as the process anyway.
 from __future__ import annotations
 
 import importlib
-import json
 import logging
 import logging.handlers
 import os
@@ -49,9 +48,10 @@ from typing import Any
 
 from bots.base import MatchStart
 from ladder.errors import UserError
-from ladder.matches.match import BotFailure, Player, play_match
+from ladder.matches.match import BotFailure, Player, SeatPlayer, play_match
 from ladder.matches.statuses import FailureReason
 from ladder.sandbox import host_load
+from ladder.sandbox.limits import SandboxLimits
 from ladder.seats.botref import BotRef, RefKind
 from ladder.seats.versions import builtin_hash
 from ladder.store.action_log import pack_actions
@@ -90,7 +90,7 @@ def init_worker(
     log.info("worker %d ready", os.getpid())
 
 
-class _UnavailablePlayer:
+class _UnavailablePlayer(SeatPlayer):
     """A seat whose bot could not even be loaded: it fails at the start of the match."""
 
     def __init__(self, failure: BotFailure) -> None:
@@ -122,12 +122,12 @@ class _InProcessSource:
         pass
 
 
-def _player_source(limits: dict[str, Any]) -> Any:
+def _player_source(limits: SandboxLimits | Mapping[str, Any]) -> Any:
     """This thread's PlayerPool for ``limits`` (in-process built-in bots if ``ladder.seats.players`` has no pool)."""
-    sources: dict[str, Any] | None = getattr(_local, "sources", None)
+    sources: dict[SandboxLimits, Any] | None = getattr(_local, "sources", None)
     if sources is None:
         sources = _local.sources = {}
-    key = json.dumps(limits, sort_keys=True, default=str)
+    key = limits = SandboxLimits.from_mapping(limits)
     source = sources.get(key)
     if source is None:
         import ladder.seats.players as players
@@ -140,14 +140,14 @@ def _player_source(limits: dict[str, Any]) -> Any:
     return source
 
 
-def _make_pool(pool_class: Any, limits: dict[str, Any]) -> Any:
+def _make_pool(pool_class: Any, limits: SandboxLimits) -> Any:
     try:
         return pool_class(limits=limits)
     except TypeError:
         return pool_class()
 
 
-def seat_player(ref: str, game_id: str, limits: dict[str, Any], deal: str = "") -> Player:
+def seat_player(ref: str, game_id: str, limits: SandboxLimits, deal: str = "") -> Player:
     """The player for one seat: the single switch between in-process bots and the sandbox.
 
     ``deal`` names the match's deal: a sandboxed bot never plays one deal twice in the same process.
@@ -162,7 +162,7 @@ def seat_player(ref: str, game_id: str, limits: dict[str, Any], deal: str = "") 
         )
 
 
-def _retire(refs: Any, limits: dict[str, Any]) -> None:
+def _retire(refs: Any, limits: SandboxLimits) -> None:
     """Stop this thread's idle processes of bots whose every scheduled match has been handed out."""
     source = _player_source(limits)
     retire = getattr(source, "retire", None)
@@ -412,7 +412,7 @@ def play_task(message: Mapping[str, Any]) -> dict[str, Any]:
 def play(task: MatchTask) -> MatchRecord:
     """Play the match of ``task`` (after checking its seats' bots are the versions named) and return its record."""
     spec = task.spec()
-    limits = dict(task.limits)
+    limits = task.limits
     verify_seats(task)
     started = datetime.now(UTC)
     tick = time.perf_counter()

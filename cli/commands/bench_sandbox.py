@@ -51,7 +51,7 @@ from cli.commands.bench import machine
 from cli.commands.tables import fitted_table, number_column, print_table
 from engine import Game, all_games, get_game
 from ladder.matches.forced_moves import ForcedMoves
-from ladder.matches.match import MatchSpec, play_match
+from ladder.matches.match import MatchSpec, Player, SeatPlayer, play_match
 from ladder.sandbox.layers import check_layers, default_layers
 from ladder.sandbox.limits import SandboxLimits
 from ladder.sandbox.process import BotProcess
@@ -126,7 +126,7 @@ def _random_bot_path(folder: Path, every_decision: bool = False) -> str:
     return str(path)
 
 
-class _ForcedInProcess:
+class _ForcedInProcess(SeatPlayer):
     """The built-in random bot in this process, its forced moves played by the ladder as for a sandboxed seat
     (:mod:`ladder.matches.forced_moves`): the in-process matches then make the same choices as the sandboxed ones."""
 
@@ -184,10 +184,10 @@ def measure_round_trip(path: str, layers: tuple[str, ...], requests: int = 3000)
     )
 
 
-class _Timed:
+class _Timed(SeatPlayer):
     """Wraps a player and records how long each act() takes."""
 
-    def __init__(self, player: Any, times: list[float]) -> None:
+    def __init__(self, player: Player, times: list[float]) -> None:
         self.player = player
         self.times = times
 
@@ -203,10 +203,17 @@ class _Timed:
     def end(self, result: dict[str, Any]) -> None:
         self.player.end(result)
 
-    def __getattr__(self, name: str) -> Any:
-        """The wrapped seat's other attributes: play_match's hooks (``plays_forced_moves``, ``pause_between_turns``)
-        must reach a sandboxed seat as in a tournament."""
-        return getattr(self.player, name)
+    # the wrapped seat's capabilities: play_match's hooks must reach a sandboxed seat as in a tournament
+    @property
+    def plays_forced_moves(self) -> bool:
+        return self.player.plays_forced_moves
+
+    def pause_between_turns(self) -> None:
+        self.player.pause_between_turns()
+
+    @property
+    def stderr_text(self) -> str:  # type: ignore[override]
+        return self.player.stderr_text
 
 
 def _bot_cpu_seconds(processes: list[BotProcess]) -> float:

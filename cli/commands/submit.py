@@ -18,7 +18,7 @@ from ladder.sandbox.layers import default_layers, require_layers
 from ladder.sandbox.limits import SandboxLimits
 from ladder.sandbox.packages import allowed_packages
 from ladder.sandbox.submission import read_files
-from ladder.seats.botstore import CheckReport, check_bot, register
+from ladder.seats.botstore import CheckReport, check_submitted_bot, register
 from ladder.seats.check_cache import Reused, check_key, recall, remember
 from ladder.text import clean_text
 
@@ -101,7 +101,7 @@ def _run_check(
             return found.report, found
     out = Console()
     progress = None if as_json else (lambda message: out.print(f"[dim]  {escape(message)}[/dim]", highlight=False))
-    report = check_bot(
+    report = check_submitted_bot(
         path,
         name=name,
         limits=limits,

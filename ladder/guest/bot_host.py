@@ -1,7 +1,7 @@
 """The program that runs inside a bot's sandbox: it loads the bot and answers the ladder.
 
 What it does, in order, and its replies: ``docs/sandbox.md`` (The bot host). It uses only the standard library,
-:mod:`bots.base`, :mod:`ladder.guest.protocol` and :mod:`ladder.guest.seccomp` (and orjson, when the ladder hands
+:mod:`bots.base`, :mod:`ladder.guest.protocol`, :mod:`ladder.guest.rlimits` and :mod:`ladder.guest.seccomp` (and orjson, when the ladder hands
 over its copy): this file runs where nothing else is installed.
 """
 
@@ -23,7 +23,6 @@ import faulthandler  # noqa: E402
 import importlib  # noqa: E402
 import importlib.util  # noqa: E402
 import json  # noqa: E402
-import resource  # noqa: E402
 import signal  # noqa: E402
 import traceback  # noqa: E402
 from typing import Any  # noqa: E402
@@ -97,24 +96,6 @@ def _die_with_parent(parent_pid: int) -> None:
         pass
     if parent_pid and os.getppid() != parent_pid:
         os._exit(0)  # the parent died before the request was made
-
-
-def _set_limits(limits: dict[str, int]) -> None:
-    names = {
-        "memory_bytes": resource.RLIMIT_AS,
-        "cpu_seconds": resource.RLIMIT_CPU,
-        "open_files": resource.RLIMIT_NOFILE,
-        "processes": resource.RLIMIT_NPROC,
-        "file_bytes": resource.RLIMIT_FSIZE,
-        "core_bytes": resource.RLIMIT_CORE,
-    }
-    for key, which in names.items():
-        if key in limits:
-            value = int(limits[key])
-            _soft, hard = resource.getrlimit(which)
-            if hard != resource.RLIM_INFINITY:
-                value = min(value, hard)
-            resource.setrlimit(which, (value, value))
 
 
 def _drop_privileges(uid: int, gid: int) -> None:
@@ -243,13 +224,14 @@ def main() -> None:
 
     from bots.base import Bot, Clock, MatchStart
     from ladder.guest import protocol
+    from ladder.guest.rlimits import ProcessLimits, set_limits
 
     if config.get("cpu") is not None:
         try:
             os.sched_setaffinity(0, {int(config["cpu"])})
         except OSError:
             pass
-    _set_limits(config.get("limits", {}))
+    set_limits(ProcessLimits.from_json(config["limits"]))
     if config.get("drop_to") is not None and os.getuid() == 0:
         uid, gid = config["drop_to"]
         _drop_privileges(uid, gid)

@@ -13,7 +13,8 @@ with the bot's files in a private, size-capped, writable folder (``/build``). In
    files, folders, and anything else as it is: the ladder refuses what a bot may not hold) and exits
    0; when it fails, exits with the build's status (128 + the signal's number for a signal).
 
-Only the standard library is used: this file runs where nothing else is shown.
+Only the standard library and :mod:`ladder.guest.rlimits` (mounted beside it) are used: this file runs where
+nothing else is shown.
 """
 
 from __future__ import annotations
@@ -21,7 +22,6 @@ from __future__ import annotations
 import ctypes
 import json
 import os
-import resource
 import subprocess
 import sys
 import tarfile
@@ -29,24 +29,6 @@ from typing import Any
 
 PR_SET_NO_NEW_PRIVS = 38
 CANNOT_RUN = 127
-
-
-def _set_limits(limits: dict[str, int]) -> None:
-    names = {
-        "memory_bytes": resource.RLIMIT_AS,
-        "cpu_seconds": resource.RLIMIT_CPU,
-        "processes": resource.RLIMIT_NPROC,
-        "file_bytes": resource.RLIMIT_FSIZE,
-        "open_files": resource.RLIMIT_NOFILE,
-        "core_bytes": resource.RLIMIT_CORE,
-    }
-    for key, which in names.items():
-        if key in limits:
-            value = int(limits[key])
-            _soft, hard = resource.getrlimit(which)
-            if hard != resource.RLIM_INFINITY:
-                value = min(value, hard)
-            resource.setrlimit(which, (value, value))
 
 
 def _become(uid: int, gid: int, folder: str) -> None:
@@ -96,7 +78,10 @@ def _send_folder(folder: str) -> None:
 def main() -> None:
     config: dict[str, Any] = json.loads(sys.argv[1])
     folder = config["folder"]
-    _set_limits(config["limits"])
+    sys.path.insert(0, config["api_dir"])  # the ladder's guest files this host uses (mounted read-only)
+    from ladder.guest.rlimits import ProcessLimits, set_limits
+
+    set_limits(ProcessLimits.from_json(config["limits"]))
     if config.get("drop_to") is not None and os.getuid() == 0:
         uid, gid = config["drop_to"]
         _become(uid, gid, folder)

@@ -78,8 +78,9 @@ def keyed_seed(secret: bytes, *keys: object) -> int:
     return int.from_bytes(digest[:8], "big") >> (64 - SEED_BITS)
 
 
-def bot_seed(secret: bytes, match_key: str, seat: int) -> int:
-    """The seed the bot in ``seat`` of match ``match_key`` is given for its own randomness."""
+def sealed_bot_seed(secret: bytes, match_key: str, seat: int) -> int:
+    """The seed the bot in ``seat`` of match ``match_key`` is given for its own randomness, from the tournament's
+    sealed deal secret (:func:`ladder.matches.match.seat_seed` is the public one of a match without a secret)."""
     return keyed_seed(secret, "bot", match_key, seat)
 
 

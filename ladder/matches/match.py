@@ -27,14 +27,71 @@ from engine.rng import derive_seed
 from ladder.matches.statuses import FailureReason
 
 
-class Player(Protocol):
-    """What the runner needs from a seat: the Bot API."""
+class BotApi(Protocol):
+    """The Bot API (``start``/``act``/``end``): all a bare seat has, a bot object or a test's stand-in."""
 
     def start(self, match: MatchStart) -> None: ...
 
     def act(self, observation: dict[str, Any], legal_actions: list[dict[str, Any]]) -> dict[str, Any]: ...
 
     def end(self, result: dict[str, Any]) -> None: ...
+
+
+class Player(BotApi, Protocol):
+    """What the runner needs from a seat: the Bot API, and what the seat can do between turns.
+
+    - ``plays_forced_moves``: a decision with one legal action is answered without running the bot (a sandboxed
+      seat's :mod:`ladder.matches.forced_moves`), so the seat that ran last is not stopped for it;
+    - ``pause_between_turns()``: another seat is about to run: stop this one if it was left running;
+    - ``stderr_text``: what the bot wrote to stderr during the match, once it has ended.
+
+    :class:`SeatPlayer` gives the defaults (an in-process seat: nothing to stop, no stderr of its own).
+    """
+
+    @property
+    def plays_forced_moves(self) -> bool: ...
+
+    def pause_between_turns(self) -> None: ...
+
+    @property
+    def stderr_text(self) -> str: ...
+
+
+class SeatPlayer:
+    """The defaults of :class:`Player`'s capabilities, for a seat that runs in this process."""
+
+    stderr_text: str = ""
+
+    @property
+    def plays_forced_moves(self) -> bool:
+        return False
+
+    def pause_between_turns(self) -> None:
+        """Nothing runs between this seat's turns."""
+
+
+class BareSeat(SeatPlayer):
+    """A bare :class:`BotApi` object as a :class:`Player` with the default capabilities (see :func:`as_player`)."""
+
+    __slots__ = ("bot",)
+
+    def __init__(self, bot: BotApi) -> None:
+        self.bot = bot
+
+    def start(self, match: MatchStart) -> None:
+        self.bot.start(match)
+
+    def act(self, observation: dict[str, Any], legal_actions: list[dict[str, Any]]) -> dict[str, Any]:
+        return self.bot.act(observation, legal_actions)
+
+    def end(self, result: dict[str, Any]) -> None:
+        self.bot.end(result)
+
+
+def as_player(seat: Player | BotApi) -> Player:
+    """``seat`` itself when it is a :class:`SeatPlayer` (every seat the ladder makes), else wrapped in a
+    :class:`BareSeat`: a bot object given straight to :func:`play_match` (a test, a benchmark) has no capabilities."""
+    return seat if isinstance(seat, SeatPlayer) else BareSeat(seat)
 
 
 FAILURE_REASONS = tuple(FailureReason)  # the values, in the order of FailureReason
@@ -116,7 +173,7 @@ class MatchSpec:
     bot_seeds: tuple[int, ...] = ()
 
     def seed_of_bot(self, seat: int) -> int:
-        return self.bot_seeds[seat] if self.bot_seeds else bot_seed(self.seed, seat)
+        return self.bot_seeds[seat] if self.bot_seeds else seat_seed(self.seed, seat)
 
 
 @dataclass(frozen=True)
@@ -172,8 +229,9 @@ def _with_note(stderr: str, note: str) -> str:
     return f"{stderr.rstrip()}\n{note}".lstrip("\n") if note else stderr
 
 
-def bot_seed(match_seed: int, seat: int) -> int:
-    """The seed a bot is given for its own randomness when the match has no secret bot seeds.
+def seat_seed(match_seed: int, seat: int) -> int:
+    """The seed a seat's bot is given for its own randomness when the match has no secret bot seeds (derived from
+    the match's public seed; :func:`ladder.matches.deals.sealed_bot_seed` draws the secret ones).
 
     Never the match seed itself: every deal is drawn from the match seed, so a
     bot that knew it could compute the hidden cards. A one-way hash of it
@@ -187,7 +245,7 @@ def bot_seed(match_seed: int, seat: int) -> int:
 def _substitute(seat: int, spec: MatchSpec, num_players: int, options: dict[str, Any]) -> Player:
     stand_in = RandomBot()
     stand_in.start(MatchStart(spec.game, seat, num_players, dict(options), derive_seed(spec.seed, "stand-in", seat)))
-    return stand_in
+    return BareSeat(stand_in)
 
 
 class _Turns:
@@ -205,7 +263,7 @@ class _Turns:
         """``seat`` is about to be asked for a decision with ``legal`` actions."""
         player = self.seats[seat]
         # a sandboxed bot's forced moves (one legal action) are answered without running it (plays_forced_moves)
-        runs = len(legal) > 1 or not getattr(player, "plays_forced_moves", False)
+        runs = len(legal) > 1 or not player.plays_forced_moves
         if self.running != seat and runs:
             self.stop()
             self.running = seat
@@ -213,19 +271,19 @@ class _Turns:
     def stop(self) -> None:
         """Stop the seat that ran last, if it is a sandboxed bot left running."""
         if self.running is not None:
-            pause = getattr(self.seats[self.running], "pause_between_turns", None)
-            if pause is not None:
-                pause()
+            self.seats[self.running].pause_between_turns()
             self.running = None
 
 
-def play_match(spec: MatchSpec, players: Sequence[Player]) -> MatchOutcome:
-    """Play ``spec`` with one player per seat and apply the failure rule."""
+def play_match(spec: MatchSpec, players: Sequence[Player | BotApi]) -> MatchOutcome:
+    """Play ``spec`` with one player per seat (a bare bot object gets :class:`SeatPlayer`'s defaults) and apply the
+    failure rule."""
+    given = [as_player(player) for player in players]
     game = get_game(spec.game)
     num_players = len(spec.seats)
     state = game.new_state(num_players, spec.seed, spec.options)
     options = dict(state.options)
-    seats: list[Player] = list(players)
+    seats: list[Player] = list(given)
     failures: dict[int, SeatFailure] = {}
     think = [0.0] * num_players
     actions: list[dict[str, Any]] = []
@@ -291,7 +349,7 @@ def play_match(spec: MatchSpec, players: Sequence[Player]) -> MatchOutcome:
     stderr = tuple(
         failures[seat].stderr_tail
         if seat in failures
-        else _with_note(end_tails.get(seat) or str(getattr(players[seat], "stderr_text", "")), after_game.get(seat, ""))
+        else _with_note(end_tails.get(seat) or given[seat].stderr_text, after_game.get(seat, ""))
         for seat in range(num_players)
     )
     return MatchOutcome(

@@ -35,6 +35,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from ladder.errors import UserError
+from ladder.guest.rlimits import ProcessLimits
 from ladder.sandbox.host_facts import interpreter, is_root
 from ladder.sandbox.launch import SANDBOX_ENV, bwrap_options
 from ladder.sandbox.layers import available_layers
@@ -56,6 +57,10 @@ from ladder.text import clean_text
 
 BUILD_FOLDER = "/build"
 BUILD_HOST = "/ladder-build/build_host.py"
+BUILD_API = "/ladder-build/api"
+BUILD_API_FILES = ("__init__.py", "guest/__init__.py", "guest/rlimits.py")
+"""The ``ladder/`` files shown (read-only) to the build host under :data:`BUILD_API`: it imports
+:mod:`ladder.guest.rlimits`, and nothing else of the ladder."""
 SYSTEM_VIEW = (
     "/usr",
     "/bin",
@@ -98,6 +103,17 @@ class BuildLimits:
     tmp_mb: int = 256
     output_mb: int = 1
     stderr_lines: int = 20
+
+    def process_limits(self) -> ProcessLimits:
+        """The ``RLIMIT_*`` values the build host lowers itself to, which the build inherits (its CPU time a
+        second over the wall-clock time: the clock stops a build first)."""
+        return ProcessLimits(
+            memory_bytes=self.memory_mb << 20,
+            cpu_seconds=max(1, int(self.seconds) + 1),
+            open_files=1024,
+            processes=self.processes,
+            file_bytes=self.file_mb << 20,
+        )
 
 
 class BuildFailure(UserError):
@@ -177,9 +193,12 @@ def _bwrap_command(manifest: Manifest, limits: BuildLimits, copies: list[str], l
     # as root, the build host gives the folder to the build's uid (CAP_CHOWN), then becomes it
     args = bwrap_options("build", ("CAP_SETUID", "CAP_SETGID", "CAP_CHOWN"))
     _system_view(args)
+    guest = Path(__file__).resolve().parent.parent / "guest"
+    for name in BUILD_API_FILES:  # the guest files the build host imports, where it finds them
+        args += ["--ro-bind", str(guest.parent / name), f"{BUILD_API}/ladder/{name}"]
     args += [
         "--ro-bind",
-        str(Path(__file__).resolve().parent.parent / "guest" / "build_host.py"),
+        str(guest / "build_host.py"),
         BUILD_HOST,
         "--proc",
         "/proc",
@@ -206,14 +225,8 @@ def _bwrap_command(manifest: Manifest, limits: BuildLimits, copies: list[str], l
         "command": list(manifest.build),
         "env": dict(SANDBOX_ENV),
         "drop_to": [lease.uid, lease.gid] if lease is not None else None,
-        "limits": {
-            "memory_bytes": limits.memory_mb << 20,
-            "cpu_seconds": max(1, int(limits.seconds) + 1),
-            "processes": limits.processes,
-            "file_bytes": limits.file_mb << 20,
-            "open_files": 1024,
-            "core_bytes": 0,
-        },
+        "api_dir": BUILD_API,
+        "limits": limits.process_limits().to_json(),
     }
     return [*args, binary, "-S", "-s", "-B", "-P", BUILD_HOST, json.dumps(config)]
 

@@ -30,6 +30,7 @@ import os
 from collections.abc import Iterable
 from typing import Any
 
+from engine import same_json
 from ladder.guest import protocol
 from ladder.matches.match import BotFailure
 from ladder.matches.statuses import FailureReason
@@ -187,15 +188,24 @@ class ExecutableBotProcess(BotProcess):
             return {"illegal": f"index {value} (there are {len(legal)} legal actions)"}
         if isinstance(value, dict):
             action = value["action"] if set(value) == {"action"} else value
-            for index, candidate in enumerate(legal):
-                if candidate == action:
-                    return {"index": index}
+            index = legal_index(action, legal)
+            if index is not None:
+                return {"index": index}
             return {"illegal": json.dumps(action)[:300]}
         self._die(FailureReason.GARBAGE, f"a reply that is neither an index nor an action: {line[:200]!r}")
 
     def close(self) -> None:
         """The program is not told anything more: its stdin closes when it is killed."""
         self.kill()
+
+
+def legal_index(action: Any, legal: list[dict[str, Any]]) -> int | None:
+    """Where ``action`` is in ``legal``, compared as JSON with its types (:func:`engine.same_json`: ``10.0`` is not
+    ``10``, ``true`` is not ``1``, at any depth), as a Python bot's answer is; ``None`` if it is not legal."""
+    for index, candidate in enumerate(legal):
+        if candidate == action and same_json(candidate, action):
+            return index
+    return None
 
 
 def make_bot_process(

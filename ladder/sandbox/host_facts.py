@@ -26,6 +26,7 @@ API_LADDER_FILES = (
     "guest/__init__.py",
     "guest/bot_host.py",
     "guest/protocol.py",
+    "guest/rlimits.py",
     "guest/seccomp.py",
 )
 GUEST_HOST = "ladder/guest/bot_host.py"  # the program the sandbox runs, relative to the API root

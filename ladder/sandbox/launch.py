@@ -132,14 +132,7 @@ class BotLaunch:
             "parent_pid": parent_pid,
             "tag": self.tag,
             "cpu": self.cpu,
-            "limits": {
-                "memory_bytes": limits.memory_mb * 1024 * 1024,
-                "cpu_seconds": max(1, int(limits.cpu_seconds)),
-                "open_files": limits.open_files,
-                "processes": limits.threads,
-                "file_bytes": limits.file_mb * 1024 * 1024,
-                "core_bytes": 0,
-            },
+            "limits": limits.process_limits().to_json(),
         }
         return json.dumps(config)
 

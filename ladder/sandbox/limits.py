@@ -8,6 +8,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from ladder.guest.rlimits import ProcessLimits
 from ladder.sandbox.move_clock import wall_cap
 from ladder.sandbox.packages import allowed_packages
 
@@ -98,6 +99,22 @@ class SandboxLimits:
             else:
                 chosen[key] = hints[key](value)
         return cls(**chosen)
+
+    def process_limits(self) -> ProcessLimits:
+        """The ``RLIMIT_*`` values the bot host lowers itself to (sent in its config, read by the guest side)."""
+        return ProcessLimits(
+            memory_bytes=self.memory_mb << 20,
+            cpu_seconds=max(1, int(self.cpu_seconds)),
+            open_files=self.open_files,
+            processes=self.threads,
+            file_bytes=self.file_mb << 20,
+        )
+
+    def to_wire(self) -> dict[str, Any]:
+        """The limits as a plain dict, field by field (:meth:`from_mapping` reads it back): what a match task
+        carries to a worker (``tournaments.tasks.MatchTask``). Shallow: every field is a number, a bool, None or
+        a tuple of strings."""
+        return {name: getattr(self, name) for name in _limit_types()}
 
     def wall_seconds(self, bank_left: float) -> float:
         """The wall-clock cap of one request when ``bank_left`` CPU seconds of bank are left."""

@@ -1,6 +1,6 @@
 """The bot store: checking a submitted bot in the sandbox and registering it.
 
-``ladder validate PATH`` runs :func:`check_bot`; ``ladder submit PATH`` runs
+``ladder validate PATH`` runs :func:`check_submitted_bot`; ``ladder submit PATH`` runs
 it and then :func:`register`:
 
 1. the files are read (one ``.py`` file, or a folder with ``bot.py`` or
@@ -29,7 +29,6 @@ from __future__ import annotations
 
 import json
 import os
-import re
 import shutil
 from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
@@ -40,7 +39,7 @@ from typing import Any
 from sqlalchemy.exc import SQLAlchemyError
 from sqlmodel import Session, select
 
-from bots.registry import bot_names, bots_for_game
+from bots.registry import bots_for_game
 from engine import game_ids, get_game
 from ladder.errors import UserError
 from ladder.matches.deals import fresh_seed
@@ -52,14 +51,12 @@ from ladder.sandbox.host_load import worker_cpus
 from ladder.sandbox.limits import SandboxLimits
 from ladder.sandbox.submission import MANIFEST_FILE, Submission, content_hash, read_files, read_manifest, write_tree
 from ladder.seats.builtin_players import builtin_player
+from ladder.seats.names import check_name
 from ladder.seats.players import PlayerPool, failure_line, store_folder
-from ladder.seats.reserved_names import reserved_because
 from ladder.store.database import session_for
 from ladder.store.tables import BotRow, BotVersionRow
 from ladder.text import clean_text
 
-NAME_PATTERN = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,39}$")
-RESERVED_PREFIXES = ("store", "ep")
 IDLE_WINDOW = 0.3  # seconds the check watches an idle bot process for CPU use
 CHECK_OPPONENTS = ("random", "thumb")  # fast built-in bots: the search bots think up to 50 ms a decision
 
@@ -89,23 +86,6 @@ class CheckReport:
         self.problem = problem
         self.explanation = explanation
         return self
-
-
-def check_name(name: str) -> str | None:
-    """Why ``name`` cannot be a registered bot's name, or ``None`` if it can."""
-    if not NAME_PATTERN.match(name):
-        return (
-            f"the name {name!r} is not usable: use 1 to 40 letters, digits, '_', '.' or '-', "
-            "starting with a letter or digit (set `name = ...` in the class, or pass --name)"
-        )
-    if name in bot_names():
-        return f"the name {name!r} is a built-in bot's; choose another (set `name = ...` in the class, or pass --name)"
-    reserved = reserved_because(name, bot_names())
-    if reserved is not None:
-        return f"{reserved} (set `name = ...` in the class, or pass --name)"
-    if name.split(":")[0] in RESERVED_PREFIXES and ":" in name:
-        return f"the name {name!r} looks like a reference; choose another"
-    return None
 
 
 def claimed_games(info: BotInfo) -> tuple[list[str], str | None]:
@@ -146,7 +126,7 @@ def _pinned_like_a_worker() -> Iterator[None]:
         os.sched_setaffinity(0, before)
 
 
-def check_bot(
+def check_submitted_bot(
     path: str,
     name: str | None = None,
     limits: SandboxLimits | None = None,
@@ -337,7 +317,7 @@ def _copy_to_store(files: dict[str, bytes], digest: str) -> Path:
 
 
 def register(report: CheckReport, db_url: str | None = None) -> Registration:
-    """Record a bot that passed :func:`check_bot` and copy its files into the bot store."""
+    """Record a bot that passed :func:`check_submitted_bot` and copy its files into the bot store."""
     if not report.ok or report.info is None:
         raise ValueError("only a bot that passed the check can be registered")
     files = _files_to_store(report)

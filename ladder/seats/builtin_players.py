@@ -9,14 +9,14 @@ from typing import Any
 from bots.base import Bot, Clock, MatchStart
 from bots.registry import UnknownBotError, get_bot_class
 from ladder.errors import UserError
-from ladder.matches.match import BotFailure, BotTimeout, Player, TimeoutKind
+from ladder.matches.match import BotFailure, BotTimeout, Player, SeatPlayer, TimeoutKind
 from ladder.matches.statuses import FailureReason
 from ladder.sandbox.host_evidence import CpuTheft, bot_cpus
 from ladder.sandbox.limits import SandboxLimits
 from ladder.sandbox.move_clock import MoveUsage, own_run_delay, timeout_detail
 
 
-class InProcessPlayer:
+class InProcessPlayer(SeatPlayer):
     """A built-in bot object, with its exceptions turned into :class:`BotFailure`."""
 
     def __init__(self, bot: Bot) -> None:

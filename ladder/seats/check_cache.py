@@ -1,6 +1,6 @@
 """Passed submission checks, remembered so that ``ladder submit`` right after ``ladder validate`` does not play again.
 
-An entry is written only by the ladder's own process, after :func:`ladder.seats.botstore.check_bot` passed, under
+An entry is written only by the ladder's own process, after :func:`ladder.seats.botstore.check_submitted_bot` passed, under
 ``results/checks/`` (the ladder's folder, next to its database and bot store; a bot runs sandboxed and cannot
 write there). Its file name is the SHA-256 of everything the verdict depends on (:class:`CheckKey`):
 
@@ -33,7 +33,8 @@ from ladder.paths import results_dir
 from ladder.sandbox.bot_info import BotInfo
 from ladder.sandbox.limits import SandboxLimits
 from ladder.sandbox.submission import MANIFEST_FILE, content_hash, read_manifest
-from ladder.seats.botstore import CheckReport, check_name, claimed_games
+from ladder.seats.botstore import CheckReport, claimed_games
+from ladder.seats.names import check_name
 
 CACHE_FOLDER = "checks"
 _PACKAGES = ("engine", "bots", "ladder")

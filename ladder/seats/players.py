@@ -30,7 +30,7 @@ from bots.base import MatchStart
 from bots.registry import bot_names
 from ladder.errors import UserError
 from ladder.matches.forced_moves import ForcedMoves
-from ladder.matches.match import BotFailure, BotTimeout, Player, TimeoutKind
+from ladder.matches.match import BotFailure, BotTimeout, Player, SeatPlayer, TimeoutKind
 from ladder.matches.statuses import FailureReason
 from ladder.paths import results_dir
 from ladder.sandbox.bot_info import BotInfo
@@ -133,7 +133,7 @@ def failure_line(failure: BotFailure) -> str:
     return f"{failure.reason}: {failure.detail}{said}"
 
 
-class SandboxedPlayer:
+class SandboxedPlayer(SeatPlayer):
     """One seat played by a sandboxed bot process from a :class:`PlayerPool`.
 
     Keeps the match's clocks: each request may use ``move_seconds`` of CPU

@@ -10,7 +10,7 @@ from sqlmodel import select
 from ladder.errors import UserError
 from ladder.matches.match import MatchSpec, play_match
 from ladder.sandbox.limits import SandboxLimits
-from ladder.seats.botstore import check_bot, register
+from ladder.seats.botstore import check_submitted_bot, register
 from ladder.seats.players import PlayerPool
 from ladder.store.bot_index import latest_hash, registered_bots
 from ladder.store.database import session_for
@@ -49,7 +49,7 @@ def bot_file(folder: Path, version: str = "1", index: int = 0, name: str = "coun
 
 
 def submit(path: Path, name: str | None = None):
-    report = check_bot(str(path), name=name, limits=LIMITS, matches_per_table=1)
+    report = check_submitted_bot(str(path), name=name, limits=LIMITS, matches_per_table=1)
     assert report.ok, report.problem
     return register(report)
 
@@ -96,7 +96,7 @@ def test_a_changed_file_is_a_new_version_and_the_latest_is_played(tmp_path: Path
 @pytest.mark.needs_bot_sandbox
 def test_the_same_code_under_another_name_is_refused(tmp_path: Path) -> None:
     submit(bot_file(tmp_path))
-    report = check_bot(str(bot_file(tmp_path)), name="copycat", limits=LIMITS, matches_per_table=1)
+    report = check_submitted_bot(str(bot_file(tmp_path)), name="copycat", limits=LIMITS, matches_per_table=1)
     with pytest.raises(UserError, match="already registered as bot 'counter'"):
         register(report)
 
@@ -131,7 +131,7 @@ def test_a_stored_bot_whose_files_changed_is_refused(tmp_path: Path, home: Path)
 def test_a_bad_bot_fails_the_check_saying_why(tmp_path: Path, source: str, words: str) -> None:
     path = tmp_path / "bot.py"
     path.write_text("from ladder.bot import Bot\n" + source)
-    report = check_bot(str(path), limits=LIMITS, matches_per_table=1)
+    report = check_submitted_bot(str(path), limits=LIMITS, matches_per_table=1)
     assert not report.ok
     assert words in report.problem + report.explanation, (report.problem, report.explanation)
 
@@ -146,7 +146,7 @@ def test_a_failing_match_is_explained_with_game_seed_and_the_bots_traceback(tmp_
         "        if observation['total'] > 5:\n            return helper(legal_actions)\n"
         "        return legal_actions[0]\n"
     )
-    report = check_bot(str(path), limits=LIMITS, matches_per_table=1)
+    report = check_submitted_bot(str(path), limits=LIMITS, matches_per_table=1)
     assert not report.ok
     assert "toy-count" in report.problem and "seed" in report.problem and "exception" in report.problem
     assert "NameError" in report.problem
@@ -155,7 +155,7 @@ def test_a_failing_match_is_explained_with_game_seed_and_the_bots_traceback(tmp_
 
 @pytest.mark.needs_bot_sandbox
 def test_the_check_plays_every_claimed_game_at_the_smallest_and_largest_table(tmp_path: Path) -> None:
-    report = check_bot(str(bot_file(tmp_path)), limits=LIMITS, matches_per_table=2)
+    report = check_submitted_bot(str(bot_file(tmp_path)), limits=LIMITS, matches_per_table=2)
     assert report.ok
     assert sorted({(m["game"], m["players"]) for m in report.matches}) == [(GAME_ID, 1), (GAME_ID, 2)]
     assert len(report.matches) == 4

@@ -15,7 +15,7 @@ import pytest
 
 from engine import game_ids
 from ladder.sandbox.build import build_refusal
-from ladder.seats.botstore import check_bot
+from ladder.seats.botstore import check_submitted_bot
 from tests.ladder.front_door import ROOT, LadderHome
 
 EXAMPLE = ROOT / "docs" / "examples" / "c_bot"
@@ -213,7 +213,7 @@ def test_a_build_that_runs_too_long_is_stopped_and_refused(tmp_path: Path) -> No
 
 def test_without_bubblewrap_a_build_is_refused_in_one_sentence(tmp_path: Path) -> None:
     folder = shell_bot(tmp_path, ["sh", "-c", "true"])
-    report = check_bot(str(folder), layers=("process",), allow_root=True)
+    report = check_submitted_bot(str(folder), layers=("process",), allow_root=True)
     assert not report.ok and report.info is None and report.matches == []
     assert "has a build command, but a build runs only inside bubblewrap" in report.problem
     assert "apt-get install bubblewrap" in report.problem and "\n" not in report.problem

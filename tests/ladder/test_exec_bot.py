@@ -138,3 +138,47 @@ def test_manifest_mistakes_are_one_clear_sentence(tmp_path: Path) -> None:
         (folder / "bot.toml").write_text(text)
         with pytest.raises(UserError, match=said.replace("(", r"\(")):
             read_files(folder)
+
+
+# The first legal action, its "number" written as a float (10 as 10.0); a legal action without one as it is.
+FLOAT_NUMBERS = r"""while read line; do
+  case "$line" in
+    *'"type":"act"'*)
+      rest=${line#*\"legal\":[}
+      first=${rest%%\}*}\}
+      case "$first" in
+        *'"number":'*)
+          head=${first%%\"number\":*}
+          tail=${first#*\"number\":}
+          digits=${tail%%[,\}]*}
+          echo "$head\"number\":$digits.0${tail#"$digits"}";;
+        *) echo "$first";;
+      esac;;
+  esac
+done
+"""
+
+
+@needs_sandbox
+@needs_game
+def test_an_answer_equal_only_by_pythons_rules_is_an_illegal_move(tmp_path: Path) -> None:
+    """``{"number": 10.0}`` for ``{"number": 10}``: JSON tells them apart, and so does the ladder (issue 35), as it
+    does for a Python bot's answer."""
+    folder = shell_bot(tmp_path, FLOAT_NUMBERS)
+    run = ladder(tmp_path, "validate", str(folder), "--json", "--move-seconds", "1")
+    assert run.returncode == 1, run.stdout + run.stderr
+    failure = json.loads(run.stdout)["matches"][-1]["failure"]
+    assert failure["reason"] == "illegal" and '"number": ' in failure["detail"] and ".0" in failure["detail"], failure
+
+
+def test_an_executable_bots_answer_is_compared_as_json_with_types() -> None:
+    from ladder.sandbox.exec_bot import legal_index
+
+    legal = [{"type": "draw"}, {"type": "play", "number": 10}, {"type": "pick", "cards": [1, {"up": False}]}]
+    assert legal_index({"type": "play", "number": 10}, legal) == 1
+    assert legal_index({"number": 10, "type": "play"}, legal) == 1  # key order is not a type
+    assert legal_index({"type": "play", "number": 10.0}, legal) is None
+    assert legal_index({"type": "pick", "cards": [1, {"up": False}]}, legal) == 2
+    assert legal_index({"type": "pick", "cards": [True, {"up": False}]}, legal) is None
+    assert legal_index({"type": "pick", "cards": [1, {"up": 0}]}, legal) is None
+    assert legal_index({"type": "pick", "cards": [1.0, {"up": False}]}, legal) is None

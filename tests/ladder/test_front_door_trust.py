@@ -31,7 +31,7 @@ import pytest
 
 from engine.rng import derive_seed
 from ladder.errors import UserError
-from ladder.matches.deals import DealSecret, bot_seed, commitment_of
+from ladder.matches.deals import DealSecret, commitment_of, sealed_bot_seed
 from ladder.sandbox.layers import default_layers
 from tests.ladder.front_door import (
     TRUST_BOTS,
@@ -150,7 +150,7 @@ def test_the_cracker_would_have_recovered_deals_dealt_from_the_public_seed() -> 
         for seat in range(2):
             old_bot_seed = derive_seed(old_deal_seed, "bot", seat)
             assert deal_cracker.recover(GAME, 2, seat, {}, old_bot_seed, state.observation(seat)) == old_deal_seed
-            unrelated_bot_seed = bot_seed(DealSecret.fresh().value, "c0/x", seat)  # only the hand gives it away
+            unrelated_bot_seed = sealed_bot_seed(DealSecret.fresh().value, "c0/x", seat)  # only the hand gives it away
             assert deal_cracker.recover(GAME, 2, seat, {}, unrelated_bot_seed, state.observation(seat)) == old_deal_seed
 
 

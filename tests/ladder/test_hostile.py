@@ -26,7 +26,7 @@ import pytest
 from ladder.matches.match import MatchOutcome, MatchSpec, play_match
 from ladder.sandbox.layers import available_layers
 from ladder.sandbox.limits import SandboxLimits
-from ladder.seats.botstore import check_bot, register
+from ladder.seats.botstore import check_submitted_bot, register
 from ladder.seats.players import PlayerPool
 from tests.ladder.front_door import command_lines
 from tests.ladder.toy_game import GAME_ID, toy_game_registered
@@ -177,7 +177,7 @@ def ladder_home(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
         monkeypatch.setenv("LADDER_TEST_SECRET", SECRET)
         good = home.parent / "registered_good.py"
         good.write_text(Path(GOOD_BOT).read_text().replace('games = ("*",)', f'games = ("{GAME_ID}",)'))
-        report = check_bot(str(good), name="registered-good", limits=LIMITS, matches_per_table=1)
+        report = check_submitted_bot(str(good), name="registered-good", limits=LIMITS, matches_per_table=1)
         assert report.ok, report.problem
         register(report)
         yield home
@@ -366,7 +366,7 @@ def test_validate_refuses_or_contains_every_hostile_bot(name: str) -> None:
     expect = EXPECTED[name]
     skip_unless(expect.needs)
     limits = replace(LIMITS, move_seconds=expect.move_seconds, move_wall_seconds=expect.move_wall_seconds)
-    report = check_bot(str(HOSTILE / f"{name}.py"), limits=limits, matches_per_table=1)
+    report = check_submitted_bot(str(HOSTILE / f"{name}.py"), limits=limits, matches_per_table=1)
     assert report.process_tags and live_tags(report.process_tags) == [], "the check left a bot process running"
     if expect.reason is None and name not in VALIDATE_REASON:
         assert report.ok, report.problem

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from ladder.seats.reserved_names import reserved_because, skeleton
+from ladder.seats.names import reserved_because, skeleton
 
 BUILTINS = ("random", "search", "thumb", "thumb-25", "thumb-50", "thumb-75")
 
