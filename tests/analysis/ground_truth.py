@@ -16,7 +16,7 @@ from bots.handicapped import HandicappedBot
 from bots.registry import get_bot_class
 from ladder.analysis.core import new_state
 from ladder.analysis.model import MatchLog
-from ladder.matches.match import bot_seed
+from ladder.matches.match import seat_seed
 
 
 @dataclass(frozen=True)
@@ -31,7 +31,7 @@ def thumb_50_labels(match: MatchLog, seat: int) -> Labels:
     cls = get_bot_class("thumb-50", match.game)
     bot = cls()
     assert isinstance(bot, HandicappedBot)
-    bot.start(MatchStart(match.game, seat, match.num_players, dict(match.options), bot_seed(match.seed, seat)))
+    bot.start(MatchStart(match.game, seat, match.num_players, dict(match.options), seat_seed(match.seed, seat)))
     state = new_state(match)
     deviations, thumb_moves = set(), set()
     for number, action in enumerate(match.actions, start=1):
