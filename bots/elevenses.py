@@ -49,7 +49,7 @@ from engine.elevenses.cards import (
     card_id,
     elevenses_of,
 )
-from engine.elevenses.state import (
+from engine.elevenses.phases import (
     ARRANGE,
     CAKES_SWAP,
     CHOOSE_PLAYER,
@@ -59,8 +59,8 @@ from engine.elevenses.state import (
     SHARE_TIES,
     TEA_FLIP,
     TURN,
-    placing_cubes,
 )
+from engine.elevenses.scoring import placing_cubes
 
 GAME_ID = "elevenses"
 

@@ -15,12 +15,8 @@ import pytest
 from engine import DealError, IllegalActionError, OptionError
 from engine.elevenses import GAME
 from engine.elevenses.cards import CARD_VALUES, HOUSE_GUESTS, card_id, guest_cards_text, parse_guest_cards
-from engine.elevenses.state import (
-    PLAYOFF_ROUND_CAP,
-    TURN_CAP_PER_SEAT,
-    next_server,
-    placing_cubes,
-)
+from engine.elevenses.phases import PLAYOFF_ROUND_CAP, TURN_CAP_PER_SEAT
+from engine.elevenses.scoring import next_server, placing_cubes
 from tests.engine.elevenses_helpers import (
     BISCUITS,
     CAKES,
