@@ -514,7 +514,7 @@ def test_a_round_where_no_one_can_go_ends_with_everyone_scoring_their_hand() -> 
     rows = full_rows("yellow", "green", "blue") | {"red": [3, 20]}
     state = position(2, rows, {0: "r1", 1: "r2"}, current=1)
     state.low[COLOURS.index("red")] = 4  # the red 3 is lost: the red 2 and red 1 can never be laid
-    state._pass_turn_from(1)
+    state.pass_turn_from(1)
     assert state.round_points[0] == [1, 2]
     assert state.round_winners[0] is None
     assert state.totals == [1, 2]
