@@ -2,7 +2,7 @@
 
 A name may stand for several classes, one per game (``thumb`` is a different
 rule-of-thumb bot in each game): :func:`get_bot_class` picks the one for the
-game at hand. Bot modules are listed here explicitly, one per game.
+game at hand. Bot modules are listed here explicitly, one per bot family and game.
 """
 
 from __future__ import annotations
@@ -12,10 +12,14 @@ import importlib
 from bots.base import Bot
 
 _BOT_MODULES: tuple[str, ...] = (
-    "bots.elevenses",
-    "bots.bowling_solitaire",
-    "bots.elevenses_for_one",
-    "bots.elfer_raus",
+    "bots.elevenses.thumb",
+    "bots.elevenses.search",
+    "bots.bowling_solitaire.thumb",
+    "bots.bowling_solitaire.search",
+    "bots.elevenses_for_one.thumb",
+    "bots.elevenses_for_one.search",
+    "bots.elfer_raus.thumb",
+    "bots.elfer_raus.search",
     "bots.random_bot",
     "bots.handicapped",
 )

@@ -26,7 +26,8 @@ from typing import Any
 
 from bots.base import Bot, MatchStart
 from engine import get_game
-from engine.core import Action, find_legal, same_json
+from engine.core import Action
+from engine.json_values import find_legal, same_json
 
 BotFactory = Callable[[], Bot]
 """Something that makes a fresh bot: a bot class, or a function (an example bot loaded from a file)."""

@@ -18,10 +18,9 @@ from engine.core import (
     State,
     UnknownGameError,
     WinRule,
-    find_legal,
     ranks_from_scores,
-    same_json,
 )
+from engine.json_values import find_legal, same_json
 from engine.registry import all_games, game_ids, get_game, register_game, unregister_game
 
 __all__ = [

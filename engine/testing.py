@@ -12,7 +12,8 @@ import random
 from collections.abc import Iterator, Mapping
 from typing import Any
 
-from engine.core import ENVELOPE, WON_DETAIL, Game, GameFacts, IllegalActionError, State, WinRule, copy_json, find_legal
+from engine.core import ENVELOPE, WON_DETAIL, Game, GameFacts, IllegalActionError, State, WinRule
+from engine.json_values import copy_json, find_legal
 
 
 def configurations(game: Game) -> Iterator[tuple[int, dict[str, Any]]]:

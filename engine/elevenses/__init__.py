@@ -6,7 +6,13 @@ Choices where they are silent, ambiguous or disagree are written down in
 ``docs/rules-decisions.md (elevenses)``.
 
 * :mod:`engine.elevenses.cards`: the card and guest tables;
-* :mod:`engine.elevenses.state`: the round, the special actions, scoring, observations;
+* :mod:`engine.elevenses.phases`: the decisions a seat may face, the caps and the option values;
+* :mod:`engine.elevenses.scoring`: the cubes at eleven o'clock and the next server, as plain functions;
+* :mod:`engine.elevenses.rounds`: the table and the round cycle (deal, turns, scoring, the end);
+* :mod:`engine.elevenses.state`: the decisions on it: the two kinds of turn and the special actions;
+* :mod:`engine.elevenses.legal`: the legal actions of each decision;
+* :mod:`engine.elevenses.views`: what a seat sees, and the text rendering;
+* :mod:`engine.elevenses.deal`: a state from an explicit deal;
 * :mod:`engine.elevenses.game`: options, explicit deals, the action bound;
 * :mod:`engine.elevenses.hidden`: a full state rebuilt from one seat's observation.
 """

@@ -57,7 +57,7 @@ def state_from_deal(game: ElevensesGame, deal: Mapping[str, Any], options: Mappi
     player = _set_turn(state, deal)
     if state.guests_on:
         _set_guests(state, deal)
-    state._begin_turn(player)
+    state.begin_turn(player)
     if state.log is not None:
         state.log.add({"type": "round_start", "round": state.round, "server": state.server})
     return state

@@ -15,7 +15,7 @@ from engine.elevenses.cards import (
 )
 from engine.elevenses.deal import state_from_deal
 from engine.elevenses.hidden import state_from_observation
-from engine.elevenses.state import (
+from engine.elevenses.phases import (
     LIMITED_BOWL,
     MAX_DECISIONS_PER_TURN,
     PLAY_ON_TIES,
@@ -24,8 +24,8 @@ from engine.elevenses.state import (
     TURN_CAP_PER_SEAT,
     TURN_CAP_RANGE,
     UNLIMITED_BOWL,
-    ElevensesState,
 )
+from engine.elevenses.state import ElevensesState
 
 EDITION_TARGET: dict[str, int] = {"en": 5, "fr": 7}
 """"until a player has 5 or more sugar cubes" (English); "7 ou plus cubes sucre" (French)."""

@@ -34,15 +34,8 @@ from engine.elevenses.cards import (
     elevenses_of,
     is_elevenses,
 )
-from engine.elevenses.state import (
-    ARRANGE,
-    LEFT,
-    PHASE_BY_NAME,
-    RIGHT,
-    SANDWICHES_KEEP,
-    SET_ASIDE,
-    ElevensesState,
-)
+from engine.elevenses.phases import ARRANGE, LEFT, PHASE_BY_NAME, RIGHT, SANDWICHES_KEEP, SET_ASIDE
+from engine.elevenses.state import ElevensesState
 
 if TYPE_CHECKING:
     from engine.elevenses.game import ElevensesGame

@@ -46,10 +46,9 @@ from __future__ import annotations
 
 import random
 from bisect import insort
-from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
-from engine.core import Action, EventLog, GameResult, State, ranks_from_scores
+from engine.core import Action
 from engine.elevenses.cards import (
     BACK,
     BISCUITS,
@@ -57,72 +56,37 @@ from engine.elevenses.cards import (
     CARDS_PER_SET,
     CUPS_AND_SAUCERS,
     ELEVENSES,
-    ELEVENSES_MIN_FACE_UP,
     FINE_CHINA,
-    GUEST_COUNT,
-    GUEST_VALUE,
     MILK,
     SANDWICHES,
     SERVANTS,
     SUGAR,
     TEA,
-    TEA_TROLLEY,
-    VALUE,
-    GuestCard,
-    card_label,
     elevenses_of,
 )
+from engine.elevenses.legal import LEGAL_ACTIONS_BY_PHASE, own_move_actions
+from engine.elevenses.phases import (
+    ARRANGE,
+    ARRANGES_PER_TURN,
+    CAKES_SWAP,
+    CHOOSE_PLAYER,
+    CUPS_AND_SAUCERS_ARRANGES,
+    LEFT,
+    MILK_SWAP,
+    RIGHT,
+    SANDWICHES_DRAW,
+    SANDWICHES_KEEP,
+    SET_ASIDE,
+    TEA_FLIP,
+    TURN,
+)
+from engine.elevenses.rounds import RoundState
+from engine.elevenses.views import render_text, seat_observation
 from engine.rng import stream
 
 if TYPE_CHECKING:
     from engine.elevenses.game import ElevensesGame
 
-# ---- phases: what kind of decision the current player faces ------------------------
-TURN, ARRANGE, TEA_FLIP, CHOOSE_PLAYER, MILK_SWAP, CAKES_SWAP = 0, 1, 2, 3, 4, 5
-SANDWICHES_DRAW, SANDWICHES_KEEP, SET_ASIDE, GAME_OVER = 6, 7, 8, 9
-PHASE_NAMES: tuple[str, ...] = (
-    "turn",
-    "arrange",
-    "tea",
-    "choose_player",
-    "milk_swap",
-    "cakes_swap",
-    "sandwiches_draw",
-    "sandwiches_keep",
-    "set_aside",
-    "over",
-)
-PHASE_BY_NAME: dict[str, int] = {name: index for index, name in enumerate(PHASE_NAMES)}
-
-LEFT, RIGHT = 1, -1
-"""Passing directions as seat steps (clockwise is +1)."""
-
-ARRANGES_PER_TURN = 2
-CUPS_AND_SAUCERS_ARRANGES = 3
-
-TURN_CAP_PER_SEAT = 24
-"""The default of the option ``turn_cap``: a round nobody ends is scored "as if eleven o'clock
-struck" after this many turns per seat (decision D13)."""
-
-TURN_CAP_RANGE = (5, 100)
-"""The values ``turn_cap`` may take: at least the 5 turns a seat needs to play 4 cards and its
-Elevenses, at most 100 (a bound for ``max_actions``)."""
-
-PLAYOFF_ROUND_CAP = 3
-"""With ``ties="play_on"``: the most rounds played on after a round that left the top tied
-at or above the target; if the top is still tied after them, the tied seats share the win."""
-
-UNLIMITED_BOWL, LIMITED_BOWL = "unlimited", "limited"
-"""Values of the option ``sugar_bowl``: cubes never run short (default), or the box's 25
-(en) / 30 (fr) cubes are paid while they last and an empty bowl ends the game."""
-
-SHARE_TIES, PLAY_ON_TIES = "share", "play_on"
-"""Values of the option ``ties``: tied leaders at or above the target share the victory
-(default), or play on for at most :data:`PLAYOFF_ROUND_CAP` rounds to find an outright winner."""
-
-MAX_DECISIONS_PER_TURN = 5
-"""A bound on decisions in one turn: play Cups & Saucers, three arrange actions and stop
-(Fine China with four players: play and four set-asides; Sandwiches: play, choose, draw, keep)."""
 
 _E = ELEVENSES - 1  # card % 11 of an Elevenses card
 
@@ -131,211 +95,10 @@ def _cj(card: int) -> list[int]:
     return [card % CARDS_PER_SET + 1, card // CARDS_PER_SET]
 
 
-class ElevensesState(State):
+class ElevensesState(RoundState):
     """A match of Elevenses in progress. See the module docstring for the decisions."""
 
     game: ElevensesGame
-
-    def __init__(
-        self,
-        game: ElevensesGame,
-        num_players: int,
-        options: dict[str, Any],
-        seed: int,
-        guest_table: Sequence[GuestCard],
-        *,
-        record_events: bool = True,
-    ) -> None:
-        n = num_players
-        self.game = game
-        self.num_players = n
-        self.options = options
-        self.seed = seed
-        self.edition: str = options["edition"]
-        self.target_cubes: int = game.target_cubes(options)
-        self.bowl_size: int | None = game.bowl_size(options)
-        """The cubes in the bowl at the start, ``None`` when the bowl is unlimited."""
-        self.play_on: bool = options["ties"] == PLAY_ON_TIES
-        self.guests_on: bool = options["special_guests"]
-        self.guest_table: tuple[GuestCard, ...] = tuple(guest_table)
-        self.turn_cap: int = options["turn_cap"] * n
-        self.cubes: list[int] = [0] * n
-        self.bowl: int | None = self.bowl_size
-        self.server: int = 0
-        self.round: int = 1
-        self.turn: int = 1
-        self.player: int = 0
-        self.kitchen: list[list[int]] = [[] for _ in range(n)]
-        self.card_at: list[list[int]] = [[-1] * 11 for _ in range(n)]
-        self.up: list[list[bool]] = [[False] * 11 for _ in range(n)]
-        self.up_count: list[int] = [0] * n
-        self.guest: list[int] = [-1] * n
-        self.guest_shown: list[bool] = [False] * n
-        self.phase: int = TURN
-        self.actor: int = 0
-        self.arrange_left: int = 0
-        self.played: int = 0  # number of the card played this turn, 0 if none
-        self.target: int = -1
-        self.pass_order: list[int] = []
-        self.pass_index: int = 0
-        self.pass_choice: list[int] = [-1] * n
-        self.pass_skipped: list[int] = []
-        self.pass_direction: int = LEFT
-        self.transit: int = -1  # the card drawn by Sandwiches, in the chosen player's hand
-        self.centre: int = -1  # the Elevenses played to the centre of the table (until the next deal)
-        self.tied_rounds: int = 0
-        self.over: bool = False
-        self.last_values: list[int] = [0] * n
-        self.log: EventLog | None = EventLog(n) if record_events else None
-        self._others: tuple[frozenset[int], ...] = tuple(frozenset(range(n)) - {s} for s in range(n))
-        self._alone: tuple[frozenset[int], ...] = tuple(frozenset((s,)) for s in range(n))
-
-    # ==================================================================================
-    # the round
-    # ==================================================================================
-    def start_round(self) -> None:
-        """Deal a round: "Each player shuffles her 11 morning tea cards. She then places 8 of
-        them face-down ... The remaining 3 cards are taken into her hand"; the holder of the
-        starting server card takes the first turn."""
-        n = self.num_players
-        rng = stream(self.seed, "deal", self.round)
-        for s in range(n):
-            cards = list(range(s * CARDS_PER_SET, (s + 1) * CARDS_PER_SET))
-            rng.shuffle(cards)
-            self.card_at[s] = [-1, -1, *cards[:8], -1]
-            self.kitchen[s] = sorted(cards[8:])
-            self.up[s] = [False] * 11
-            self.up_count[s] = 0
-        self.centre = -1
-        if self.guests_on:
-            guests = list(range(GUEST_COUNT))
-            stream(self.seed, "guests", self.round).shuffle(guests)
-            self.guest = guests[:n]
-            self.guest_shown = [False] * n
-        self.turn = 1
-        self._begin_turn(self.server)
-        if self.log is not None:
-            self.log.add({"type": "round_start", "round": self.round, "server": self.server})
-
-    def _begin_turn(self, seat: int) -> None:
-        self.player = seat
-        self.actor = seat
-        self.phase = TURN
-        self.played = 0
-        self.arrange_left = 0
-        self.target = -1
-
-    def _end_turn(self) -> None:
-        """The end of a turn: special guests arrive, then the next seat clockwise plays,
-        unless the round has reached its turn cap."""
-        s = self.player
-        if self.edition == "fr" and self.played and self.log is not None:
-            # "Pour terminer, le joueur annonce la valeur totale des cartes posées visibles"
-            self.log.add({"type": "announce", "seat": s, "value": self.card_value(s)})
-        if self.guests_on:
-            self._reveal_guests()
-        if self.turn >= self.turn_cap:
-            self._end_round("turn_cap")
-            return
-        self.turn += 1
-        self._begin_turn((s + 1) % self.num_players)
-
-    def _reveal_guests(self) -> None:
-        """ "At the end of a turn in which the 3 morning tea cards depicted on your special guest
-        card are face-up in your spread, you may reveal your special guest card." The English
-        edition says "a turn", the French "votre tour" (your turn); a seat's face-up cards only
-        grow on its own turn, so both come to the same, and the guest is revealed at once."""
-        n = self.num_players
-        seats = [(self.player + i) % n for i in range(n)] if self.edition == "en" else [self.player]
-        for j in seats:
-            if self.guest_shown[j] or self.guest[j] < 0:
-                continue
-            up = self.up[j]
-            wants = self.guest_table[self.guest[j]].wants
-            if up[wants[0]] and up[wants[1]] and up[wants[2]]:
-                self.guest_shown[j] = True
-                if self.log is not None:
-                    self.log.add({"type": "guest_arrives", "seat": j, "guest": self.guest[j], "wants": list(wants)})
-
-    def card_value(self, seat: int) -> int:
-        """The teaspoons of the face-up cards of a seat's spread."""
-        cards = self.card_at[seat]
-        up = self.up[seat]
-        return sum(VALUE[cards[p]] for p in range(1, 11) if up[p])
-
-    def spread_value(self, seat: int) -> int:
-        """What is compared at eleven o'clock: the face-up cards plus a revealed guest's 2."""
-        return self.card_value(seat) + (GUEST_VALUE if self.guest_shown[seat] else 0)
-
-    def _end_round(self, reason: str) -> None:
-        """Score the round, move the starting server card, and end the game or deal again."""
-        n = self.num_players
-        values = [self.spread_value(s) for s in range(n)]
-        self.last_values = values
-        placing = placing_cubes(values)
-        trolley = [1 if self.up[s][TEA_TROLLEY] else 0 for s in range(n)]
-        clockwise = [(self.server + i) % n for i in range(n)]
-        if self.bowl is None:
-            paid_placing, paid_trolley = placing, trolley
-        else:
-            paid_placing = [0] * n
-            paid_trolley = [0] * n
-            # a limited bowl pays first places, then second places, then Tea Trolleys, clockwise from the server
-            for wanted in (2, 1):
-                for s in clockwise:
-                    if placing[s] == wanted:
-                        paid_placing[s] = min(wanted, self.bowl)
-                        self.bowl -= paid_placing[s]
-            for s in clockwise:
-                if trolley[s]:
-                    paid_trolley[s] = min(1, self.bowl)
-                    self.bowl -= paid_trolley[s]
-        for s in range(n):
-            self.cubes[s] += paid_placing[s] + paid_trolley[s]
-        self.server = next_server(self.cubes, self.server)
-        finished = self._check_game_end()
-        if self.log is not None:
-            self.log.add(
-                {
-                    "type": "round_end",
-                    "round": self.round,
-                    "reason": reason,
-                    "turns": self.turn,
-                    "values": values,
-                    "placing_cubes": paid_placing,
-                    "trolley_cubes": paid_trolley,
-                    "cubes": list(self.cubes),
-                    "bowl": self.bowl,
-                    "server": self.server,
-                    "game_over": finished,
-                }
-            )
-        if finished:
-            self.over = True
-            self.phase = GAME_OVER
-            self.actor = -1
-            return
-        self.round += 1
-        self.start_round()
-
-    def _check_game_end(self) -> bool:
-        """Whether the game ends after scoring a round (counting a tied round under play-on).
-
-        "If after scoring a round, any player has at least 5 sugar cubes and has more than
-        anyone else, she wins the game! If multiple players have the same highest number of
-        sugar cubes of 5 or more, then they ... share victory! More competitive players may
-        keep playing additional rounds until there is an outright winner." With
-        ``ties="play_on"`` a tied top plays on, at most PLAYOFF_ROUND_CAP rounds. A limited bowl
-        that is empty ends the game too (nothing is left to award)."""
-        top = max(self.cubes)
-        if self.bowl == 0:
-            return True
-        if top < self.target_cubes:
-            return False
-        if self.cubes.count(top) == 1 or not self.play_on:
-            return True
-        self.tied_rounds += 1
-        return self.tied_rounds > PLAYOFF_ROUND_CAP
 
     # ==================================================================================
     # the contract
@@ -350,69 +113,9 @@ class ElevensesState(State):
     def _legal_actions(self) -> list[Action]:
         phase = self.phase
         if phase == TURN or phase == ARRANGE:
-            return self._own_move_actions(phase, self.actor)
-        actions_of = _LEGAL_ACTIONS_BY_PHASE.get(phase)
+            return own_move_actions(self, phase, self.actor)
+        actions_of = LEGAL_ACTIONS_BY_PHASE.get(phase)
         return [] if actions_of is None else actions_of(self)
-
-    def _own_move_actions(self, phase: int, s: int) -> list[Action]:
-        """A turn: play a card (on a turn only), arrange one, or pass; an arrange that goes on: arrange or stop."""
-        kitchen = self.kitchen[s]
-        up = self.up[s]
-        actions: list[Action] = self._play_actions(s) if phase == TURN else []
-        downs = [p for p in range(2, 10) if not up[p]]
-        for c in kitchen:
-            cj = [c % CARDS_PER_SET + 1, c // CARDS_PER_SET]
-            for p in downs:
-                actions.append({"type": "arrange", "card": cj, "position": p})
-        actions.append({"type": "pass"} if phase == TURN else {"type": "stop"})
-        return actions
-
-    def _play_actions(self, s: int) -> list[Action]:
-        """The kitchen cards seat ``s`` may play: not a copy of a face-up card, the Elevenses only once enough are up."""
-        up = self.up[s]
-        actions: list[Action] = []
-        for c in self.kitchen[s]:
-            number = c % CARDS_PER_SET + 1
-            if number <= 10:
-                if up[number]:
-                    continue  # "may not play a morning tea card if another copy ... is face-up"
-            elif self.up_count[s] < ELEVENSES_MIN_FACE_UP:
-                continue
-            actions.append({"type": "play", "card": [number, c // CARDS_PER_SET]})
-        return actions
-
-    def _tea_actions(self) -> list[Action]:
-        s, n = self.actor, self.num_players
-        return [
-            {"type": "tea", "seat": t, "position": p}
-            for t in ((s + i) % n for i in range(1, n))
-            for p in range(2, 10)
-            if self.up[t][p]
-        ]
-
-    def _choose_player_actions(self) -> list[Action]:
-        s, n = self.actor, self.num_players
-        return [{"type": "choose_player", "seat": (s + i) % n} for i in range(1, n)]
-
-    def _swap_actions(self) -> list[Action]:
-        owner = self.target if self.phase == MILK_SWAP else self.player
-        takes = [_cj(c) for c in self.kitchen[owner] if c % CARDS_PER_SET != _E]
-        gives = [_cj(g) for g in self.kitchen[self.actor] if g % CARDS_PER_SET != _E]
-        return [{"type": "no_swap"}] + [{"type": "swap", "take": t, "give": g} for t in takes for g in gives]
-
-    def _sandwiches_draw_actions(self) -> list[Action]:
-        return [{"type": "draw", "back": b} for b in sorted({BACK[c] for c in self.kitchen[self.player]})]
-
-    def _sandwiches_keep_actions(self) -> list[Action]:
-        actions: list[Action] = [{"type": "return"}]
-        if self.transit % CARDS_PER_SET != _E:  # "An Elevenses card may never be taken!"
-            actions.extend(
-                {"type": "keep", "give": _cj(g)} for g in self.kitchen[self.actor] if g % CARDS_PER_SET != _E
-            )
-        return actions
-
-    def _set_aside_actions(self) -> list[Action]:
-        return [{"type": "set_aside", "card": _cj(c)} for c in self.kitchen[self.actor] if c % CARDS_PER_SET != _E]
 
     def _apply(self, action: Action) -> None:
         s = self.actor
@@ -769,108 +472,10 @@ class ElevensesState(State):
         return self.up[seat][SUGAR]
 
     def _observation(self, seat: int) -> dict[str, Any]:
-        n = self.num_players
-        spreads = self._spread_views(seat)
-        kitchens = self._kitchen_views(seat)
-        guests: list[int | None] | None = None
-        if self.guests_on:
-            guests = [self.guest[s] if self.guest_shown[s] else None for s in range(n)]
-        return {
-            "options": dict(self.options),
-            "target_cubes": self.target_cubes,
-            "bowl_size": self.bowl_size,
-            "turn_cap": self.turn_cap,
-            "guest_cards": [list(g.wants) for g in self.guest_table] if self.guests_on else None,
-            "round": self.round,
-            "turn": self.turn,
-            "player": None if self.over else self.player,
-            "server": self.server,
-            "cubes": list(self.cubes),
-            "bowl": self.bowl,
-            "centre": None if self.centre < 0 else _cj(self.centre),
-            "tied_rounds": self.tied_rounds,
-            "phase": self._phase_view(seat),
-            "spreads": spreads,
-            "kitchens": kitchens,
-            "guests": guests,
-            "my_guest": self.guest[seat] if self.guests_on else None,
-            "values": [self.spread_value(s) for s in range(n)],
-            "last_values": list(self.last_values),
-            "events": self.log.since_last_decision(seat) if self.log is not None else [],
-        }
-
-    def _spread_views(self, seat: int) -> list[dict[str, Any]]:
-        """Every spread as ``seat`` sees it: face-up cards, the backs of face-down ones, and (Sugar up) its own."""
-        sugar = self.up[seat][SUGAR]
-        spreads: list[dict[str, Any]] = []
-        for s in range(self.num_players):
-            cards = self.card_at[s]
-            up = self.up[s]
-            spread: dict[str, Any] = {
-                "face_up": [_cj(cards[p]) for p in range(1, 11) if up[p]],
-                "face_down": [None if (up[p] or cards[p] < 0) else BACK[cards[p]] for p in range(1, 11)],
-            }
-            if s == seat and sugar:
-                spread["face_down_cards"] = [None if (up[p] or cards[p] < 0) else _cj(cards[p]) for p in range(1, 11)]
-            spreads.append(spread)
-        return spreads
-
-    def _kitchen_views(self, seat: int) -> list[dict[str, Any]]:
-        """Every kitchen as ``seat`` sees it: the backs, and the cards of its own."""
-        kitchens: list[dict[str, Any]] = []
-        for s in range(self.num_players):
-            entry: dict[str, Any] = {"backs": sorted(BACK[c] for c in self.kitchen[s])}
-            if s == seat:
-                entry["cards"] = [_cj(c) for c in self.kitchen[s]]
-            kitchens.append(entry)
-        return kitchens
-
-    def _phase_view(self, seat: int) -> dict[str, Any]:
-        """The decision in progress, with what it shows to ``seat``."""
-        phase = self.phase
-        view: dict[str, Any] = {"kind": PHASE_NAMES[phase], "played": self.played}
-        if phase == ARRANGE:
-            view["remaining"] = self.arrange_left
-        elif phase in (MILK_SWAP, CAKES_SWAP, SANDWICHES_DRAW, SANDWICHES_KEEP):
-            view["target"] = self.target
-            if phase == MILK_SWAP and seat == self.player:
-                view["target_kitchen"] = [_cj(c) for c in self.kitchen[self.target]]
-            elif phase == CAKES_SWAP and seat == self.target:
-                view["owner_kitchen"] = [_cj(c) for c in self.kitchen[self.player]]
-            elif phase == SANDWICHES_KEEP:
-                view["drawn_back"] = BACK[self.transit]
-                if seat in (self.player, self.target):
-                    view["drawn"] = _cj(self.transit)
-        elif phase == SET_ASIDE:
-            view["direction"] = "left" if self.pass_direction == LEFT else "right"
-            view["order"] = list(self.pass_order)
-            view["chosen"] = list(self.pass_order[: self.pass_index])
-            view["skipped"] = list(self.pass_skipped)
-            if self.pass_choice[seat] >= 0:
-                view["my_choice"] = _cj(self.pass_choice[seat])
-        return view
+        return seat_observation(self, seat)
 
     def resample_hidden(self, seat: int, rng: random.Random) -> ElevensesState:
         return self.game.sample_hidden(self.observation(seat), rng)
-
-    # ==================================================================================
-    # the end
-    # ==================================================================================
-    def winners(self) -> list[int]:
-        """The seats with the most cubes: "she wins the game!" or they "share victory!"."""
-        top = max(self.cubes)
-        return [s for s in range(self.num_players) if self.cubes[s] == top]
-
-    def result(self) -> GameResult:
-        winners = self.winners()
-        return GameResult(
-            scores=tuple(float(c) for c in self.cubes),
-            ranks=ranks_from_scores(self.cubes),
-            details={
-                "won": [s in winners for s in range(self.num_players)],
-                "rounds": [self.round] * self.num_players,
-            },
-        )
 
     # ==================================================================================
     # copying and display
@@ -895,82 +500,4 @@ class ElevensesState(State):
         return twin
 
     def render(self) -> str:
-        n = self.num_players
-        lines = [
-            f"Elevenses ({self.edition}, target {self.target_cubes}) round {self.round} turn {self.turn}: "
-            f"cubes {self.cubes}, bowl {'unlimited' if self.bowl is None else self.bowl}, server {self.server}"
-        ]
-        if self.over:
-            lines.append(f"game over; winners {self.winners()}")
-        else:
-            lines.append(f"seat {self.actor} decides ({PHASE_NAMES[self.phase]}), turn of seat {self.player}")
-        for s in range(n):
-            cells = []
-            for p in range(1, 11):
-                c = self.card_at[s][p]
-                if c < 0:
-                    cells.append(f"{p}:-")
-                else:
-                    cells.append(f"{p}:{card_label(c)}" + ("" if self.up[s][p] else "(down)"))
-            guest = ""
-            if self.guest[s] >= 0:
-                guest = f" guest {self.guest_table[self.guest[s]].name}{' (revealed)' if self.guest_shown[s] else ''}"
-            lines.append(f"seat {s} value {self.spread_value(s)}{guest}")
-            lines.append("  spread: " + " ".join(cells))
-            lines.append("  kitchen: " + ", ".join(card_label(c) for c in self.kitchen[s]))
-        if self.transit >= 0:
-            lines.append(f"drawn by Sandwiches: {card_label(self.transit)}")
-        return "\n".join(lines)
-
-
-# ---- scoring rules, as plain functions ----------------------------------------------
-_LEGAL_ACTIONS_BY_PHASE: dict[int, Callable[[ElevensesState], list[Action]]] = {
-    TEA_FLIP: ElevensesState._tea_actions,
-    CHOOSE_PLAYER: ElevensesState._choose_player_actions,
-    MILK_SWAP: ElevensesState._swap_actions,
-    CAKES_SWAP: ElevensesState._swap_actions,
-    SANDWICHES_DRAW: ElevensesState._sandwiches_draw_actions,
-    SANDWICHES_KEEP: ElevensesState._sandwiches_keep_actions,
-    SET_ASIDE: ElevensesState._set_aside_actions,
-}
-"""The legal actions of each decision that is not a seat's own turn or arrange."""
-
-
-def placing_cubes(values: Sequence[int]) -> list[int]:
-    """Cubes for the best spreads (before the bowl limits them).
-
-    "Whoever has the spread with the highest value ... receives 2 sugar cubes. In a 3 or 4
-    player game, the player with the second-highest value receives 1 sugar cube ... In a
-    2-player game, the player with the second-highest value receives nothing. If players tie
-    for the highest value, they each receive 1 sugar cube and the other players receive
-    nothing. If players tie for the second-highest value, they each receive nothing."
-    """
-    n = len(values)
-    cubes = [0] * n
-    best = max(values)
-    firsts = [s for s in range(n) if values[s] == best]
-    if len(firsts) > 1:
-        for s in firsts:
-            cubes[s] = 1
-        return cubes
-    cubes[firsts[0]] = 2
-    if n >= 3:
-        second = max(v for v in values if v != best)
-        seconds = [s for s in range(n) if values[s] == second]
-        if len(seconds) == 1:
-            cubes[seconds[0]] = 1
-    return cubes
-
-
-def next_server(cubes: Sequence[int], holder: int) -> int:
-    """ "The player who now has the fewest total sugar cubes takes the starting server card. If
-    multiple players are tied for the fewest, then the tied player closest to the current
-    holder of the starting server card in clockwise order takes" it (a tied holder, at
-    distance zero, keeps it)."""
-    n = len(cubes)
-    fewest = min(cubes)
-    for i in range(n):
-        seat = (holder + i) % n
-        if cubes[seat] == fewest:
-            return seat
-    raise AssertionError("unreachable")
+        return render_text(self)

@@ -38,7 +38,7 @@ def state_from_deal(game: ElferRausGame, deal: Mapping[str, Any], options: Mappi
     if isinstance(seed, bool) or not isinstance(seed, int):
         raise DealError(f"deal['seed'] must be an integer, not {seed!r}")
     dealer = _seat(deal.get("dealer", num_players - 1), num_players, "dealer")
-    state = game._blank_state(num_players, seed, validated, first_dealer=dealer)
+    state = ElferRausState.blank(game, num_players, seed, validated, first_dealer=dealer)
 
     hands = [[parse_card(card) for card in hand] for hand in hands_json]
     pack_json = _sequence(deal.get("pack", []), "deal['pack'] must be a list of cards, top card first")
@@ -150,7 +150,7 @@ def _start_mid_round(
         }
     )
     # The position may be one where the player to move cannot go and the pack is empty.
-    state._pass_turn_from((current - 1) % state.num_players)
+    state.pass_turn_from((current - 1) % state.num_players)
 
 
 def _start_first_round(state: ElferRausState, hands: list[list[int]], pack: list[int]) -> None:
@@ -161,4 +161,4 @@ def _start_first_round(state: ElferRausState, hands: list[list[int]], pack: list
         raise DealError(f"with {num_players} players each hand holds {size} cards, not {[len(h) for h in hands]}")
     if not state.number_swap and not any(card_id(colour, ELEVEN) in hand for colour in state.colours for hand in hands):
         raise DealError("no eleven was dealt: the rules call for a fresh deal")
-    state._set_up_round(1, [set(hand) for hand in hands], pack, 0)
+    state.set_up_round(1, [set(hand) for hand in hands], pack, 0)

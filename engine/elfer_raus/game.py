@@ -5,15 +5,11 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from engine.core import EventLog, Game, GameFacts, OptionError, OptionSpec, ScoreOrder, WinRule
+from engine.core import Game, GameFacts, OptionError, OptionSpec, ScoreOrder, WinRule
 from engine.elfer_raus.cards import (
-    BASE_OPENING_NUMBERS,
     HAND_SIZES,
-    HOLD_BACK_ALL,
     HOLD_BACK_READINGS,
     HOLD_BACK_SOME,
-    SWAP_OPENING_NUMBERS,
-    colours_in_play,
     deck_cards,
 )
 from engine.elfer_raus.deal import state_from_deal
@@ -75,45 +71,11 @@ class ElferRausGame(Game):
                 "(the rulebook: 'For two players it is a good idea to remove the 20 blue cards')"
             )
 
-    def _blank_state(self, num_players: int, seed: int, options: dict[str, Any], first_dealer: int) -> ElferRausState:
-        state = ElferRausState.__new__(ElferRausState)
-        state.game = self
-        state.num_players = num_players
-        state.options = options
-        state.seed = seed
-        state.number_swap = options["number_swap"]
-        state.colours = colours_in_play(options["without_blues"])
-        state.opening_numbers = SWAP_OPENING_NUMBERS if options["number_swap"] else BASE_OPENING_NUMBERS
-        state.rounds = options["rounds"]
-        state.may_draw_instead = options["hold_back"] == HOLD_BACK_ALL
-        state.round = 0
-        state.first_dealer = first_dealer
-        state.dealer = first_dealer
-        state.starter = 0
-        state.redeals = 0
-        state.hands = [set() for _ in range(num_players)]
-        state.pack = []
-        state.low = [0, 0, 0, 0]
-        state.high = [0, 0, 0, 0]
-        state.current = None
-        state.played_this_turn = 0
-        state.drawn_this_turn = 0
-        state.pending_draw = -1
-        state.totals = [0] * num_players
-        state.cards_drawn = [0] * num_players
-        state.turns_taken = [0] * num_players
-        state.round_points = []
-        state.round_winners = []
-        state.over = False
-        state.log = EventLog(num_players)
-        state._legal_cache = None
-        return state
-
     def _new_state(self, num_players: int, seed: int, options: dict[str, Any]) -> ElferRausState:
         # The dealer of the first round is the last seat, so seat 0 (on the
         # dealer's right) begins a number-swap game; the deal passes to the right.
-        state = self._blank_state(num_players, seed, options, first_dealer=num_players - 1)
-        state._start_round(1)
+        state = ElferRausState.blank(self, num_players, seed, options, first_dealer=num_players - 1)
+        state.start_round(1)
         return state
 
     def from_deal(self, deal: Mapping[str, Any], options: Mapping[str, Any] | None = None) -> ElferRausState:

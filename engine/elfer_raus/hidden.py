@@ -67,7 +67,7 @@ def state_from_observation(
     seat: int = observation["seat"]
     n: int = observation["num_players"]
     first_dealer = (observation["dealer"] - observation["round"] + 1) % n
-    state = GAME._blank_state(n, rng.getrandbits(63), validated, first_dealer=first_dealer)
+    state = ElferRausState.blank(GAME, n, rng.getrandbits(63), validated, first_dealer=first_dealer)
     state.log = UnrecordedLog(n)
     _restore_public(state, observation)
     own = {parse_card(card) for card in observation["hand"]}

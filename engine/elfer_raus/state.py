@@ -7,17 +7,21 @@ from typing import TYPE_CHECKING, Any
 
 from engine.core import Action, DealError, EventLog, GameResult, State
 from engine.elfer_raus.cards import (
+    BASE_OPENING_NUMBERS,
     CARDS_PER_COLOUR,
     COLOUR_INDEX,
     COLOURS,
     ELEVEN,
     HAND_SIZES,
     HIGHEST,
+    HOLD_BACK_ALL,
     LOWEST,
     MAX_DRAWS_PER_TURN,
+    SWAP_OPENING_NUMBERS,
     card_id,
     card_json,
     card_text,
+    colours_in_play,
     deck_cards,
 )
 from engine.rng import stream
@@ -92,6 +96,46 @@ class ElferRausState(State):
     high: list[int]  # per colour index: the highest number of the row, 0 if the row is not open
     current: int | None
     pending_draw: int  # the matching card just drawn that may be played at once, or -1
+
+    @classmethod
+    def blank(
+        cls, game: ElferRausGame, num_players: int, seed: int, options: dict[str, Any], first_dealer: int
+    ) -> ElferRausState:
+        """A state with the options applied and no round dealt. Public because three builders fill it in: a new
+        game (:meth:`start_round`), an explicit deal (:mod:`engine.elfer_raus.deal`) and the sampler
+        (:mod:`engine.elfer_raus.hidden`)."""
+        state = cls.__new__(cls)
+        state.game = game
+        state.num_players = num_players
+        state.options = options
+        state.seed = seed
+        state.number_swap = options["number_swap"]
+        state.colours = colours_in_play(options["without_blues"])
+        state.opening_numbers = SWAP_OPENING_NUMBERS if options["number_swap"] else BASE_OPENING_NUMBERS
+        state.rounds = options["rounds"]
+        state.may_draw_instead = options["hold_back"] == HOLD_BACK_ALL
+        state.round = 0
+        state.first_dealer = first_dealer
+        state.dealer = first_dealer
+        state.starter = 0
+        state.redeals = 0
+        state.hands = [set() for _ in range(num_players)]
+        state.pack = []
+        state.low = [0, 0, 0, 0]
+        state.high = [0, 0, 0, 0]
+        state.current = None
+        state.played_this_turn = 0
+        state.drawn_this_turn = 0
+        state.pending_draw = -1
+        state.totals = [0] * num_players
+        state.cards_drawn = [0] * num_players
+        state.turns_taken = [0] * num_players
+        state.round_points = []
+        state.round_winners = []
+        state.over = False
+        state.log = EventLog(num_players)
+        state._legal_cache = None
+        return state
 
     # ---- the table ---------------------------------------------------------------
     def fits(self, card: int) -> bool:
@@ -172,7 +216,7 @@ class ElferRausState(State):
             self._draw(seat)
         else:
             self.log.add({"type": "end_turn", "seat": seat})
-            self._pass_turn_from(seat)
+            self.pass_turn_from(seat)
 
     # ---- what happens --------------------------------------------------------------
     def _lay(self, card: int) -> None:
@@ -230,10 +274,10 @@ class ElferRausState(State):
         if stopped_on_fit:
             self.pending_draw = fitting
         else:
-            self._pass_turn_from(seat)
+            self.pass_turn_from(seat)
 
-    def _pass_turn_from(self, seat: int) -> None:
-        """Hand the turn to the next player on the right.
+    def pass_turn_from(self, seat: int) -> None:
+        """Hand the turn to the next player on the right (public: an explicit deal hands the turn on with it).
 
         With the pack empty, a player who cannot lay a card can neither play
         nor draw: their turn passes at once. If no one can lay a card and the
@@ -283,10 +327,11 @@ class ElferRausState(State):
             self.current = None
             self.log.add({"type": "game_end", "totals": list(self.totals)})
         else:
-            self._start_round(self.round + 1)
+            self.start_round(self.round + 1)
 
-    def _start_round(self, round_number: int) -> None:
-        """Deal a round from the seed, redealing while no eleven was dealt (base game)."""
+    def start_round(self, round_number: int) -> None:
+        """Deal a round from the seed, redealing while no eleven was dealt (base game); public: a new game
+        deals its first round with it."""
         n = self.num_players
         size = HAND_SIZES[n]
         deck = deck_cards(self.options["without_blues"])
@@ -299,9 +344,11 @@ class ElferRausState(State):
             if self.number_swap or any(card_id(colour, ELEVEN) in hand for colour in self.colours for hand in hands):
                 break
             attempt += 1
-        self._set_up_round(round_number, hands, pack, attempt)
+        self.set_up_round(round_number, hands, pack, attempt)
 
-    def _set_up_round(self, round_number: int, hands: list[set[int]], pack: list[int], redeals: int) -> None:
+    def set_up_round(self, round_number: int, hands: list[set[int]], pack: list[int], redeals: int) -> None:
+        """Round ``round_number`` with these hands and pack: the dealer, the opening eleven, the first turn.
+        Public: an explicit deal sets up its first round with it, as :meth:`start_round` does a shuffled one."""
         n = self.num_players
         self.round = round_number
         self.dealer = (self.first_dealer + round_number - 1) % n
@@ -335,7 +382,7 @@ class ElferRausState(State):
                     self._lay(eleven)
                     self.starter = seat
                     self.log.add({"type": "open", "seat": seat, "colour": COLOURS[colour], "number": ELEVEN})
-                    self._pass_turn_from(seat)
+                    self.pass_turn_from(seat)
                     return
         raise DealError("no eleven was dealt: the rules call for a fresh deal")
 

@@ -31,7 +31,7 @@ from bots.base import MatchStart  # noqa: E402
 from bots.registry import get_bot_class  # noqa: E402
 from engine.elevenses import GAME  # noqa: E402
 from engine.elevenses.cards import TEA_TROLLEY  # noqa: E402
-from engine.elevenses.state import placing_cubes  # noqa: E402
+from engine.elevenses.scoring import placing_cubes  # noqa: E402
 
 
 def play(n: int, seed: int, options: dict[str, Any], bot_name: str) -> dict[str, Any]:

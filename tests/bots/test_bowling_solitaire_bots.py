@@ -2,7 +2,7 @@
 
 Every bot faces the same racks for the same seed (each frame is drawn from the
 seed and the frame number alone), so the comparisons are paired. Figures over
-1,000 seeds are in the module docstring of bots/bowling_solitaire.py.
+1,000 seeds are in the module docstring of bots/bowling_solitaire/__init__.py.
 """
 
 from __future__ import annotations

@@ -2,7 +2,7 @@
 
 Every match is seeded (deal, draws and the bots' own randomness), so these tests are
 deterministic; the margins leave room for a different but equally strong bot. Win rates over
-1,000 games are in the module docstring of bots/elevenses.py.
+1,000 games are in the module docstring of bots/elevenses/__init__.py.
 """
 
 from __future__ import annotations

@@ -2,7 +2,7 @@
 
 Every bot sees the same seeded deals (solitaire duplicate play), so the
 comparisons are paired and deterministic. Figures over 1,000 seeds are in the
-module docstring of bots/elevenses_for_one.py.
+module docstring of bots/elevenses_for_one/__init__.py.
 """
 
 from __future__ import annotations

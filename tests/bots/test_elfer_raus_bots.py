@@ -220,7 +220,7 @@ def test_search_decides_from_the_observation_only_and_is_deterministic() -> None
 def test_search_learns_what_a_draw_reveals() -> None:
     """A seat that had to draw (hold_back="some") held none of the cards that fitted then: the search
     deals those cards elsewhere. With hold_back="all" a draw reveals nothing."""
-    from bots.elfer_raus import _Revealed
+    from bots.elfer_raus.history import Revealed as _Revealed
 
     state = GAME.from_deal(_mid_round_deal())
     state.apply({"type": "draw"})  # seat 0 cannot go: it draws three cards that match nothing
@@ -272,7 +272,8 @@ def test_search_beats_thumb_on_the_same_deals() -> None:
 def test_search_replays_the_opponents_choices_exactly(options: dict[str, Any]) -> None:
     """The search reads every choice the other seats made this round after their last draw, with the table
     as it was then: given the true hands, the rules of thumb make each of a thumb player's choices again."""
-    from bots.elfer_raus import _fitting, _History
+    from bots.elfer_raus.history import History as _History
+    from bots.elfer_raus.history import fitting_cards as _fitting
 
     num_players = 4
     state = GAME.new_state(num_players, 77, options)

@@ -139,3 +139,27 @@ def legal_of_type(state: ElevensesState, kind: str) -> list[dict[str, Any]]:
 
 def events_of(obs: Mapping[str, Any], kind: str) -> list[dict[str, Any]]:
     return [e for e in obs["events"] if e["type"] == kind]
+
+
+def play(state, card):
+    state.apply({"type": "play", "card": card})
+
+
+def finish_turn(state, seat: int) -> None:
+    """Complete ``seat``'s turn in progress, if any, with the quietest choices (stop, no swap, return...)."""
+    round_no = state.round
+    quiet = ("stop", "no_swap", "return", "pass")
+    while not state.is_over() and state.player == seat and state.round == round_no:
+        legal = state.legal_actions()
+        state.apply(next((a for a in legal if a["type"] in quiet), legal[0]))
+
+
+def ending_position(n, cubes, **kw):
+    """Seat 0 can play Elevenses with 8 value; the others have nothing face up."""
+    return position(
+        n,
+        kitchens={0: [C(ELEVEN, 0), C(TEA, 0), C(MILK, 0)]},
+        up={0: {6: C(CHINA, 0), 7: C(BISCUITS, 0), 8: C(SANDWICHES, 0), 9: C(CAKES, 0)}},
+        cubes=cubes,
+        **kw,
+    )

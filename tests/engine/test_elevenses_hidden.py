@@ -17,7 +17,7 @@ import pytest
 
 from engine.elevenses import GAME, ElevensesState, state_from_observation
 from engine.elevenses.cards import BACK, ELEVENSES, NUMBER, card_id
-from engine.elevenses.state import SET_ASIDE
+from engine.elevenses.phases import SET_ASIDE
 from tests.engine.elevenses_helpers import ELEVEN, MILK, TEA, C, check_conservation, position
 
 OPTION_SETS = [{}, {"special_guests": True}, {"edition": "fr"}]

@@ -1,166 +1,50 @@
-"""Elevenses for One (David Harding, Grail Games, v1.1, July 2014): a solitaire.
-
-You are Grosvenor the maid. The Tea Trolley (card 1) starts face up in front
-of you; the ten Pantry cards (2 to 11) are shuffled and laid face up in a row.
-You must score every Pantry card onto the trolley in ascending order before
-the timer (15 minutes) runs down to zero. The game chart:
-
-1. Shuffle the Pantry cards and lay them face up in a line.
-2. You may move one face-up Pantry card to the front of the Pantry (one minute).
-3. For the first face-up card: A. score it (if it is the next number; then
-   perform its action; 11 wins, any other card costs a minute), B. use it
-   (perform its action, turn it face down, lose a minute), or C. discard it
-   (only while fewer than three cards have been discarded in the game, or,
-   with ``discard_cap="pile"``, lie in the pile; no action, no minute).
-4. Look at the next card: face up, go to 3; face down, repeat 4; at the end
-   of the Pantry, go to 1.
-
-Card effects (after using or scoring): 2 Tea flips one face-up card down;
-3 Milk flips two; 4 Sugar costs two minutes instead of one; 5 Cups & Saucers
-is never discarded nor flipped by 2, 3 or 9; 6 Fine China reshuffles the
-Pantry (back to step 1); 7 Biscuits swaps two other face-up cards; 8
-Sandwiches moves the first Pantry card to the end, face up; 9 Cakes flips the
-card after it; 10 Servants is never discarded, and when used may return a
-discard to the Pantry right after it for no minute, and when scored must
-return a discarded 11; 11 Elevenses, when discarded, may first score a card
-from the discard pile.
-
-Final score: the number on the top card of the trolley plus the minutes
-remaining, rated in the rulebook's bands. Options: the starting minutes
-(15 or fewer), the "greater challenge" with the Tea Trolley shuffled into
-the Pantry, and how the three discards are counted (``discard_cap``). Every interpretation of an unclear passage is recorded in
-``docs/rules-decisions.md (elevenses-for-one)``.
-
-Information: every Pantry card is laid face up and only turned face down in
-place by the player, so the player always knows which card lies where (the
-observation shows face-down cards' numbers, flagged face down). The only thing
-the player cannot know is the order of future shuffles; ``resample_hidden``
-redraws exactly that.
-"""
+"""A match in progress: the chart's steps, the card effects, the clock, the observation and result."""
 
 from __future__ import annotations
 
 import random
-from collections.abc import Mapping
-from dataclasses import dataclass
 from itertools import combinations
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from engine.core import (
-    Action,
-    DealError,
-    DetailValue,
-    EventLog,
-    Game,
-    GameFacts,
-    GameResult,
-    OptionSpec,
-    ScoreOrder,
-    State,
-    WinRule,
+from engine.core import Action, DealError, EventLog, GameResult, State
+from engine.elevenses_for_one.cards import (
+    BY_ELEVENSES,
+    BY_SCORE,
+    BY_USE,
+    CHOOSE,
+    DISCARD_CAP_GAME,
+    DISCARD_LIMIT,
+    ELEVENSES_SCORE,
+    ENDED_STALLED,
+    ENDED_STUCK,
+    ENDED_TIME,
+    ENDED_WON,
+    FLIP,
+    MOVE_TO_FRONT,
+    NEVER_DISCARDED,
+    OVER,
+    SERVANTS_RETURN,
+    STALL_LIMIT,
+    SWAP,
+    minute_cost,
+    rating_band,
 )
 from engine.morning_tea import (  # the card table Elevenses for One shares with Elevenses
     BISCUITS,
     CAKES,
     CARD_NAMES,
-    CARD_NUMBERS,
     CUPS_AND_SAUCERS,
     ELEVENSES,
     FINE_CHINA,
     MILK,
     SANDWICHES,
     SERVANTS,
-    SUGAR,
     TEA,
-    TEA_TROLLEY,
 )
 from engine.rng import stream
 
-ALL_CARDS: tuple[int, ...] = CARD_NUMBERS
-START_MINUTES = 15
-DISCARD_LIMIT = 3
-"""Three discards: in a game (``discard_cap="game"``), or lying in the pile at once (``"pile"``)."""
-DISCARD_CAP_GAME = "game"
-"""At most three discards in a game: a card taken back from the pile does not free a place."""
-DISCARD_CAP_PILE = "pile"
-"""At most three cards lying in the discard pile at once: a card taken back frees a place."""
-DISCARD_CAPS: tuple[str, ...] = (DISCARD_CAP_GAME, DISCARD_CAP_PILE)
-NEVER_DISCARDED = frozenset({CUPS_AND_SAUCERS, SERVANTS})
-STALL_LIMIT = 5
-"""The cap that makes every match end: a fifth pass in a row through the Pantry
-during which the clock never moved ends the match as a loss (the clock strikes
-eleven while the maid shuffles cards back and forth)."""
-MAX_PANTRY = 11
-
-# Decision points (the "step" in the observation).
-MOVE_TO_FRONT = "move_to_front"  # step 2
-CHOOSE = "choose"  # step 3: score, use or discard the current card
-FLIP = "flip"  # Tea or Milk: which face-up card(s) to flip face down
-SWAP = "swap"  # Biscuits: which two face-up cards swap places
-SERVANTS_RETURN = "servants_return"  # Servants used: which discard to return, or none
-ELEVENSES_SCORE = "elevenses_score"  # Elevenses discarded: score the discard, or not
-OVER = "over"
-
-# How a card whose effect is being performed reached that point.
-BY_USE = "use"
-BY_SCORE = "score"
-BY_ELEVENSES = "elevenses"  # scored from the discard pile while discarding 11
-
-# How a match ended.
-ENDED_WON = "won"
-ENDED_TIME = "time"  # the timer reached zero
-ENDED_STUCK = "stuck"  # no card left in the Pantry: nothing can ever be scored again
-ENDED_STALLED = "stalled"  # the STALL_LIMIT cap
-
-
-@dataclass(frozen=True)
-class RatingBand:
-    """One line of Lady Agatha's rating: a range of points and her verdict."""
-
-    low: int
-    high: int | None  # None: no upper end
-    name: str
-    verdict: str
-    never_awarded: str = ""  # why no game can end in this band, if none can
-
-    def note(self) -> str:
-        points = (
-            f"{self.low} points or more"
-            if self.high is None
-            else (f"{self.low} points" if self.low == self.high else f"{self.low}-{self.high} points")
-        )
-        return f"{points}: never awarded, {self.never_awarded}" if self.never_awarded else points
-
-
-RATING_BANDS: tuple[RatingBand, ...] = (
-    RatingBand(0, 7, "You're fired!", "You're fired!"),
-    RatingBand(8, 10, "The Madam is disappointed", "The Madam is disappointed. You risk getting replaced."),
-    RatingBand(
-        11,
-        11,
-        "Performed as expected",
-        "You have performed as expected, but haven't excelled.",
-        never_awarded="a loss scores at most 10 (top card at most 10, no minutes left) "
-        "and a win at least 12 (11 with at least one minute left)",
-    ),
-    RatingBand(12, 13, "Half-day off", "Lady Agatha congratulates you and rewards you with a half-day off."),
-    # The rulebook's last line reads "14-15 points"; a perfect game scores 16
-    # (11 + 5 minutes), so the top band has no upper end.
-    RatingBand(14, None, "Wages raised", "You have shown your worth. Lady Agatha raises your wages."),
-)
-
-
-def rating_band(points: int) -> RatingBand:
-    """The rulebook's band for a final score: 0-7, 8-10, 11, 12-13, 14 and more."""
-    for band in RATING_BANDS:
-        if points >= band.low and (band.high is None or points <= band.high):
-            return band
-    return RATING_BANDS[0]
-
-
-def minute_cost(card: int) -> int:
-    """Minutes lost for using or scoring ``card`` (Sugar: "lose two minutes ... instead of one")."""
-    return 2 if card == SUGAR else 1
+if TYPE_CHECKING:
+    from engine.elevenses_for_one.game import ElevensesForOne
 
 
 class ElevensesForOneState(State):
@@ -337,8 +221,11 @@ class ElevensesForOneState(State):
             raise AssertionError(kind)
 
     # Step 2 ------------------------------------------------------------------------
-    def _begin_pass(self) -> None:
-        """Step 2 follows every laying out of the Pantry: offer the move to the front."""
+    def begin_pass(self) -> None:
+        """Step 2 follows every laying out of the Pantry: offer the move to the front.
+
+        Public because the game starts play here once it has laid out a new Pantry (a new match, a deal
+        without a cursor); the state calls it after each shuffle."""
         self.next_index = 0
         self.current = -1
         if any(self.face_up[1:]):
@@ -357,6 +244,11 @@ class ElevensesForOneState(State):
         self._lose_minutes(1)
         if self.step != OVER:
             self._advance()
+
+    def start_at(self, index: int) -> None:
+        """Start play at step 3 with the face-up Pantry card at ``index`` (a deal's ``cursor``, for the game)."""
+        self.next_index = index
+        self._advance()
 
     # Step 4 ------------------------------------------------------------------------
     def _advance(self) -> None:
@@ -390,7 +282,7 @@ class ElevensesForOneState(State):
                 self._end(ENDED_STALLED)
                 return
         self._reshuffle()
-        self._begin_pass()
+        self.begin_pass()
 
     def _reshuffle(self) -> None:
         """Step 1: "Shuffle the Pantry cards and lay them face up in a line"."""
@@ -515,7 +407,7 @@ class ElevensesForOneState(State):
         if self.step == OVER:
             return
         if card == FINE_CHINA:
-            self._begin_pass()
+            self.begin_pass()
         else:
             self._advance()
 
@@ -696,207 +588,3 @@ class ElevensesForOneState(State):
 
     def __repr__(self) -> str:
         return f"<ElevensesForOneState {self.render()!r}>"
-
-
-def state_from_observation(observation: Mapping[str, Any], seed: int) -> ElevensesForOneState:
-    """A state the player cannot tell apart from the one that gave ``observation``.
-
-    Everything on the table is known, so only the future shuffles are
-    unknown: they are drawn from ``seed``. Look-ahead bots use this to build
-    their own determinized states from what they were shown.
-    """
-    options = GAME.validate_options(
-        {
-            "minutes": observation["start_minutes"],
-            "trolley_shuffled_in": observation["trolley_shuffled_in"],
-            "discard_cap": observation["discard_cap"],
-        }
-    )
-    state = ElevensesForOneState(GAME, options)
-    state.seed = seed
-    state.pantry = [slot["card"] for slot in observation["pantry"]]
-    state.face_up = [bool(slot["face_up"]) for slot in observation["pantry"]]
-    state.trolley = list(observation["trolley"])
-    state.discards = list(observation["discards"])
-    state.discards_made = observation["discards_made"]
-    state.minutes = observation["minutes"]
-    state.step = observation["step"]
-    state.current = -1 if observation["current"] is None else observation["current"]
-    state.next_index = observation["next_index"]
-    effect = observation["effect"]
-    if effect is not None:
-        state.effect_card = effect["card"]
-        state.effect_by = effect["by"]
-    state.shuffles = observation["shuffles"]
-    state.stalled_passes = observation["stalled_passes"]
-    state.clock_moved = observation["clock_moved_this_pass"]
-    if observation["over"]:
-        state.ended = ENDED_WON if observation["won"] else ENDED_TIME
-    return state
-
-
-class ElevensesForOne(Game):
-    """Elevenses for One: the solitaire of the Tea Trolley."""
-
-    id = "elevenses-for-one"
-    name = "Elevenses for One"
-    facts = GameFacts(
-        min_players=1,
-        max_players=1,
-        score_order=ScoreOrder.HIGHER_IS_BETTER,
-        win_rule=WinRule.GOAL_MET,
-        win_condition="every Pantry card scored on the Tea Trolley before eleven o'clock",
-    )
-    option_specs = (
-        OptionSpec(
-            "minutes",
-            "int",
-            START_MINUTES,
-            "minutes on the timer at the start (the rulebook: 15, or 14 or fewer for a greater challenge)",
-            minimum=1,
-            maximum=START_MINUTES,
-        ),
-        OptionSpec(
-            "trolley_shuffled_in",
-            "bool",
-            False,
-            "greater challenge: the Tea Trolley (1) is shuffled into the Pantry and must be scored first",
-        ),
-        OptionSpec(
-            "discard_cap",
-            "choice",
-            DISCARD_CAP_GAME,
-            "'If three cards have already been discarded, this option is unavailable': 'game' = three discards "
-            "in a game; 'pile' = three cards lying in the discard pile at once (a card taken back frees a place)",
-            choices=DISCARD_CAPS,
-        ),
-    )
-
-    def detail_values(self, detail: str) -> tuple[DetailValue, ...]:
-        """Every rating band, in the rulebook's order, with its points (and why 11 is never awarded)."""
-        if detail == "band":
-            return tuple(DetailValue(band.name, band.note()) for band in RATING_BANDS)
-        return ()
-
-    def _new_state(self, num_players: int, seed: int, options: dict[str, Any]) -> ElevensesForOneState:
-        state = ElevensesForOneState(self, options)
-        state.seed = seed
-        if options["trolley_shuffled_in"]:
-            cards = list(ALL_CARDS)
-        else:
-            cards = list(ALL_CARDS[1:])
-            state.trolley = [TEA_TROLLEY]
-        stream(seed, "deal").shuffle(cards)
-        state.pantry = cards
-        state.face_up = [True] * len(cards)
-        state.log.add({"event": "shuffle", "pantry": list(cards)})
-        state._begin_pass()
-        return state
-
-    def from_deal(self, deal: Mapping[str, Any], options: Mapping[str, Any] | None = None) -> ElevensesForOneState:
-        """A game from an explicit layout.
-
-        ``deal`` keys: ``pantry`` (card numbers, first card first; required),
-        ``face_down`` (cards of the Pantry lying face down), ``trolley``
-        (scored cards, bottom first; default ``[1]``, or ``[]`` when 1 is in
-        the Pantry or the discards), ``discards``, ``discards_made`` (cards
-        discarded so far in the game, default: the cards in ``discards``),
-        ``minutes`` (default: the
-        option), ``cursor`` (index of the card to decide on at step 3; without
-        it the game starts at step 2), ``shuffles`` (orders for the next
-        shuffles, each an order of the Pantry's cards at that moment) and
-        ``seed`` (for shuffles beyond those).
-        """
-        validated = self.validate_options(options)
-        pantry, discards, trolley, face_down = _deal_cards(deal)
-        _check_layout(trolley, pantry, discards, validated)
-        discards_made = _checked_discards_made(deal, discards, validated)
-        if not pantry:
-            raise DealError("the Pantry must hold at least one card")
-        if not face_down <= set(pantry):
-            raise DealError("face_down cards must be in the Pantry")
-        minutes = deal.get("minutes", validated["minutes"])
-        if isinstance(minutes, bool) or not isinstance(minutes, int) or not 1 <= minutes <= START_MINUTES:
-            raise DealError(f"minutes must be 1 to {START_MINUTES}, not {minutes!r}")
-        state = ElevensesForOneState(self, validated)
-        state.seed = int(deal.get("seed", 0))
-        state.scripted_shuffles = [[int(card) for card in order] for order in deal.get("shuffles", [])]
-        state.pantry = pantry
-        state.face_up = [card not in face_down for card in pantry]
-        state.trolley = trolley
-        state.discards = discards
-        state.discards_made = discards_made
-        state.minutes = minutes
-        cursor = deal.get("cursor")
-        if cursor is None:
-            state._begin_pass()
-        else:
-            if not isinstance(cursor, int) or not 0 <= cursor < len(pantry) or not state.face_up[cursor]:
-                raise DealError(f"cursor must be the index of a face-up Pantry card, not {cursor!r}")
-            state.next_index = cursor
-            state._advance()
-        return state
-
-    def max_actions(self, num_players: int, options: Mapping[str, Any]) -> int:
-        """A true bound on the decisions of any match.
-
-        Passes through the Pantry (the stretches between two shuffles) are of
-        three kinds: those in which the clock moves (at most ``minutes``: each
-        minute lost falls in one pass); those ended by Fine China before any
-        minute was lost (each followed by the pass holding Fine China's minute,
-        so at most ``minutes``); and those ended at the end of the Pantry with
-        the clock unmoved, fewer than ``STALL_LIMIT`` in a row between two
-        passes of the first kind. So there are at most
-        ``P = 2 * minutes + 1 + (STALL_LIMIT - 1) * (minutes + 1)`` passes. A
-        pass offers one step-2 decision and looks at most at the 11 cards laid
-        out plus one card returned by Servants; cards moved ahead by paid
-        effects (8, scoring 10) add at most ``3 * minutes`` looks in all. Each
-        look brings at most two more decisions (an effect's choice, or
-        Elevenses' offer and then the scored card's choice).
-        """
-        minutes = options.get("minutes", START_MINUTES)
-        passes = 2 * minutes + 1 + (STALL_LIMIT - 1) * (minutes + 1)
-        looks = passes * (MAX_PANTRY + 1) + 3 * minutes
-        return passes + 3 * looks
-
-
-def _deal_cards(deal: Mapping[str, Any]) -> tuple[list[int], list[int], list[int], set[int]]:
-    """The deal's Pantry, discards, trolley (default ``[1]`` unless 1 lies elsewhere) and face-down cards."""
-    try:
-        pantry = [int(card) for card in deal["pantry"]]
-    except (KeyError, TypeError, ValueError):
-        raise DealError("a deal needs 'pantry': a list of card numbers") from None
-    discards = [int(card) for card in deal.get("discards", [])]
-    default_trolley = [] if TEA_TROLLEY in pantry or TEA_TROLLEY in discards else [TEA_TROLLEY]
-    trolley = [int(card) for card in deal.get("trolley", default_trolley)]
-    face_down = {int(card) for card in deal.get("face_down", [])}
-    return pantry, discards, trolley, face_down
-
-
-def _check_layout(trolley: list[int], pantry: list[int], discards: list[int], options: Mapping[str, Any]) -> None:
-    """Every card once, the trolley in order (the Tea Trolley on it unless shuffled in), a legal discard pile."""
-    if sorted(trolley + pantry + discards) != list(ALL_CARDS):
-        raise DealError("trolley, pantry and discards must hold cards 1 to 11, each exactly once")
-    if trolley != list(range(1, len(trolley) + 1)) or ELEVENSES in trolley:
-        raise DealError(f"the trolley must hold 1, 2, 3, ... in order without 11, not {trolley}")
-    if not trolley and not options["trolley_shuffled_in"]:
-        raise DealError("the Tea Trolley (1) starts on the trolley unless trolley_shuffled_in is set")
-    if len(discards) > DISCARD_LIMIT or NEVER_DISCARDED & set(discards):
-        raise DealError(f"at most {DISCARD_LIMIT} discards, never 5 or 10: {discards}")
-
-
-def _checked_discards_made(deal: Mapping[str, Any], discards: list[int], options: Mapping[str, Any]) -> int:
-    """``deal["discards_made"]`` (default: the cards in the pile), within what the discard cap allows."""
-    discards_made = deal.get("discards_made", len(discards))
-    if isinstance(discards_made, bool) or not isinstance(discards_made, int) or discards_made < len(discards):
-        raise DealError(
-            f"discards_made must be an integer of at least {len(discards)} (the cards in the pile), not {discards_made!r}"
-        )
-    if options["discard_cap"] == DISCARD_CAP_GAME and discards_made > DISCARD_LIMIT:
-        raise DealError(
-            f"with discard_cap=game at most {DISCARD_LIMIT} cards are discarded in a game, not {discards_made}"
-        )
-    return discards_made
-
-
-GAME = ElevensesForOne()

@@ -1,17 +1,4 @@
-"""Built-in bots for Bowling Solitaire: a rule of thumb and an expectimax look-ahead.
-
-Both read only the observation: the standing pins, the face-up ball cards,
-the pile sizes, the cards out of play, and the balls bowled so far.
-
-Over the same 1,000 seeds (0-999; every bot faces the same racks):
-
-    bot      mean score       strikes / spares per game   thinking per game
-    random    76.9 (sd  7.4)      0.11 / 0.37              -
-    thumb     96.2 (sd 12.4)      0.66 / 0.84              -
-    search   183.3 (sd 26.3)      4.38 / 3.24              1.2 s CPU (worst move 0.55 s)
-
-search scored more than thumb on 999 of the 1,000 seeds (and 2 pins less on the other).
-"""
+"""The expectimax look-ahead bot ("search"): compact positions of the rack, searched to the end of the frame."""
 
 from __future__ import annotations
 
@@ -19,6 +6,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from bots.base import Bot, MatchStart
+from bots.bowling_solitaire.thumb import GAME_ID
 from engine.bowling_solitaire import (
     DECK,
     FRAMES,
@@ -31,8 +19,6 @@ from engine.bowling_solitaire import (
     split_frames,
 )
 
-GAME_ID = "bowling-solitaire"
-
 _GROUP_MASKS: tuple[int, ...] = tuple(group.mask for group in PIN_GROUPS)
 _GROUP_SIZES: tuple[int, ...] = tuple(len(group.names) for group in PIN_GROUPS)
 
@@ -42,28 +28,6 @@ FIRST_BALL_PINS: float = 8.3
 
 TWO_BALLS_PINS: float = 13.2
 """Expected pins of the two balls after a strike (a strike's bonus), measured likewise."""
-
-
-def _pins_of(action: dict[str, Any]) -> int:
-    return len(action.get("pins", ()))
-
-
-class BowlingThumbBot(Bot):
-    """Rule of thumb: never stop early; take the play that knocks down the most pins,
-    and between equals bowl from the pile with the most cards left (it keeps the
-    most cards in reach)."""
-
-    name = "thumb"
-    author = "the ladder"
-    version = "1"
-    games = (GAME_ID,)
-
-    def act(self, observation: dict[str, Any], legal_actions: list[dict[str, Any]]) -> dict[str, Any]:
-        plays = [action for action in legal_actions if action["type"] == "bowl"]
-        if not plays:
-            return legal_actions[0]
-        sizes = observation["pile_sizes"]
-        return max(plays, key=lambda action: (_pins_of(action), sizes[action["pile"]]))
 
 
 # ---------------------------------------------------------------------------
@@ -472,6 +436,3 @@ class BowlingSearchBot(Bot):
             if value > best_value + 1e-9:
                 best_value, best_action = value, action
         return best_action
-
-
-__all__ = ["BowlingSearchBot", "BowlingThumbBot", "RackModel", "bonus_weights"]
