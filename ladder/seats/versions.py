@@ -11,18 +11,35 @@ import hashlib
 import inspect
 from pathlib import Path
 
+import bots
 from bots.registry import bot_classes
+
+BOTS_ROOT = Path(bots.__file__).resolve().parent
+
+
+def _source_files(cls: type) -> list[Path]:
+    """The file that defines ``cls``, or every file of its game's package when it lives in one below ``bots/``."""
+    source = Path(inspect.getsourcefile(cls) or "").resolve()
+    if source.parent == BOTS_ROOT or not source.is_relative_to(BOTS_ROOT):  # a module of its own (or a test's bot)
+        return [source]
+    return sorted(source.parent.glob("*.py"))
 
 
 def builtin_hash(name: str) -> str:
-    """The content hash of a built-in bot: the source files of every class of that name."""
+    """The content hash of a built-in bot: the source files of every class of that name, with their game's package.
+
+    A game's bots live in a package of their own (``bots/elevenses/``: thumb, search and the memory both use),
+    so every file of that package counts: a change to a module the bot imports from it is a new version.
+    """
     digest = hashlib.sha256()
     classes = bot_classes()[name]
     wrapped = [cls.wrapped for cls in classes if hasattr(cls, "wrapped")]  # a handicapped bot's thumb
-    files = sorted({inspect.getsourcefile(cls) or "" for cls in [*classes, *wrapped]})
+    files = sorted({path for cls in [*classes, *wrapped] for path in _source_files(cls)})
     for file in files:
-        digest.update(Path(file).name.encode() + b"\0")
-        digest.update(Path(file).read_bytes() + b"\0")
-    if wrapped:  # the handicapped bots share their source: their names (their random shares) tell them apart
-        digest.update(name.encode() + b"\0")
+        label = file.relative_to(BOTS_ROOT).as_posix() if file.is_relative_to(BOTS_ROOT) else file.name
+        digest.update(label.encode() + b"\0")
+        digest.update(file.read_bytes() + b"\0")
+    # bots of one game share their package (thumb and search, and the handicapped bots their thumb): the name tells
+    # them apart
+    digest.update(name.encode() + b"\0")
     return digest.hexdigest()
