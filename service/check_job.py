@@ -24,7 +24,7 @@ from ladder.seats.botstore import CheckReport, check_bot, register
 from ladder.store.tables import BotRow, BotVersionRow, utcnow
 from ladder.text import clean_text
 from service.db import service_session
-from service.models import (
+from ladder.store.served_tables import (
     AuthorRow,
     BotState,
     ServedBotRow,

@@ -29,7 +29,7 @@ from sqlmodel import Session, select
 
 from ladder.errors import UserError
 from ladder.store.tables import utcnow
-from service.models import AuthorRow, Role, WebSessionRow
+from ladder.store.served_tables import AuthorRow, Role, WebSessionRow
 
 TOKEN_BYTES = 32
 SESSION_COOKIE = "ladder_session"

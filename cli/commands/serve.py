@@ -127,7 +127,7 @@ def author(
     from sqlmodel import select
 
     from service.db import service_session
-    from service.models import AuthorRow, Role
+    from ladder.store.served_tables import AuthorRow, Role
     from service.security import add_author, revoke_author
 
     console = Console()

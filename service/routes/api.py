@@ -13,7 +13,7 @@ from ladder.errors import UserError
 from service import views
 from service.admin import Action, set_bot_state
 from service.intake import RateLimited, accept
-from service.models import SubmissionRow
+from ladder.store.served_tables import SubmissionRow
 from service.routes.deps import DB, Changer, Operator, RowId, Viewer
 from service.uploads import UploadRefused
 

@@ -19,7 +19,7 @@ from ladder.errors import UserError
 from service import views
 from service.admin import Action, set_bot_state
 from service.intake import RateLimited, accept
-from service.models import SubmissionState
+from ladder.store.served_tables import SubmissionState
 from service.routes.deps import DB, Changer, Identity, Operator, RowId, Viewer
 from service.security import (
     CSRF_FIELD,
