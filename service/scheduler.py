@@ -50,9 +50,9 @@ from ladder.sandbox.submission import read_files
 from ladder.seats.botref import BotRef
 from ladder.seats.players import store_folder
 from ladder.seats.roster import Entrant, builtin_entrant, resolve
+from ladder.store.served_tables import BotState, PlannedMatchRow, ServedBotRow, ServedVersionRow, VersionState
 from ladder.store.tables import BotRow, BotVersionRow, TournamentRow, utcnow
 from service.dispatch import ShippingExecutor
-from ladder.store.served_tables import BotState, PlannedMatchRow, ServedBotRow, ServedVersionRow, VersionState
 from service.planner import FieldEntry, History, RoundBuilder, history_from, plan_round, refresh_round
 from service.settings import ServeSettings
 from tournaments.adaptive import WAIT, Wait

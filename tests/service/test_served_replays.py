@@ -25,6 +25,8 @@ from engine import get_game
 from ladder.report import data as report_data
 from ladder.report.replay import SeatLabel, replay_bytes
 from ladder.store.action_log import pack_actions, unpack_actions
+from ladder.store.authors import add_author, author_for_token
+from ladder.store.served_tables import Role, ServedBotRow, ServedVersionRow
 from ladder.store.tables import (
     BotRow,
     BotVersionRow,
@@ -32,11 +34,9 @@ from ladder.store.tables import (
     SeatResultRow,
     TournamentRow,
 )
-from service.app import create_app
 from service.db import open_service_database
-from ladder.store.served_tables import Role, ServedBotRow, ServedVersionRow
-from service.security import add_author, author_for_token
 from service.settings import ServeSettings
+from service.web.app import create_app
 from tests.service.serving import CHROMEDRIVER, CHROMIUM, browser_login, chromium, free_port, step_viewer_to_the_end
 
 SECRETS = {"alice-bot": "alice-private-trace", "bob-bot": "bob-private-trace", "house": "house-private-trace"}
