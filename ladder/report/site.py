@@ -1,4 +1,4 @@
-"""Writing the report: Jinja2 templates (package data) filled from :mod:`ladder.report.data`.
+"""Writing the report: Jinja2 templates (package data) filled from the read model (:mod:`ladder.views.records`, :mod:`ladder.views.figures`).
 
 The site is plain files with relative links, so it works from ``file://`` as
 well as from any web server, and needs no network: one style sheet and the

@@ -274,7 +274,7 @@ def test_a_crowd_asking_for_head_to_head_pages_reads_the_database_once(
     token, so each request must not read it again: eight clients asking in a loop held a trivial page at 0.9 s."""
     from concurrent.futures import ThreadPoolExecutor
 
-    from ladder.report import data as report_data
+    from ladder.views import records as report_data
     from ladder.views import served as views
 
     loads: list[float] = []
