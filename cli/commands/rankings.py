@@ -36,8 +36,9 @@ from ladder.ratings import certainty
 from ladder.ratings import persistence as ratings_persistence
 from ladder.ratings import trueskill_model as ratings_trueskill_model
 from ladder.ratings.certainty import OverallInterval, PairState, PoolCertainty, Verdict
+from ladder.ratings.pools import PoolKey
 from ladder.ratings.trueskill_model import MatchFact, RatingSet
-from ladder.views import catalog, leaderboard
+from ladder.views import catalog, leaderboard, records
 
 
 def _column(table: Table, name: str) -> None:
@@ -51,10 +52,10 @@ def _column(table: Table, name: str) -> None:
 def pool_table(pool: str, rated: RatingSet, names: dict[int, VersionName], sure: PoolCertainty) -> Table:
     from ladder.ratings.trueskill_model import facts_of
 
-    solitaire = facts_of(pool.partition("/")[0]).solitaire
+    solitaire = facts_of(PoolKey.parse(pool).game).solitaire
     draw = rated.draw_probability.get(pool, 0.0)
     table = compact_table(
-        leaderboard.pool_title(pool),
+        records.pool_title(pool),
         f"TrueSkill, all matches at once (draw probability {draw:.3f}); by mu - 3σ; "
         f"ranks and P>next: paired sequential tests on shared deals, {sure.confidence:.0%} "
         f"for the whole table (P>next: confidence of being better than the next bot; = equal within "
@@ -223,9 +224,9 @@ def _shown_pools(rated: RatingSet, games: list[str] | None, scope: str) -> list[
         if scope:
             raise UserError(f"no rated match {scope}")
         raise UserError("no rated match yet in this database; run a tournament first: `ladder run quick`")
-    pools = [pool for pool in rated.pools() if games is None or pool.partition("/")[0] in games]
+    pools = [pool for pool in rated.pools() if games is None or PoolKey.parse(pool).game in games]
     if not pools:
-        rated_games = sorted({pool.partition("/")[0] for pool in rated.pools()})
+        rated_games = sorted({PoolKey.parse(pool).game for pool in rated.pools()})
         raise UserError(f"no ratings for {', '.join(games or [])}; rated games: {', '.join(rated_games)}")
     return pools
 

@@ -41,9 +41,11 @@ from ladder.ratings.summary import ordinal, score_histogram
 from ladder.report import plots
 from ladder.report.replay import SeatLabel, replay_bytes, replay_input_hash
 from ladder.store.action_log import unpack_actions
-from ladder.views import figures, records
+from ladder.views import figures, leaderboard, records
+from ladder.views.catalog import VersionName
 
 STATIC_FILES = ("report.css", "replay.js", "replay.css")
+LEADERBOARD_JSON = "leaderboards.json"  # the leaderboards as data: the one schema (docs/leaderboard-json.md)
 MANIFEST = ".ladder-report.json"
 """The incremental build's record, in the site's folder: ``{"files": {path: sha256}, "replays": {match id: input hash}}``."""
 MANIFEST_FORMAT = 1
@@ -185,7 +187,7 @@ def write_site(
     writer = _Writer(out, data, manifest or {})
     _write_static(writer)
     pools = data.rated.pools()
-    _write_index(writer, pools)
+    _write_index(writer, pools, leaderboard.owners(session))
 
     say(f"head-to-head matrices of {len(pools)} pools")
     played_pools = sorted({m.pool for m in data.matches})
@@ -224,11 +226,15 @@ def _write_static(writer: _Writer) -> None:
         writer.file(f"static/{name}", (static / name).read_text(encoding="utf-8"))
 
 
-def _write_index(writer: _Writer, pools: list[str]) -> None:
-    """The front page: every pool's leaderboard and the overall table, with how they are computed."""
+def _write_index(writer: _Writer, pools: list[str], owned: leaderboard.Owners) -> None:
+    """The front page: every pool's leaderboard and the overall table, with how they are computed; and the same
+    as data, ``leaderboards.json``, in the one schema of ``ladder rankings --json`` (docs/leaderboard-json.md)."""
     data = writer.data
     overall = ratings_across_pools.overall(data.rated)
     sure = {pool: figures.pool_certainty(data, pool) for pool in pools}
+    names = {v: VersionName(v, info.bot, info.version, info.content_hash) for v, info in data.versions.items()}
+    document = leaderboard.rankings_of(data.rated, names, pools, sure, owned=owned)
+    writer.file(LEADERBOARD_JSON, json.dumps(document.model_dump(mode="json"), indent=2) + "\n")
     writer.page(
         "index.html",
         "index.html",

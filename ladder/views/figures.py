@@ -18,6 +18,7 @@ from ladder.matches.statuses import MatchStatus
 from ladder.ratings import certainty
 from ladder.ratings import trueskill_model as ratings_trueskill_model
 from ladder.ratings.certainty import PoolCertainty
+from ladder.ratings.pools import PoolKey
 from ladder.ratings.trueskill_model import HistoryPoint, Standing
 from ladder.views.records import MatchRecord, ReportData, SeatRecord, is_solitaire
 
@@ -71,9 +72,7 @@ def head_to_head(data: ReportData, pool: str) -> dict[tuple[int, int], PairCount
     in a solitaire, who scored more on the same deal."""
     counts: dict[tuple[int, int], PairCount] = defaultdict(PairCount)
     groups: dict[Any, list[tuple[int, float]]] = defaultdict(list)  # group -> (version, key: lower is better)
-    sign = -ratings_trueskill_model.facts_of(
-        pool.partition("/")[0]
-    ).score_sign  # the game's score order: lower key is better
+    sign = -ratings_trueskill_model.facts_of(PoolKey.parse(pool).game).score_sign  # lower key is better
     for match in data.matches:
         if match.status != MatchStatus.PLAYED or match.pool != pool:
             continue

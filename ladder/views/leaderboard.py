@@ -19,10 +19,10 @@ from ladder.ratings import across_pools as ratings_across_pools
 from ladder.ratings import certainty
 from ladder.ratings import trueskill_model as ratings_trueskill_model
 from ladder.ratings.certainty import OverallInterval, PoolCertainty
-from ladder.ratings.pools import PoolKey
 from ladder.ratings.trueskill_model import MatchFact, RatingSet
 from ladder.store.served_tables import AuthorRow, ServedBotRow, ServedVersionRow
 from ladder.views.catalog import VersionName, distinct_labels, version_names
+from ladder.views.records import pool_title
 
 HOUSE = "house"  # the state of a version that is not the served ladder's (a built-in or a tournament's bot)
 
@@ -121,12 +121,6 @@ def owners(session: Session) -> Owners:
         states[served.bot_version_id] = bot.state if bot is not None and bot.state != "active" else served.state
         authors[served.bot_version_id] = names.get(served.author_id, "?")
     return Owners(states=states, authors=authors)
-
-
-def pool_title(pool: str) -> str:
-    """``elevenses: 3 players`` or ``bowling-solitaire: solitaire, duplicate deals``."""
-    key = PoolKey.parse(pool)
-    return f"{key.game}: solitaire, duplicate deals" if key.players == 1 else f"{key.game}: {key.players} players"
 
 
 def certainties(

@@ -23,6 +23,7 @@ from sqlmodel import Session, col, select
 from ladder.ratings import certainty
 from ladder.ratings import persistence as ratings_persistence
 from ladder.ratings import trueskill_model as ratings_trueskill_model
+from ladder.ratings.pools import PoolKey
 from ladder.ratings.trueskill_model import HistoryPoint, RatingSet, pool_key
 from ladder.ratings.verdict import Ledger
 from ladder.seats.botref import BotRef
@@ -40,14 +41,13 @@ from ladder.store.tables import (
 
 def is_solitaire(pool: str) -> bool:
     """Whether the pool's game is a solitaire, as the game declares it (rated deal by deal)."""
-    return ratings_trueskill_model.facts_of(pool.partition("/")[0]).solitaire
+    return ratings_trueskill_model.facts_of(PoolKey.parse(pool).game).solitaire
 
 
 def pool_title(pool: str) -> str:
     """``elevenses: 3 players`` or ``bowling-solitaire: solitaire, duplicate deals``."""
-    game, _, players = pool.partition("/")
-    count = int(players.rstrip("p"))
-    return f"{game}: solitaire, duplicate deals" if count == 1 else f"{game}: {count} players"
+    key = PoolKey.parse(pool)
+    return f"{key.game}: solitaire, duplicate deals" if key.players == 1 else f"{key.game}: {key.players} players"
 
 
 def slug(text: str) -> str:

@@ -1,5 +1,5 @@
-"""One leaderboard JSON schema (docs/leaderboard-json.md): ``ladder rankings --json`` and ``/api/leaderboards``
-give the same document for the same database, a tournament played through the real code (``ladder run``), the
+"""One leaderboard JSON schema (docs/leaderboard-json.md): ``ladder rankings --json``, ``/api/leaderboards`` and
+the static report's ``leaderboards.json`` give the same document for the same database, a tournament played through the real code (``ladder run``), the
 served one read over real HTTP (uvicorn on 127.0.0.1, a random port)."""
 
 from __future__ import annotations
@@ -82,6 +82,10 @@ def test_the_cli_and_the_api_give_one_leaderboard_document(played: str, api: str
     assert response.status_code == 200, response.text
     from_api = response.json()
     assert from_cli == from_api
+    # the static report writes the same document beside its pages
+    report = _ladder(where, "report", "--db", played, "--out", str(where / "site"))
+    assert report.returncode == 0, report.stderr
+    assert json.loads((where / "site" / "leaderboards.json").read_text(encoding="utf-8")) == from_cli
     # and it is the documented schema, with both pools and every bot in each
     parsed = leaderboard.Rankings.model_validate(from_api)
     assert set(parsed.pools) == {"elevenses/2p", "elevenses/3p"}
