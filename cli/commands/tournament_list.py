@@ -16,12 +16,11 @@ from typing import Annotated, Any
 import typer
 from rich.console import Console
 from rich.markup import escape
-from sqlmodel import Session
 
 from cli.commands.dbview import DbOption, database
 from cli.commands.tables import fitted_table, label_column, number_column, print_table
-from ladder.errors import UserError
-from ladder.store.tables import TournamentRow, live_state, utcnow
+from ladder.store.tables import TournamentRow, live_state
+from ladder.store.tournament_secrets import reveal_secret as reveal_secret  # re-exported: `--reveal`
 from ladder.text import clean_text
 from ladder.views import catalog, match_lists
 
@@ -30,25 +29,6 @@ def _deals(row: TournamentRow) -> str:
     if row.deal_secret is None:
         return "public (made before sealed deals)"
     return "revealed" if row.secret_revealed_at is not None else "sealed"
-
-
-def reveal_secret(session: Session, tournament_id: int) -> TournamentRow:
-    """End tournament ``tournament_id`` on purpose and reveal its secret (refused while it is running)."""
-    row = session.get(TournamentRow, tournament_id)
-    if row is None:
-        raise UserError(f"no tournament #{tournament_id}; `ladder tournaments` lists them")
-    if row.deal_secret is None:
-        raise UserError(f"tournament #{tournament_id} was made before sealed deals: it has no secret to reveal")
-    if live_state(row) in ("running", "running?"):
-        raise UserError(
-            f"tournament #{tournament_id} is running (process {row.pid} on {row.host}): stop it first; "
-            "its secret stays sealed while matches can still be played"
-        )
-    if row.secret_revealed_at is None:
-        row.secret_revealed_at = utcnow()
-        session.add(row)
-        session.commit()
-    return row
 
 
 def tournaments(
@@ -91,7 +71,6 @@ def _tournament_json(
     row: TournamentRow, match_counts: dict[int, Counter[str]], benched: Counter[int]
 ) -> dict[str, Any]:
     """A tournament as --json lists it (and the table shows it)."""
-    from ladder.store.tables import live_state
 
     assert row.id is not None  # a stored row
     counts = match_counts.get(row.id, Counter())
