@@ -21,7 +21,7 @@ from ladder.ratings import trueskill_model as ratings_trueskill_model
 from ladder.ratings.certainty import OverallInterval, PoolCertainty
 from ladder.ratings.trueskill_model import MatchFact, RatingSet
 from ladder.store.served_tables import AuthorRow, ServedBotRow, ServedVersionRow
-from ladder.views.catalog import VersionName, distinct_labels, version_names
+from ladder.views.catalog import VersionName, distinct_labels
 from ladder.views.records import pool_title
 
 HOUSE = "house"  # the state of a version that is not the served ladder's (a built-in or a tournament's bot)
@@ -222,18 +222,3 @@ def rankings_of(
             for i, r in enumerate(ratings_across_pools.overall(rated), start=1)
         ],
     )
-
-
-def rankings(
-    session: Session,
-    rated: RatingSet,
-    facts: Sequence[MatchFact],
-    pools: Iterable[str] | None = None,
-    confidence: float = certainty.CONFIDENCE,
-    indifference: float = certainty.INDIFFERENCE,
-) -> Rankings:
-    """The leaderboards of ``pools`` (every rated pool when None) for ``rated``, judged on ``facts``."""
-    pools = list(rated.pools() if pools is None else pools)
-    names = version_names(session)
-    sure = certainties(rated, pools, facts, names, confidence, indifference)
-    return rankings_of(rated, names, pools, sure, owned=owners(session))
