@@ -55,3 +55,13 @@ def bot_lines(text: str, who: str) -> str:
     """``text`` cleaned, each line prefixed with ``who``'s mark (for a log: a bot cannot forge the ladder's lines)."""
     lines = clean_text(text).splitlines() or [""]
     return "\n".join(f"    [{who} stderr] | {line}" for line in lines)
+
+
+# ---- names ----------------------------------------------------------------------------------------------
+# The one name pattern (ladder.seats.names holds the look-alike rule); here, at the bottom, so that the store
+# checks an author's name with it too.
+
+NAME_PATTERN = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,39}$")
+"""A bot's (or an author's) name: 1 to 40 ASCII letters, digits, ``_``, ``.`` or ``-``, starting with a letter or digit."""
+NAME_RULE = "use 1 to 40 letters, digits, '_', '.' or '-', starting with a letter or digit"
+""":data:`NAME_PATTERN` in words, for refusals."""

@@ -4,7 +4,7 @@ uvicorn serves the app in the main thread and handles Ctrl-C / SIGTERM: it stops
 checker is stopped (a check in progress is checked again at the next start) and the scheduler stops handing
 out matches and waits for those in flight, which are recorded (a second Ctrl-C abandons them: they are played
 at the next start). Nothing is lost to ``kill -9`` either: see :mod:`service.scheduler` and
-:mod:`service.intake`.
+:mod:`service.web.intake`.
 """
 
 from __future__ import annotations
@@ -16,12 +16,12 @@ import threading
 from typing import Any
 
 from ladder.errors import UserError
-from service.app import create_app
 from service.checker import Checker
 from service.db import open_service_database
-from service.intake import sweep_orphans
 from service.scheduler import ServeLoop
 from service.settings import ServeSettings
+from service.web.app import create_app
+from service.web.intake import sweep_orphans
 from tournaments.loop import StopSignals
 
 log = logging.getLogger("ladder.serve")

@@ -165,33 +165,20 @@ def blunders(
     db: DbOption = None,
 ) -> None:
     """A bot's mean loss per decision over its latest matches, and the decisions it gets most wrong, by situation."""
-    from sqlmodel import col, select
-
     from cli.commands.dbview import database
     from ladder.analysis.blunders import blunder_report
     from ladder.analysis.cache import analyse_stored
     from ladder.analysis.model import AnalysisKey
-    from ladder.store.tables import BotRow, BotVersionRow, MatchRow, SeatResultRow
+    from ladder.views.match_lists import latest_clean_seats
 
     chosen_reference = _reference(reference)
     count = samples if samples is not None else chosen_reference.default_samples()
     game, _, players = (pool or "").partition("/")
     console = Console()
     with database(db) as session:
-        if session.exec(select(BotRow).where(BotRow.name == name)).first() is None:
-            raise UserError(f"no bot {name!r} in the database (see `ladder bots`)")
-        query = (
-            select(MatchRow, SeatResultRow)
-            .join(SeatResultRow, col(SeatResultRow.match_id) == col(MatchRow.id))
-            .join(BotVersionRow, col(BotVersionRow.id) == col(SeatResultRow.bot_version_id))
-            .join(BotRow, col(BotRow.id) == col(BotVersionRow.bot_id))
-            .where(BotRow.name == name, MatchRow.status == "played", col(SeatResultRow.failure_reason).is_(None))
+        rows = latest_clean_seats(
+            session, name, game or None, int(players.removesuffix("p")) if players else None, matches
         )
-        if game:
-            query = query.where(MatchRow.game == game)
-        if players:
-            query = query.where(MatchRow.num_players == int(players.removesuffix("p")))
-        rows = session.exec(query.order_by(col(MatchRow.id).desc()).limit(matches)).all()
         if not rows:
             raise UserError(f"{name} has no played match{' in ' + pool if pool else ''} to analyse")
         analyses = [

@@ -15,8 +15,8 @@ from cli.commands.tables import fitted_table, number_column, print_table
 from ladder.errors import UserError
 from ladder.matches.statuses import MatchStatus
 from ladder.paths import results_dir
-from ladder.report import data as reportdata
-from ladder.report.data import ReportData, VersionInfo, load
+from ladder.views import figures
+from ladder.views.records import ReportData, VersionInfo, load
 
 BotArgument = Annotated[str, typer.Argument(metavar="NAME", help="A bot name (every version), or name@hash.")]
 ReportOption = Annotated[
@@ -88,8 +88,8 @@ def _version_json(data: ReportData, info: VersionInfo, site: Path, failures: int
                         "failures": standing.failures,
                     }
                 )
-    found = [f for f in reportdata.failures(data, [info.version_id]) if f.match.status not in NOT_PLAYED]
-    record = reportdata.record(data, info.version_id)
+    found = [f for f in figures.failures(data, [info.version_id]) if f.match.status not in NOT_PLAYED]
+    record = figures.record(data, info.version_id)
     return {
         "bot": info.bot,
         "version": info.version,

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -13,17 +12,22 @@ from rich.table import Table
 from rich.text import Text
 from sqlalchemy.engine import make_url
 from sqlalchemy.exc import ArgumentError
-from sqlmodel import Session, col, select
+from sqlmodel import Session
 
 from cli.commands.options import DbOption as DbOption  # re-exported: the database commands take it from here
 from cli.commands.tables import phrase_lines
 from ladder.errors import UserError
 from ladder.matches.statuses import FailureReason
 from ladder.paths import as_db_url, default_db_url
-from ladder.seats.botref import BotRef
 from ladder.store.database import session_for
-from ladder.store.tables import BotRow, BotVersionRow, MatchRow, TournamentRow
 from ladder.text import clean_text
+from ladder.views.catalog import VersionName as VersionName  # re-exported: the commands name bots by these
+from ladder.views.catalog import distinct_labels as distinct_labels
+from ladder.views.catalog import find_match as find_match
+from ladder.views.catalog import latest_version_ids as latest_version_ids
+from ladder.views.catalog import tournament_names as tournament_names
+from ladder.views.catalog import version_names as version_names
+from ladder.views.catalog import versions_of as versions_of
 
 
 def check_database_exists(url: str | None) -> None:
@@ -50,84 +54,6 @@ def database(url: str | None, must_exist: bool = True) -> Iterator[Session]:
         check_database_exists(url)
     with session_for(url) as session:
         yield session
-
-
-@dataclass(frozen=True)
-class VersionName:
-    """How a bot version is shown: its name, version label and short hash."""
-
-    version_id: int
-    bot: str
-    version: str
-    content_hash: str
-
-    @property
-    def version_label(self) -> str:
-        return f"{self.version} {self.content_hash[:6]}"
-
-    @property
-    def label(self) -> str:
-        return f"{self.bot}@{self.content_hash[:8]}"
-
-
-def version_names(session: Session) -> dict[int, VersionName]:
-    rows = session.exec(select(BotVersionRow, BotRow).join(BotRow, col(BotRow.id) == col(BotVersionRow.bot_id))).all()
-    return {v.id: VersionName(v.id, b.name, v.version, v.content_hash) for v, b in rows if v.id is not None}
-
-
-def distinct_labels(names: dict[int, VersionName]) -> dict[int, str]:
-    """A label per version that tells two versions of one bot apart: ``dumper`` while it has one version,
-    ``dumper@v2`` when the version labels differ, ``dumper@1a2b3c4d`` (its hash) when they do not."""
-    by_bot: dict[str, list[VersionName]] = {}
-    for name in names.values():
-        by_bot.setdefault(name.bot, []).append(name)
-    labels = {}
-    for bot, versions in by_bot.items():
-        tags = [v.version for v in versions]
-        for v in versions:
-            if len(versions) == 1:
-                labels[v.version_id] = bot
-            elif tags.count(v.version) == 1:
-                labels[v.version_id] = f"{bot}@{v.version}" if v.version.startswith("v") else f"{bot}@v{v.version}"
-            else:
-                labels[v.version_id] = v.label
-    return labels
-
-
-def latest_version_ids(session: Session) -> set[int]:
-    """The latest version of every bot (the highest version id of each)."""
-    latest: dict[int, int] = {}
-    for version_id, bot_id in session.exec(select(BotVersionRow.id, BotVersionRow.bot_id)).all():
-        latest[bot_id] = max(latest.get(bot_id, 0), version_id or 0)
-    return set(latest.values())
-
-
-def versions_of(session: Session, ref: str) -> list[int]:
-    """The version ids a user means by ``ref``: a bot name (every version), or ``name@hashprefix``."""
-    wanted = BotRef.parse(ref)
-    found = [v.version_id for v in version_names(session).values() if wanted.matches_version(v.bot, v.content_hash)]
-    if not found:
-        known = sorted({v.bot for v in version_names(session).values()})
-        raise UserError(f"no bot {ref!r} in the database; bots: {', '.join(known) or 'none yet'}")
-    return found
-
-
-def find_match(session: Session, ref: str) -> MatchRow:
-    """A match by id (``42``) or by key (``c0/elevenses/o0/2p/d3/...``; the latest tournament's if several)."""
-    match = None
-    if ref.isdigit():
-        match = session.get(MatchRow, int(ref))
-    else:
-        match = session.exec(select(MatchRow).where(MatchRow.key == ref).order_by(MatchRow.id.desc())).first()  # type: ignore[union-attr]
-    if match is None:
-        last = session.exec(select(MatchRow.id).order_by(MatchRow.id.desc())).first()  # type: ignore[union-attr]
-        hint = f"match ids run from 1 to {last}" if last else "the database has no match yet"
-        raise UserError(f"no match {ref!r}; {hint} (see `ladder matches`)")
-    return match
-
-
-def tournament_names(session: Session) -> dict[int, str]:
-    return {t.id: f"{t.name} #{t.id}" for t in session.exec(select(TournamentRow)).all() if t.id is not None}
 
 
 def failure_lines(

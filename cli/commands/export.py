@@ -15,14 +15,14 @@ from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 from rich.console import Console
-from sqlmodel import select
 
 from cli.commands.dbview import DbOption, VersionName, database, tournament_names, version_names
 from cli.commands.rankings import rankings_json
 from ladder.errors import UserError
 from ladder.paths import results_dir
 from ladder.store.action_log import unpack_actions
-from ladder.store.tables import MatchRow, SeatResultRow
+from ladder.store.tables import SeatResultRow
+from ladder.views import match_lists
 
 if TYPE_CHECKING:
     from sqlmodel import Session
@@ -127,35 +127,12 @@ class _Recorded:
     @classmethod
     def read(cls, session: Session, actions: bool) -> _Recorded:
         """Read the export from ``session`` (the packed action logs only with ``actions``: they are the bulk)."""
-        from sqlalchemy import select as sa_select
-        from sqlmodel import col
-
         from ladder.ratings import persistence as ratings
-        from ladder.store.tables import SeatResultRow
 
         names = version_names(session)
         tournaments = tournament_names(session)
-        columns: list[Any] = [
-            MatchRow.id,
-            MatchRow.tournament_id,
-            MatchRow.key,
-            MatchRow.game,
-            MatchRow.num_players,
-            MatchRow.options_json,
-            MatchRow.seed,
-            MatchRow.status,
-            MatchRow.finished_at,
-            MatchRow.seconds,
-            MatchRow.details_json,
-        ]
-        if actions:
-            columns.append(MatchRow.actions_z)
-        matches = session.execute(sa_select(*(col(c) for c in columns)).order_by(col(MatchRow.id))).all()
-        seats: dict[int, list[SeatResultRow]] = {}
-        for seat in session.exec(
-            select(SeatResultRow).order_by(col(SeatResultRow.match_id), col(SeatResultRow.seat))
-        ).all():
-            seats.setdefault(seat.match_id, []).append(seat)
+        matches = match_lists.exported_matches(session, actions)
+        seats = match_lists.seats_by_match(session)
         rated, _ = ratings.current(session)
         return cls(names, tournaments, matches, seats, rated, ratings.load_match_facts(session))
 

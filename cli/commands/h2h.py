@@ -13,7 +13,7 @@ from rich.markup import escape
 from cli.commands.dbview import DbOption, database, versions_of
 from cli.commands.tables import fitted_table, number_column, print_table
 from ladder.errors import UserError
-from ladder.store.tables import MatchRow, SeatResultRow
+from ladder.views import match_lists
 
 
 def h2h(
@@ -24,37 +24,18 @@ def h2h(
     as_json: Annotated[bool, typer.Option("--json", help="Print the counts as JSON.")] = False,
 ) -> None:
     """Head to head: at the same table, who finished ahead; in solitaires, who scored better on the same deals."""
-    from sqlalchemy import select as sa_select
-    from sqlmodel import col
-
     from ladder.ratings.trueskill_model import facts_of
 
     with database(db) as session:
         a_versions, b_versions = set(versions_of(session, first)), set(versions_of(session, second))
         if a_versions & b_versions:
             raise UserError(f"{first!r} and {second!r} name the same bot version")
-        # SQLAlchemy's own select: SQLModel's is typed for at most four columns
-        query = (
-            sa_select(
-                col(MatchRow.id),
-                col(MatchRow.tournament_id),
-                col(MatchRow.game),
-                col(MatchRow.num_players),
-                col(MatchRow.deal),
-                col(SeatResultRow.bot_version_id),
-                col(SeatResultRow.score),
-                col(SeatResultRow.rank),
-                col(SeatResultRow.failure_reason),
-            )
-            .join(SeatResultRow, col(SeatResultRow.match_id) == col(MatchRow.id))
-            .where(col(MatchRow.status) == "played", col(SeatResultRow.bot_version_id).in_(a_versions | b_versions))
-        )
-        if game:
-            query = query.where(col(MatchRow.game) == game)
-        rows = session.execute(query).all()
+        rows = match_lists.played_seats(session, a_versions | b_versions, game)
     # (game, players) -> group -> side -> (score, rank, failed)
     tables: dict[tuple[str, int], dict[str, dict]] = defaultdict(dict)
-    for mid, tid, game_id, players, deal, version, score, rank, failure in rows:
+    for seat in rows:
+        mid, tid, game_id, players, deal = seat.match_id, seat.tournament_id, seat.game, seat.players, seat.deal
+        version, score, rank, failure = seat.version_id, seat.score, seat.rank, seat.failure
         group = f"{tid}/{deal}" if facts_of(game_id).solitaire else str(mid)
         side = "a" if version in a_versions else "b"
         tables[(game_id, players)].setdefault(group, {})[side] = (score, rank, failure is not None)

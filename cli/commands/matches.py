@@ -3,14 +3,12 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
-from typing import TYPE_CHECKING, Annotated, Any
+from typing import Annotated, Any
 
 import typer
 from rich.console import Console
 from rich.table import Table
 from rich.text import Text
-from sqlmodel import select
 
 from cli.commands.dbview import (
     DbOption,
@@ -24,13 +22,9 @@ from cli.commands.dbview import (
 )
 from cli.commands.rankings import tournament_id
 from ladder.ratings.summary import ordinal
-from ladder.store.tables import MatchRow, SeatResultRow
+from ladder.store.tables import SeatResultRow
 from ladder.text import clean_text
-
-if TYPE_CHECKING:
-    from sqlmodel import Session
-
-    from ladder.store.tables import SeatResultRow
+from ladder.views import match_lists
 
 
 def matches(
@@ -58,25 +52,26 @@ def matches(
     """List recorded matches, newest first: seats with bot, rank and score, status and time."""
     with database(db) as session:
         wanted = None if tournament is None else tournament_id(session, tournament)
-        rows = _newest_matches(session, bot, game, wanted, status, limit)
-        seats = _seats_by_match(session, [row[0] for row in rows])
+        versions = None if bot is None else versions_of(session, bot)
+        rows = match_lists.newest_matches(session, versions, game, wanted, status, limit)
+        seats = match_lists.seats_by_match(session, [row.id for row in rows])
         names = version_names(session)
         tournaments = tournament_names(session)
-    listed = []
-    for mid, tid, game_id, players, seed, state, error, seconds, finished, key in rows:
+    listed: list[dict[str, Any]] = []
+    for row in rows:
         listed.append(
             {
-                "id": mid,
-                "tournament": tournaments.get(tid, str(tid)),
-                "game": game_id,
-                "players": players,
-                "seed": seed,
-                "status": state,
-                "error": error,
-                "seconds": seconds,
-                "finished": finished.isoformat(timespec="seconds"),
-                "key": key,
-                "seats": [_seat_json(s, names) for s in seats.get(mid, [])],
+                "id": row.id,
+                "tournament": tournaments.get(row.tournament_id, str(row.tournament_id)),
+                "game": row.game,
+                "players": row.players,
+                "seed": row.seed,
+                "status": row.status,
+                "error": row.error,
+                "seconds": row.seconds,
+                "finished": row.finished_at.isoformat(timespec="seconds"),
+                "key": row.key,
+                "seats": [_seat_json(s, names) for s in seats.get(row.id, [])],
             }
         )
     if as_json:
@@ -92,57 +87,6 @@ def matches(
         console.print(Text(f"\nFailed seats ({len(failed)}; a benching is told once per bot):", style="bold"))
         for block in failure_blocks(failed):
             console.print(block)
-
-
-def _newest_matches(
-    session: Session, bot: str | None, game: str | None, tournament: int | None, status: str | None, limit: int
-) -> Sequence[Any]:
-    """The ``limit`` newest matches that pass the filters, as rows of (id, tournament id, game, players, seed,
-    status, error, seconds, finished, key)."""
-    from sqlalchemy import select as sa_select
-    from sqlmodel import col
-
-    from ladder.store.tables import SeatResultRow
-
-    # SQLAlchemy's own select: SQLModel's is typed for at most four columns
-    query = sa_select(
-        col(MatchRow.id),
-        col(MatchRow.tournament_id),
-        col(MatchRow.game),
-        col(MatchRow.num_players),
-        col(MatchRow.seed),
-        col(MatchRow.status),
-        col(MatchRow.error),
-        col(MatchRow.seconds),
-        col(MatchRow.finished_at),
-        col(MatchRow.key),
-    )
-    if game:
-        query = query.where(col(MatchRow.game) == game)
-    if tournament is not None:
-        query = query.where(col(MatchRow.tournament_id) == tournament)
-    if status:
-        query = query.where(col(MatchRow.status) == status)
-    if bot:
-        versions = versions_of(session, bot)
-        query = query.where(
-            col(MatchRow.id).in_(select(SeatResultRow.match_id).where(col(SeatResultRow.bot_version_id).in_(versions)))
-        )
-    return session.execute(query.order_by(col(MatchRow.id).desc()).limit(limit)).all()
-
-
-def _seats_by_match(session: Session, ids: list[int]) -> dict[int, list[SeatResultRow]]:
-    """The seats of the matches ``ids``, in seat order, by match id."""
-    from sqlmodel import col
-
-    from ladder.store.tables import SeatResultRow
-
-    seats: dict[int, list[SeatResultRow]] = {}
-    for seat in session.exec(
-        select(SeatResultRow).where(col(SeatResultRow.match_id).in_(ids)).order_by(col(SeatResultRow.seat))
-    ).all():
-        seats.setdefault(seat.match_id, []).append(seat)
-    return seats
 
 
 def _seat_json(s: SeatResultRow, names: dict[int, VersionName]) -> dict[str, Any]:

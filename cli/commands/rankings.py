@@ -18,7 +18,7 @@ from rich.console import Console
 from rich.markup import escape
 from rich.table import Table
 from rich.text import Text
-from sqlmodel import Session, select
+from sqlmodel import Session
 
 from cli.commands.dbview import (
     DbOption,
@@ -36,16 +36,9 @@ from ladder.ratings import certainty
 from ladder.ratings import persistence as ratings_persistence
 from ladder.ratings import trueskill_model as ratings_trueskill_model
 from ladder.ratings.certainty import OverallInterval, PairState, PoolCertainty, Verdict
+from ladder.ratings.pools import PoolKey
 from ladder.ratings.trueskill_model import MatchFact, RatingSet
-from ladder.store.tables import TournamentRow
-
-
-def _pool_title(pool: str, rated: RatingSet) -> str:
-    game, _, players = pool.partition("/")
-    count = int(players.rstrip("p"))
-    if count == 1:
-        return f"{game}: solitaire, duplicate deals"
-    return f"{game}: {count} players"
+from ladder.views import catalog, leaderboard, records
 
 
 def _column(table: Table, name: str) -> None:
@@ -59,10 +52,10 @@ def _column(table: Table, name: str) -> None:
 def pool_table(pool: str, rated: RatingSet, names: dict[int, VersionName], sure: PoolCertainty) -> Table:
     from ladder.ratings.trueskill_model import facts_of
 
-    solitaire = facts_of(pool.partition("/")[0]).solitaire
+    solitaire = facts_of(PoolKey.parse(pool).game).solitaire
     draw = rated.draw_probability.get(pool, 0.0)
     table = compact_table(
-        _pool_title(pool, rated),
+        records.pool_title(pool),
         f"TrueSkill, all matches at once (draw probability {draw:.3f}); by mu - 3σ; "
         f"ranks and P>next: paired sequential tests on shared deals, {sure.confidence:.0%} "
         f"for the whole table (P>next: confidence of being better than the next bot; = equal within "
@@ -146,96 +139,25 @@ def rankings_json(
     sure: dict[str, PoolCertainty] | None = None,
     spread: dict[int, OverallInterval] | None = None,
     facts: Sequence[MatchFact] | None = None,
+    owned: leaderboard.Owners | None = None,
 ) -> dict[str, Any]:
-    """The tables as JSON; ``sure`` and ``spread`` (the certainty, at the defaults when not given: by the paired
-    tests on ``facts`` when given, else by the ratings' posteriors)."""
+    """The tables as the one leaderboard JSON (:mod:`ladder.views.leaderboard`); ``sure`` and ``spread`` (the
+    certainty, at the defaults when not given: by the paired tests on ``facts`` when given, else by the ratings'
+    posteriors)."""
     pools = list(pools)
-    labels = distinct_labels(names)
     if sure is None:
+        labels = distinct_labels(names)
         sure = (
-            certainty.assess_pools(rated, pools, facts, labels)
+            leaderboard.certainties(rated, pools, facts, names)
             if facts is not None
             else {pool: certainty.assess(rated.table(pool), pool, names=labels) for pool in pools}
         )
-    spread = spread or certainty.overall_intervals(rated)
-
-    def who(version: int) -> dict[str, Any]:
-        name = names.get(version)
-        return {
-            "bot": name.bot if name else None,
-            "version": name.version if name else None,
-            "hash": name.content_hash if name else None,
-        }
-
-    def pool_json(pool: str) -> dict[str, Any]:
-        certainty = sure[pool]
-        following = {pair.upper: pair for pair in certainty.pairs}
-        return {
-            "draw_probability": rated.draw_probability.get(pool, 0.0),
-            "verdict": certainty.verdict.value,
-            "settled": certainty.settled,
-            "reason": certainty.reason,
-            "confidence": certainty.confidence,
-            "indifference": certainty.indifference,
-            "pair_level": certainty.pair_level,
-            "table": [
-                who(s.bot_version_id)
-                | {
-                    "rank": i,
-                    "mu": s.mu,
-                    "sigma": s.sigma,
-                    "conservative": s.conservative,
-                    "matches": s.matches,
-                    "wins": s.wins,
-                    "win_rate": s.win_rate,
-                    "mean_score": s.mean_score,
-                    "failures": s.failures,
-                    "rank_interval": list(certainty.rank_intervals[s.bot_version_id]),
-                    "p_above_next": following[s.bot_version_id].p_order if s.bot_version_id in following else None,
-                }
-                for i, s in enumerate(rated.table(pool), start=1)
-            ],
-            "adjacent_pairs": [
-                {
-                    "upper": who(pair.upper),
-                    "lower": who(pair.lower),
-                    "p_order": pair.p_order,
-                    "p_equal": pair.p_equal,
-                    "state": pair.state.value,
-                }
-                for pair in certainty.pairs
-            ],
-        }
-
-    return {
-        "method": ratings_trueskill_model.METHOD,
-        "overall_method": ratings_trueskill_model.OVERALL_METHOD,
-        "matches": rated.match_count,
-        "pools": {pool: pool_json(pool) for pool in pools},
-        "overall": [
-            who(r.bot_version_id)
-            | {
-                "rank": i,
-                "score": r.score,
-                "score_interval": [spread[r.bot_version_id].low, spread[r.bot_version_id].high],
-                "pools": r.pools,
-                "mean_conservative": r.mean_conservative,
-            }
-            for i, r in enumerate(ratings_across_pools.overall(rated), start=1)
-        ],
-    }
+    return leaderboard.rankings_of(rated, names, pools, sure, spread, owned).model_dump(mode="json")
 
 
 def tournament_id(session: Session, ref: str) -> int:
     """A tournament by id (``3``) or by name (the latest of that name)."""
-    from sqlmodel import col
-
-    rows = session.exec(select(TournamentRow).order_by(col(TournamentRow.id))).all()
-    found = [row.id for row in rows if str(row.id) == ref or row.name == ref]
-    if not found:
-        known = ", ".join(f"{row.name} #{row.id}" for row in rows) or "none yet"
-        raise UserError(f"no tournament {ref!r} in the database; tournaments: {known}")
-    return found[-1] or 0
+    return catalog.tournament_id(session, ref)
 
 
 def filtered_ratings(session: Session, tournament: str | None, latest_versions: bool) -> RatingSet:
@@ -278,22 +200,15 @@ def print_rankings(
     if rated is None:
         rated, fresh = ratings_persistence.current(session, facts=facts)
     pools = _shown_pools(rated, games, scope)
-    from ladder.ratings import certainty
-
     names = version_names(session)
-    labels = distinct_labels(names)
-    sure = certainty.assess_pools(
-        rated,
-        pools,
-        facts,
-        labels,
-        confidence,
-        certainty.INDIFFERENCE if indifference is None else indifference,
+    sure = leaderboard.certainties(
+        rated, pools, facts, names, confidence, certainty.INDIFFERENCE if indifference is None else indifference
     )
     show_overall = (games is None) if overall is None else (overall and len(rated.pools()) > 1)
     spread = certainty.overall_intervals(rated) if as_json or show_overall else {}
     if as_json:
-        print(json.dumps(rankings_json(rated, names, pools, sure, spread), indent=2))
+        owned = leaderboard.owners(session)
+        print(json.dumps(rankings_json(rated, names, pools, sure, spread, owned=owned), indent=2))
         return
     for pool in pools:
         console.print(fit(pool_table(pool, rated, names, sure[pool]), console.width))
@@ -309,9 +224,9 @@ def _shown_pools(rated: RatingSet, games: list[str] | None, scope: str) -> list[
         if scope:
             raise UserError(f"no rated match {scope}")
         raise UserError("no rated match yet in this database; run a tournament first: `ladder run quick`")
-    pools = [pool for pool in rated.pools() if games is None or pool.partition("/")[0] in games]
+    pools = [pool for pool in rated.pools() if games is None or PoolKey.parse(pool).game in games]
     if not pools:
-        rated_games = sorted({pool.partition("/")[0] for pool in rated.pools()})
+        rated_games = sorted({PoolKey.parse(pool).game for pool in rated.pools()})
         raise UserError(f"no ratings for {', '.join(games or [])}; rated games: {', '.join(rated_games)}")
     return pools
 

@@ -10,12 +10,12 @@ from typing import TYPE_CHECKING, Annotated, Any, NoReturn
 import typer
 from rich.console import Console
 from rich.text import Text
-from sqlmodel import select
 
 from cli.commands.dbview import DbOption, database, failure_lines, find_match, version_names
 from engine import IllegalActionError, get_game
 from ladder.errors import UserError
 from ladder.ratings.summary import ordinal
+from ladder.views import match_lists
 
 if TYPE_CHECKING:
     from engine.core import Game, State
@@ -132,15 +132,9 @@ def replay(
 def _recorded(db: str | None, match_ref: str) -> tuple[MatchRow, Sequence[SeatResultRow], list[str]]:
     """The match meant by ``match_ref``, its seats in seat order and the bot at each seat ("?" for a version
     no longer in the database)."""
-    from sqlmodel import col
-
-    from ladder.store.tables import SeatResultRow
-
     with database(db) as session:
         match = find_match(session, match_ref)
-        seats = session.exec(
-            select(SeatResultRow).where(SeatResultRow.match_id == match.id).order_by(col(SeatResultRow.seat))
-        ).all()
+        seats = match_lists.match_seats(session, match.id or 0)
         names = version_names(session)
     who = [names[s.bot_version_id].bot if s.bot_version_id in names else "?" for s in seats]
     return match, seats, who

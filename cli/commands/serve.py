@@ -124,16 +124,15 @@ def author(
     db: DbOption = None,
 ) -> None:
     """Add an author of the served ladder (their token is printed once, stored only as a hash), revoke one, or list them."""
-    from sqlmodel import select
-
+    from ladder.store.authors import add_author, revoke_author
+    from ladder.store.served_tables import Role
+    from ladder.views import catalog
     from service.db import service_session
-    from service.models import AuthorRow, Role
-    from service.security import add_author, revoke_author
 
     console = Console()
     with service_session(db) as session:
         if action is AuthorAction.LIST:
-            for row in session.exec(select(AuthorRow).order_by(AuthorRow.name)).all():
+            for row in catalog.authors(session):
                 state = "revoked" if row.revoked_at else "active"
                 console.print(f"{escape(row.name)}  {row.role}  {state}", highlight=False)
             return
@@ -190,7 +189,7 @@ def admin(
     db: DbOption = None,
 ) -> None:
     """The operator's hand on the served ladder's schedule: pause, bench, retire or resume a bot (ratings are kept)."""
-    from service.admin import Action, set_bot_state
+    from ladder.store.served_bots import Action, set_bot_state
     from service.db import service_session
 
     with service_session(db) as session:

@@ -16,38 +16,19 @@ from typing import Annotated, Any
 import typer
 from rich.console import Console
 from rich.markup import escape
-from sqlmodel import Session, select
 
-from cli.commands.dbview import DbOption, database, latest_version_ids
+from cli.commands.dbview import DbOption, database
 from cli.commands.tables import fitted_table, label_column, number_column, print_table
-from ladder.errors import UserError
-from ladder.store.tables import BenchRow, MatchRow, SeatResultRow, TournamentRow, live_state, utcnow
+from ladder.store.tables import TournamentRow, live_state
+from ladder.store.tournament_secrets import reveal_secret as reveal_secret  # re-exported: `--reveal`
 from ladder.text import clean_text
+from ladder.views import catalog, match_lists
 
 
 def _deals(row: TournamentRow) -> str:
     if row.deal_secret is None:
         return "public (made before sealed deals)"
     return "revealed" if row.secret_revealed_at is not None else "sealed"
-
-
-def reveal_secret(session: Session, tournament_id: int) -> TournamentRow:
-    """End tournament ``tournament_id`` on purpose and reveal its secret (refused while it is running)."""
-    row = session.get(TournamentRow, tournament_id)
-    if row is None:
-        raise UserError(f"no tournament #{tournament_id}; `ladder tournaments` lists them")
-    if row.deal_secret is None:
-        raise UserError(f"tournament #{tournament_id} was made before sealed deals: it has no secret to reveal")
-    if live_state(row) in ("running", "running?"):
-        raise UserError(
-            f"tournament #{tournament_id} is running (process {row.pid} on {row.host}): stop it first; "
-            "its secret stays sealed while matches can still be played"
-        )
-    if row.secret_revealed_at is None:
-        row.secret_revealed_at = utcnow()
-        session.add(row)
-        session.commit()
-    return row
 
 
 def tournaments(
@@ -63,10 +44,6 @@ def tournaments(
     ] = None,
 ) -> None:
     """List tournament runs: state (running, stopped, interrupted, complete, budget spent), progress and sealed deals."""
-    from sqlmodel import col
-
-    from ladder.store.tables import TournamentRow
-
     with database(db) as session:
         if reveal is not None:
             revealed = reveal_secret(session, reveal)
@@ -77,9 +54,9 @@ def tournaments(
                 markup=False,
             )
             return
-        rows = session.exec(select(TournamentRow).order_by(col(TournamentRow.id))).all()
-        counts = _match_counts(session)
-        benched = Counter(b.tournament_id for b in session.exec(select(BenchRow)).all())
+        rows = catalog.tournament_rows(session)
+        counts = match_lists.tournament_match_counts(session)
+        benched = match_lists.benched_counts(session)
     listed = [_tournament_json(row, counts, benched) for row in rows]
     if as_json:
         print(json.dumps(listed, indent=2))
@@ -90,28 +67,10 @@ def tournaments(
     _print_tournaments(listed)
 
 
-def _match_counts(session: Session) -> dict[int, Counter[str]]:
-    """Each tournament's matches counted by status, except that a match with an older version of one of its
-    bots counts as "older versions" whatever its status."""
-
-    latest = latest_version_ids(session)
-    outdated = {
-        match_id
-        for match_id, version in session.exec(select(SeatResultRow.match_id, SeatResultRow.bot_version_id)).all()
-        if version not in latest
-    }
-    counts: dict[int, Counter[str]] = {}
-    for match_id, tid, status in session.exec(select(MatchRow.id, MatchRow.tournament_id, MatchRow.status)).all():
-        # the matches of a bot's older versions stay recorded, but a new version has its own matches to play
-        counts.setdefault(tid, Counter())["older versions" if match_id in outdated else status] += 1
-    return counts
-
-
 def _tournament_json(
     row: TournamentRow, match_counts: dict[int, Counter[str]], benched: Counter[int]
 ) -> dict[str, Any]:
     """A tournament as --json lists it (and the table shows it)."""
-    from ladder.store.tables import live_state
 
     assert row.id is not None  # a stored row
     counts = match_counts.get(row.id, Counter())

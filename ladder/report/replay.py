@@ -34,7 +34,7 @@ from typing import Any
 from engine import GameError, get_game
 from engine.core import EventLog, State
 from ladder.matches.statuses import MatchStatus
-from ladder.report.data import MatchRecord, pool_title
+from ladder.views.records import MatchRecord, pool_title
 
 REPLAY_FORMAT = 2
 """The version of the frames' layout: a change re-renders every replay of an incremental build."""

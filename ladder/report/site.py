@@ -1,4 +1,4 @@
-"""Writing the report: Jinja2 templates (package data) filled from :mod:`ladder.report.data`.
+"""Writing the report: Jinja2 templates (package data) filled from the read model (:mod:`ladder.views.records`, :mod:`ladder.views.figures`).
 
 The site is plain files with relative links, so it works from ``file://`` as
 well as from any web server, and needs no network: one style sheet and the
@@ -32,20 +32,20 @@ from pathlib import Path
 from typing import Any
 
 from jinja2 import Environment, PackageLoader, select_autoescape
-from sqlmodel import Session, select
+from sqlmodel import Session
 
 from ladder.ratings import across_pools as ratings_across_pools
 from ladder.ratings import certainty
 from ladder.ratings import trueskill_model as ratings_trueskill_model
 from ladder.ratings.summary import ordinal, score_histogram
-from ladder.report import data as reportdata
 from ladder.report import plots
-from ladder.report.data import unpack_move_us
 from ladder.report.replay import SeatLabel, replay_bytes, replay_input_hash
 from ladder.store.action_log import unpack_actions
-from ladder.store.tables import MatchRow
+from ladder.views import figures, leaderboard, records
+from ladder.views.catalog import VersionName
 
 STATIC_FILES = ("report.css", "replay.js", "replay.css")
+LEADERBOARD_JSON = "leaderboards.json"  # the leaderboards as data: the one schema (docs/leaderboard-json.md)
 MANIFEST = ".ladder-report.json"
 """The incremental build's record, in the site's folder: ``{"files": {path: sha256}, "replays": {match id: input hash}}``."""
 MANIFEST_FORMAT = 1
@@ -82,13 +82,13 @@ def _environment() -> Environment:
         trim_blocks=True,
         lstrip_blocks=True,
     )
-    env.filters["pool_title"] = reportdata.pool_title
+    env.filters["pool_title"] = records.pool_title
     env.filters["num"] = lambda value, digits=2: "-" if value is None else f"{value:.{digits}f}"
     env.filters["pct"] = lambda value: "-" if value is None else f"{value:.0%}"
     env.filters["when"] = lambda value: "-" if value is None else value.strftime("%Y-%m-%d %H:%M:%S")
     env.filters["score"] = lambda value: "-" if value is None else f"{value:g}"
-    env.filters["slug"] = reportdata.slug
-    env.tests["solitaire"] = reportdata.is_solitaire  # `pool is solitaire`: the game's declared fact
+    env.filters["slug"] = records.slug
+    env.tests["solitaire"] = records.is_solitaire  # `pool is solitaire`: the game's declared fact
     env.globals["ordinal"] = ordinal
     return env
 
@@ -100,7 +100,7 @@ def _digest(content: bytes) -> str:
 class _Writer:
     """Writes the site's files, skipping those whose content is already on disk (by the manifest's hashes)."""
 
-    def __init__(self, out: Path, data: reportdata.ReportData, manifest: dict[str, Any]) -> None:
+    def __init__(self, out: Path, data: records.ReportData, manifest: dict[str, Any]) -> None:
         self.out = out
         self.data = data
         self.env = _environment()
@@ -178,7 +178,7 @@ def write_site(
         raise ValueError("matches_per_page must be at least 1")
     say = progress or (lambda _message: None)
     say("reading the database")
-    data = reportdata.load(session)
+    data = records.load(session)
     out.mkdir(parents=True, exist_ok=True)
     manifest = _read_manifest(out)
     if manifest is None:  # no record of what is there: start clean (the pages of an older report format go too)
@@ -187,7 +187,7 @@ def write_site(
     writer = _Writer(out, data, manifest or {})
     _write_static(writer)
     pools = data.rated.pools()
-    _write_index(writer, pools)
+    _write_index(writer, pools, leaderboard.owners(session))
 
     say(f"head-to-head matrices of {len(pools)} pools")
     played_pools = sorted({m.pool for m in data.matches})
@@ -226,17 +226,21 @@ def _write_static(writer: _Writer) -> None:
         writer.file(f"static/{name}", (static / name).read_text(encoding="utf-8"))
 
 
-def _write_index(writer: _Writer, pools: list[str]) -> None:
-    """The front page: every pool's leaderboard and the overall table, with how they are computed."""
+def _write_index(writer: _Writer, pools: list[str], owned: leaderboard.Owners) -> None:
+    """The front page: every pool's leaderboard and the overall table, with how they are computed; and the same
+    as data, ``leaderboards.json``, in the one schema of ``ladder rankings --json`` (docs/leaderboard-json.md)."""
     data = writer.data
     overall = ratings_across_pools.overall(data.rated)
-    sure = {pool: reportdata.pool_certainty(data, pool) for pool in pools}
+    sure = {pool: figures.pool_certainty(data, pool) for pool in pools}
+    names = {v: VersionName(v, info.bot, info.version, info.content_hash) for v, info in data.versions.items()}
+    document = leaderboard.rankings_of(data.rated, names, pools, sure, owned=owned)
+    writer.file(LEADERBOARD_JSON, json.dumps(document.model_dump(mode="json"), indent=2) + "\n")
     writer.page(
         "index.html",
         "index.html",
         pools=pools,
         sure=sure,
-        boards={p: reportdata.leaderboard(data, p, sure[p]) for p in pools},
+        boards={p: figures.leaderboard(data, p, sure[p]) for p in pools},
         overall=overall,
         spread=certainty.overall_intervals(data.rated) if len(pools) > 1 else {},
         method=ratings_trueskill_model.METHOD,
@@ -249,15 +253,15 @@ def _write_pools(writer: _Writer, played_pools: list[str]) -> None:
     data = writer.data
     rated = set(data.rated.pools())
     for pool in played_pools:
-        sure = reportdata.pool_certainty(data, pool) if pool in rated else None
+        sure = figures.pool_certainty(data, pool) if pool in rated else None
         writer.page(
-            f"pools/{reportdata.slug(pool)}.html",
+            f"pools/{records.slug(pool)}.html",
             "pool.html",
             pool=pool,
             sure=sure,
-            board=reportdata.leaderboard(data, pool, sure) if sure else [],
-            order=reportdata.pool_versions(data, pool),
-            counts=reportdata.head_to_head(data, pool),
+            board=figures.leaderboard(data, pool, sure) if sure else [],
+            order=figures.pool_versions(data, pool),
+            counts=figures.head_to_head(data, pool),
         )
 
 
@@ -308,7 +312,7 @@ def _write_bot_pages(writer: _Writer, pools: list[str], played_pools: list[str])
     data = writer.data
     playing = {s.version_id for m in data.matches for s in m.seats}
     bots = [v for v in data.versions.values() if v.version_id in playing]
-    h2h = {pool: reportdata.head_to_head(data, pool) for pool in played_pools}
+    h2h = {pool: figures.head_to_head(data, pool) for pool in played_pools}
     for info in bots:
         _write_bot_page(writer, info, pools, h2h)
     return len(bots)
@@ -316,16 +320,16 @@ def _write_bot_pages(writer: _Writer, pools: list[str], played_pools: list[str])
 
 def _write_bot_page(
     writer: _Writer,
-    info: reportdata.VersionInfo,
+    info: records.VersionInfo,
     pools: list[str],
-    h2h: dict[str, dict[tuple[int, int], reportdata.PairCount]],
+    h2h: dict[str, dict[tuple[int, int], figures.PairCount]],
 ) -> None:
     """One bot version's page: its rating history plot, its place in every pool, its opponents (most met
     first), its solitaire scores, failures and notable matches."""
     data = writer.data
     version_id = info.version_id
-    history = reportdata.history_of(data, version_id)
-    plot = f"plots/rating-{reportdata.slug(info.bot)}-{info.content_hash[:8]}.svg"
+    history = figures.history_of(data, version_id)
+    plot = f"plots/rating-{records.slug(info.bot)}-{info.content_hash[:8]}.svg"
     writer.file(plot, plots.rating_history(history))
     solos = _write_solitaire_plots(writer, info)
     standings = [
@@ -339,16 +343,16 @@ def _write_bot_page(
         for (a, b), pair in sorted(counts.items(), key=lambda item: -item[1].met):
             if a == version_id:
                 opponents.append((pool, b, pair))
-    best, worst = reportdata.notable_matches(data, version_id)
+    best, worst = figures.notable_matches(data, version_id)
     writer.page(
         info.page,
         "bot.html",
         info=info,
         plot=plot,
         standings=standings,
-        record=reportdata.record(data, version_id),
+        record=figures.record(data, version_id),
         opponents=opponents,
-        failures=reportdata.failure_groups(reportdata.failures(data, [version_id])),
+        failures=figures.failure_groups(figures.failures(data, [version_id])),
         best=best,
         worst=worst,
         solos=solos,
@@ -370,11 +374,11 @@ class SolitaireScores:
     buckets: list[tuple[str, int]]
 
 
-def _write_solitaire_plots(writer: _Writer, info: reportdata.VersionInfo) -> list[SolitaireScores]:
+def _write_solitaire_plots(writer: _Writer, info: records.VersionInfo) -> list[SolitaireScores]:
     """Plot a bot version's score histogram in every solitaire pool it played; return the figures."""
     solos = []
-    for pool, scores in sorted(reportdata.solitaire_scores(writer.data, info.version_id).items()):
-        picture = f"plots/scores-{reportdata.slug(info.bot)}-{info.content_hash[:8]}-{reportdata.slug(pool)}.svg"
+    for pool, scores in sorted(figures.solitaire_scores(writer.data, info.version_id).items()):
+        picture = f"plots/scores-{records.slug(info.bot)}-{info.content_hash[:8]}-{records.slug(pool)}.svg"
         writer.file(picture, plots.score_histogram(scores, pool))
         solos.append(
             SolitaireScores(
@@ -391,7 +395,7 @@ def _write_solitaire_plots(writer: _Writer, info: reportdata.VersionInfo) -> lis
     return solos
 
 
-def seat_labels(data: reportdata.ReportData, match: reportdata.MatchRecord) -> list[SeatLabel]:
+def seat_labels(data: records.ReportData, match: records.MatchRecord) -> list[SeatLabel]:
     """The viewer's name and page link (relative to the site's root) of each seat of ``match``."""
     labels = []
     for seat in match.seats:
@@ -414,8 +418,7 @@ def _write_replays(session: Session, writer: _Writer, listed_on: dict[int, str])
         tournament = data.tournaments.get(match.tournament_id)
         labels = seat_labels(data, match)
         title = f"{tournament.name} #{tournament.tournament_id}" if tournament else ""
-        row = session.exec(select(MatchRow.actions_z, MatchRow.move_us_z).where(MatchRow.id == match.match_id)).first()
-        blob, timing = (row[0] or b"", row[1] or b"") if row else (b"", b"")
+        blob, timing = records.match_blobs(session, match.match_id)
         key = replay_input_hash(match, blob, labels, title, timing)
         script = f"matches/{match.match_id}.js"
         back = listed_on.get(match.match_id, tournament.page if tournament else "")
@@ -423,7 +426,7 @@ def _write_replays(session: Session, writer: _Writer, listed_on: dict[int, str])
         if writer.replays_known.get(str(match.match_id)) == key and writer.keep(script):
             writer.replays[str(match.match_id)] = key
             continue
-        content = replay_bytes(match, unpack_actions(blob), labels, title, unpack_move_us(timing))
+        content = replay_bytes(match, unpack_actions(blob), labels, title, records.unpack_move_us(timing))
         writer.raw(script, replay_script(content).encode("ascii"))
         writer.replays[str(match.match_id)] = key
         writer.replayed += 1

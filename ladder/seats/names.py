@@ -32,11 +32,8 @@ import unicodedata
 from collections.abc import Iterable
 
 from bots.registry import bot_names
+from ladder.text import NAME_PATTERN, NAME_RULE
 
-NAME_PATTERN = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,39}$")
-"""A bot's (or an author's) name: 1 to 40 ASCII letters, digits, ``_``, ``.`` or ``-``, starting with a letter or digit."""
-NAME_RULE = "use 1 to 40 letters, digits, '_', '.' or '-', starting with a letter or digit"
-""":data:`NAME_PATTERN` in words, for refusals."""
 RESERVED_PREFIXES = ("store", "ep")
 """``store:...`` and ``ep:...`` are bot references (:mod:`ladder.seats.botref`), not names."""
 HOW_TO_RENAME = "(set `name = ...` in the class, or pass --name)"

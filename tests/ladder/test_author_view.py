@@ -16,10 +16,10 @@ from typing import Any
 import pytest
 
 from engine import game_ids
-from ladder.report.data import MatchRecord, SeatRecord
 from ladder.report.replay import build_replay
 from ladder.sandbox.host_facts import is_root, process_layer_can_drop_root
 from ladder.sandbox.layers import available_layers
+from ladder.views.records import MatchRecord, SeatRecord
 
 HERE = Path(__file__).resolve().parent
 CROWD = HERE / "crowd_bot.py"

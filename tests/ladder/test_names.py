@@ -14,12 +14,13 @@ import pytest
 from sqlmodel import Session, select
 
 from ladder.seats.names import NAME_PATTERN, check_name, lookalike_of, skeleton, usable_name
+from ladder.store import authors as security
+from ladder.store.authors import add_author
+from ladder.store.served_tables import AuthorRow
 from ladder.store.tables import BotRow, BotVersionRow
-from service import intake, security
 from service.check_job import activate, ownership_problem
 from service.db import open_service_database
-from service.models import AuthorRow
-from service.security import add_author
+from service.web import intake
 
 ALICES = ("rex", "clock", "sam", "madwalker", "alicebot")
 """Bots of one author (alice) already on the served ladder."""

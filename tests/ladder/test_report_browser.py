@@ -132,9 +132,9 @@ def wait_ready(browser: Any) -> None:
 
 def recorded(site: Path, game: str) -> tuple[Any, list[dict[str, Any]]]:
     """A played match of ``game`` in the site's database, and its action log."""
-    from ladder.report.data import load
     from ladder.store.database import session_for
     from ladder.store.tables import MatchRow
+    from ladder.views.records import load
 
     with session_for(f"sqlite:///{site.parent / 'l.db'}") as session:
         match = next(m for m in load(session).matches if m.game == game and m.status == "played" and m.action_count > 3)
@@ -308,9 +308,9 @@ def test_a_failure_is_one_key_away_and_the_bots_words_stay_text(tmp_path: Path, 
 
     from selenium.webdriver.common.by import By
 
-    from ladder.report.data import MatchRecord, SeatRecord
     from ladder.report.replay import SeatLabel, replay_bytes
     from ladder.report.site import STATIC_FILES, _environment, replay_script
+    from ladder.views.records import MatchRecord, SeatRecord
 
     state = get_game("elfer-raus").new_state(2, 3, {})
     actions, movers = [], []

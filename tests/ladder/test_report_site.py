@@ -16,8 +16,9 @@ from typing import Any
 import pytest
 
 from engine import get_game
-from ladder.report.data import FailureRecord, MatchRecord, SeatRecord, failure_groups
 from ladder.report.replay import SeatLabel, replay_bytes
+from ladder.views.figures import FailureRecord, failure_groups
+from ladder.views.records import MatchRecord, SeatRecord
 
 MAX_REPLAY_BYTES = (
     50_000  # the budget per match on disk (its page and its data script) for the quick tournament's games

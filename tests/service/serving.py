@@ -149,8 +149,8 @@ def ladder_as(env: dict[str, str], *args: str, timeout: float = 900) -> subproce
 def played(server: Server) -> dict[str, int]:
     """Matches per bot on the live leaderboard (JSON API)."""
     counts: dict[str, int] = {}
-    for board in server.get("/api/leaderboards").json():
-        for row in board["rows"]:
+    for board in server.get("/api/leaderboards").json()["pools"].values():
+        for row in board["table"]:
             counts[row["bot"]] = counts.get(row["bot"], 0) + row["matches"]
     return counts
 

@@ -6,12 +6,12 @@ from pathlib import Path
 
 from sqlmodel import Session, select
 
+from ladder.store.authors import add_author
+from ladder.store.served_bots import Action, set_bot_state
+from ladder.store.served_tables import AuthorRow, Role, ServedVersionRow, VersionState
 from ladder.store.tables import BotRow, BotVersionRow
-from service.admin import Action, set_bot_state
 from service.check_job import activate, ownership_problem
 from service.db import open_service_database
-from service.models import AuthorRow, Role, ServedVersionRow, VersionState
-from service.security import add_author
 
 
 def version(session: Session, bot: BotRow, number: int) -> BotVersionRow:

@@ -98,7 +98,9 @@ def test_a_bot_name_that_only_looks_like_another_authors_or_a_built_in_one_is_re
             assert reason in verdict["problem"], verdict["problem"]
         assert _verdict(server, tokens["bob"], fine)["state"] == "active"
         assert _verdict(server, tokens["alice"], own)["state"] == "active"
-        names = {row["bot"] for board in server.get("/api/leaderboards").json() for row in board["rows"]}
+        names = {
+            row["bot"] for board in server.get("/api/leaderboards").json()["pools"].values() for row in board["table"]
+        }
         assert not names & set(lookalikes)
     finally:
         server.end()

@@ -22,9 +22,11 @@ import pytest
 from sqlmodel import Session
 
 from engine import get_game
-from ladder.report import data as report_data
+from ladder import report as report_package
 from ladder.report.replay import SeatLabel, replay_bytes
 from ladder.store.action_log import pack_actions, unpack_actions
+from ladder.store.authors import add_author, author_for_token
+from ladder.store.served_tables import Role, ServedBotRow, ServedVersionRow
 from ladder.store.tables import (
     BotRow,
     BotVersionRow,
@@ -32,11 +34,10 @@ from ladder.store.tables import (
     SeatResultRow,
     TournamentRow,
 )
-from service.app import create_app
+from ladder.views import figures, records
 from service.db import open_service_database
-from service.models import Role, ServedBotRow, ServedVersionRow
-from service.security import add_author, author_for_token
 from service.settings import ServeSettings
+from service.web.app import create_app
 from tests.service.serving import CHROMEDRIVER, CHROMIUM, browser_login, chromium, free_port, step_viewer_to_the_end
 
 SECRETS = {"alice-bot": "alice-private-trace", "bob-bot": "bob-private-trace", "house": "house-private-trace"}
@@ -173,12 +174,12 @@ def test_the_replay_data_is_the_reports_own_bytes_for_the_operator(served: Serve
     match_id = served.match_ids[0]
     served_bytes = served.get(f"/api/matches/{match_id}/replay", "op").content
     with Session(served.engine) as session:  # type: ignore[arg-type]
-        record = report_data.load_match(session, match_id)
+        record = records.load_match(session, match_id)
         row = session.get(MatchRow, match_id)
         assert record is not None and row is not None
         labels = [SeatLabel(n, f"bots/{n}") for n in ("alice-bot", "bob-bot", "house")]
         expected = replay_bytes(
-            record, unpack_actions(row.actions_z), labels, "", report_data.unpack_move_us(row.move_us_z)
+            record, unpack_actions(row.actions_z), labels, "", records.unpack_move_us(row.move_us_z)
         )
     assert served_bytes == expected
     document = json.loads(gzip.decompress(served_bytes))
@@ -240,7 +241,7 @@ def test_the_page_is_the_reports_viewer_fetching_its_data(served: Served) -> Non
         assert asset in page.text
         fetched = served.get(asset)
         assert fetched.status_code == 200, asset
-    shipped = Path(report_data.__file__).parent / "static" / "replay.js"
+    shipped = Path(report_package.__file__).parent / "static" / "replay.js"
     assert served.get("/static/report/replay.js").content == shipped.read_bytes()  # the report's viewer, not a copy
     assert "javascript" in served.get("/static/report/replay.js").headers["content-type"]
     assert served.get("/static/serve.css").status_code == 200  # the service's own files are still served
@@ -248,23 +249,26 @@ def test_the_page_is_the_reports_viewer_fetching_its_data(served: Served) -> Non
 
 
 def test_the_leaderboards_carry_the_reports_verdicts_and_rank_intervals(served: Served) -> None:
-    boards = served.get("/api/leaderboards").json()
+    boards = served.get("/api/leaderboards").json()["pools"]  # the one schema (docs/leaderboard-json.md)
     with Session(served.engine) as session:  # type: ignore[arg-type]
-        data = report_data.load(session)
-    assert {b["pool"] for b in boards} == set(data.rated.pools())
-    for board in boards:
-        sure = report_data.pool_certainty(data, board["pool"])
+        data = records.load(session)
+    assert set(boards) == set(data.rated.pools())
+    for pool, board in boards.items():
+        assert board["pool"] == pool
+        sure = figures.pool_certainty(data, pool)
         assert (board["verdict"], board["reason"]) == (sure.verdict.value, sure.reason)
-        expected = report_data.leaderboard(data, board["pool"], sure)
-        assert [(r["version_id"], r["rank_low"], r["rank_high"]) for r in board["rows"]] == [
+        expected = figures.leaderboard(data, pool, sure)
+        assert [(r["version_id"], *r["rank_interval"]) for r in board["table"]] == [
             (line.standing.bot_version_id, *(line.rank_interval or (None, None))) for line in expected
         ]
-        assert [r["above_next"] for r in board["rows"]][-1] is None
-        assert all(r["rank_low"] is not None and r["rank_low"] <= r["rank_high"] for r in board["rows"])
+        assert [r["p_above_next"] for r in board["table"]][-1] is None
+        assert all(
+            r["rank_interval"][0] is not None and r["rank_interval"][0] <= r["rank_interval"][1] for r in board["table"]
+        )
     page = served.get("/").text
     assert "rank (95%)" in page and "P(above next)" in page
-    first = boards[0]["rows"][0]
-    assert f'<td class="rank-interval">{first["rank_low"]}' in page
+    first = next(iter(boards.values()))["table"][0]
+    assert f'<td class="rank-interval">{first["rank_interval"][0]}' in page
 
 
 @pytest.mark.slow
@@ -307,7 +311,7 @@ def test_a_bot_page_names_the_pool_of_each_of_its_ratings(served: Served) -> Non
 def test_my_bots_link_only_to_bots_that_have_a_page(served: Served) -> None:
     """/me linked every submission's bot name to /bots/NAME, a 404 for a bot whose only submission failed its
     check (found by the fresh-user walk); the submission stays listed in the table with its problem."""
-    from service.models import SubmissionRow, SubmissionState
+    from ladder.store.served_tables import SubmissionRow, SubmissionState
 
     with Session(served.engine) as session:  # type: ignore[arg-type]
         author = author_for_token(session, served.tokens["alice"])

@@ -9,8 +9,9 @@ import zipfile
 
 import pytest
 
+from service.client.packing import pack_folder
 from service.settings import UploadLimits
-from service.uploads import UploadRefused, pack_folder, unpack_upload
+from service.web.uploads import UploadRefused, unpack_upload
 
 BOT = b"from ladder.bot import Bot\n\nclass B(Bot):\n    name = 'b'\n    games = ('*',)\n\n    def act(self, o, legal):\n        return legal[0]\n"
 LIMITS = UploadLimits(max_bytes=1024 * 1024, max_unpacked_bytes=2 * 1024 * 1024, max_files=20, max_ratio=100)

@@ -14,11 +14,11 @@ import httpx
 import pytest
 from sqlmodel import Session, select
 
-from service.app import create_app
+from ladder.store.authors import add_author, hash_secret, revoke_author
+from ladder.store.served_tables import Role, SubmissionRow
 from service.db import open_service_database
-from service.models import Role, SubmissionRow
-from service.security import add_author, hash_secret, revoke_author
 from service.settings import ServeSettings
+from service.web.app import create_app
 from tests.service.serving import free_port
 
 BOT = b"from ladder.bot import Bot\n\nclass B(Bot):\n    name = 'b'\n    games = ('*',)\n\n    def act(self, o, legal):\n        return legal[0]\n"
@@ -274,8 +274,8 @@ def test_a_crowd_asking_for_head_to_head_pages_reads_the_database_once(
     token, so each request must not read it again: eight clients asking in a loop held a trivial page at 0.9 s."""
     from concurrent.futures import ThreadPoolExecutor
 
-    from ladder.report import data as report_data
-    from service import views
+    from ladder.views import records as report_data
+    from ladder.views import served as views
 
     loads: list[float] = []
     real_load = report_data.load
@@ -303,7 +303,7 @@ def test_a_crowd_asking_for_leaderboards_while_matches_arrive_rates_the_database
     from concurrent.futures import ThreadPoolExecutor
 
     from ladder.ratings import persistence
-    from service import views
+    from ladder.views import served as views
 
     computed: list[float] = []
     arrived = iter(range(1, 10_000))

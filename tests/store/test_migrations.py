@@ -11,7 +11,7 @@ from pathlib import Path
 from sqlalchemy import inspect, text
 from sqlmodel import Session, SQLModel, select
 
-import service.models  # noqa: F401  (the service's tables: in the same database and the same migrations)
+import ladder.store.served_tables  # noqa: F401  (the service's tables: in the same database and the same migrations)
 from ladder.ratings import persistence
 from ladder.store import migrations
 from ladder.store.database import open_database

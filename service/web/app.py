@@ -1,7 +1,7 @@
 """The FastAPI app: the API and the pages, with the guards every request passes.
 
 - a token (or anything named like one) in the query string is refused before any route runs: URLs are
-  logged by proxies and kept in browser histories (:data:`service.security.TOKEN_QUERY_KEYS`);
+  logged by proxies and kept in browser histories (:data:`service.web.security.TOKEN_QUERY_KEYS`);
 - the access log names the method, the path without its query string, the status and the author, never a
   header or a cookie;
 - pages are sent with headers that keep them out of frames, stop content sniffing and allow no script, style or
@@ -23,9 +23,10 @@ from fastapi.staticfiles import StaticFiles
 from sqlalchemy.engine import Engine
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from service.routes import api, pages, replay_data
-from service.security import TOKEN_QUERY_KEYS
 from service.settings import ServeSettings
+from service.web import errors
+from service.web.routes import api, pages, replay_data
+from service.web.security import TOKEN_QUERY_KEYS
 
 access = logging.getLogger("ladder.serve.access")
 
@@ -109,6 +110,7 @@ def create_app(engine: Engine, settings: ServeSettings, runtime: Runtime | None 
     app.state.engine = engine
     app.state.settings = settings
     app.state.runtime = runtime or Detached()
+    errors.install(app)
     app.include_router(api.router)
     app.include_router(replay_data.router)
     app.include_router(pages.router)

@@ -1,4 +1,4 @@
-"""What the pages and the JSON API show, read from the database: one place for both, as pydantic models.
+"""What the served pages and the JSON API show, read from the database: one place for both, as pydantic models.
 
 Public: the leaderboards (with each pool's verdict: settled or not yet, and why), bots and their ratings, head to
 head, matches. Private to a bot's author and the operator: submissions with the check's output, and the bot's
@@ -16,46 +16,21 @@ from pydantic import BaseModel
 from sqlalchemy import ColumnElement
 from sqlmodel import Session, col, select
 
+from ladder.errors import Forbidden, NotFound
 from ladder.ratings import certainty
 from ladder.ratings import persistence as ratings_persistence
-from ladder.ratings import trueskill_model as ratings_trueskill_model
+from ladder.ratings.pools import PoolKey
 from ladder.ratings.trueskill_model import RatingSet
 from ladder.ratings.verdict import Ledger
-from ladder.report import data as report_data
+from ladder.store.served_tables import AuthorRow, ServedBotRow, SubmissionRow, SubmissionState
 from ladder.store.tables import BotRow, BotVersionRow, MatchRow, SeatResultRow
-from service.models import AuthorRow, ServedBotRow, ServedVersionRow, SubmissionRow
+from ladder.views import catalog, figures, leaderboard, records
 
 
-class Row(BaseModel):
-    rank: int
-    bot: str
-    version: str
-    content_hash: str
-    version_id: int
-    author: str
-    state: str  # active, superseded, paused, benched, retired, house
-    mu: float
-    sigma: float
-    conservative: float
-    matches: int
-    wins: int
-    failures: int
-    rank_low: int | None = None  # the ranks the paired tests do not rule out
-    rank_high: int | None = None
-    above_next: float | None = None  # its confidence of being better than the next row's bot; None on the last row
-
-
-class Standing(Row):
+class Standing(leaderboard.BoardRow):
     """A leaderboard row on a bot's page, which lists the bot's rows of every pool: so it names its pool."""
 
     pool: str
-
-
-class Leaderboard(BaseModel):
-    pool: str
-    verdict: str
-    reason: str
-    rows: list[Row]
 
 
 class SubmissionView(BaseModel):
@@ -122,18 +97,6 @@ def _names(session: Session) -> dict[int, tuple[str, str, str]]:
     }
 
 
-def _states(session: Session) -> tuple[dict[int, str], dict[int, str]]:
-    """version id -> served state, and version id -> author name."""
-    authors = {a.id: a.name for a in session.exec(select(AuthorRow)).all()}
-    bots = {b.bot_id: b for b in session.exec(select(ServedBotRow)).all()}
-    states, owners = {}, {}
-    for served in session.exec(select(ServedVersionRow)).all():
-        bot = bots.get(served.bot_id)
-        states[served.bot_version_id] = bot.state if bot is not None and bot.state != "active" else served.state
-        owners[served.bot_version_id] = authors.get(served.author_id, "?")
-    return states, owners
-
-
 class _RatingsCache:
     """The ratings the pages show: the stored ones when fresh, else computed from the matches, at most once per
     :data:`STALE_SECONDS` while matches arrive (the scheduler stores fresh ones every few seconds anyway).
@@ -182,49 +145,27 @@ class _RatingsCache:
 RATINGS = _RatingsCache()
 
 
-def leaderboards(session: Session) -> list[Leaderboard]:
-    """Every pool's leaderboard with its verdict and each row's rank interval and P(above next): the static
-    report's own figures (:func:`ladder.report.data.pool_certainty` and :func:`ladder.report.data.leaderboard`,
-    so ``ladder rankings``, the report and these pages agree), on the ratings of :data:`RATINGS`."""
-    data = report_data.ReportData(
-        versions=report_data.load_versions(session),
-        tournaments={},
-        matches=[],
-        rated=RATINGS.get(session),
-        ratings_fresh=True,
-        evidence=RATINGS.evidence,
-    )
-    states, owners = _states(session)
-    boards = []
-    for pool in data.rated.pools():
-        sure = report_data.pool_certainty(data, pool)
-        rows = []
-        for line in report_data.leaderboard(data, pool, sure):
-            s = line.standing
-            info = data.versions.get(s.bot_version_id)
-            low, high = line.rank_interval or (None, None)
-            rows.append(
-                Row(
-                    rank=line.position,
-                    bot=info.bot if info else "?",
-                    version=info.version if info else "",
-                    content_hash=info.content_hash if info else "",
-                    version_id=s.bot_version_id,
-                    author=owners.get(s.bot_version_id, ""),
-                    state=states.get(s.bot_version_id, "house"),
-                    mu=round(s.mu, 3),
-                    sigma=round(s.sigma, 3),
-                    conservative=round(s.conservative, 3),
-                    matches=s.matches,
-                    wins=s.wins,
-                    failures=s.failures,
-                    rank_low=low,
-                    rank_high=high,
-                    above_next=None if line.above_next is None else round(line.above_next, 4),
-                )
-            )
-        boards.append(Leaderboard(pool=pool, verdict=sure.verdict.value, reason=sure.reason, rows=rows))
-    return boards
+def rankings(session: Session) -> leaderboard.Rankings:
+    """Every pool's leaderboard with its verdict and each row's rank interval and P(above next), in the one schema
+    (:mod:`ladder.views.leaderboard`, so ``ladder rankings --json``, the report and these pages agree), on the
+    ratings of :data:`RATINGS`."""
+    rated = RATINGS.get(session)
+    names = catalog.version_names(session)
+    labels = catalog.distinct_labels(names)
+    evidence = RATINGS.evidence
+    pools = rated.pools()
+    sure = {
+        pool: certainty.assess(
+            rated.table(pool), pool, names=labels, evidence=evidence.pool(pool) if evidence is not None else None
+        )
+        for pool in pools
+    }
+    return leaderboard.rankings_of(rated, names, pools, sure, owned=leaderboard.owners(session))
+
+
+def leaderboards(session: Session) -> list[leaderboard.Leaderboard]:
+    """The boards of :func:`rankings`, pool by pool."""
+    return list(rankings(session).pools.values())
 
 
 def submission_view(session: Session, row: SubmissionRow) -> SubmissionView:
@@ -253,9 +194,54 @@ def submissions_of(session: Session, author: AuthorRow | None) -> list[Submissio
     return [submission_view(session, row) for row in session.exec(query.limit(200)).all()]
 
 
+def visible_submission(session: Session, submission_id: int, viewer: AuthorRow) -> SubmissionView:
+    """A submission as ``viewer`` may see it: their own, or any for the operator. Another author's is answered
+    as one that does not exist (:class:`~ladder.errors.NotFound`): ids are sequential, and a refusal would tell
+    anyone with a token which ids exist and so how many bots the others send."""
+    row = session.get(SubmissionRow, submission_id)
+    if row is None or not may_see_private(viewer, row.author_id):
+        raise NotFound(f"there is no submission #{submission_id} that you may see")
+    return submission_view(session, row)
+
+
+def queued_submissions(session: Session) -> int:
+    """How many submissions wait for the checker (queued or being checked)."""
+    waiting = [SubmissionState.QUEUED.value, SubmissionState.CHECKING.value]
+    return len(session.exec(select(SubmissionRow.id).where(col(SubmissionRow.state).in_(waiting))).all())
+
+
+def private_bot(session: Session, name: str, viewer: AuthorRow | None) -> BotView:
+    """The bot ``name`` for a page of its private data (its stderr): :class:`~ladder.errors.Forbidden` unless
+    ``viewer`` is its author or the operator."""
+    bot, owner = bot_view(session, name)
+    if not may_see_private(viewer, owner):
+        raise Forbidden("a bot's stderr is shown only to its author and the operator")
+    return bot
+
+
 def may_see_private(viewer: AuthorRow | None, owner_id: int | None) -> bool:
     """Whether ``viewer`` may see what belongs to the author ``owner_id``: that author, or the operator."""
     return viewer is not None and (viewer.is_operator or (owner_id is not None and viewer.id == owner_id))
+
+
+def seat_owners(session: Session, version_ids: list[int]) -> dict[int, int | None]:
+    """version id -> the author id owning its bot on the served ladder (None: a house bot, no author's)."""
+    rows = session.exec(
+        select(BotVersionRow.id, ServedBotRow.author_id)
+        .join(ServedBotRow, col(ServedBotRow.bot_id) == col(BotVersionRow.bot_id), isouter=True)
+        .where(col(BotVersionRow.id).in_(version_ids))
+    ).all()
+    return {version_id: author_id for version_id, author_id in rows if version_id is not None}
+
+
+def bot_names(session: Session, version_ids: list[int]) -> dict[int, str]:
+    """version id -> its bot's name, for the versions ``version_ids``."""
+    rows = session.exec(
+        select(BotVersionRow.id, BotRow.name)
+        .join(BotRow, col(BotRow.id) == col(BotVersionRow.bot_id))
+        .where(col(BotVersionRow.id).in_(version_ids))
+    ).all()
+    return {version_id: name for version_id, name in rows if version_id is not None}
 
 
 def _match_views(session: Session, match_ids: list[int], names: dict[int, tuple[str, str, str]]) -> list[MatchView]:
@@ -292,27 +278,31 @@ def _match_views(session: Session, match_ids: list[int], names: dict[int, tuple[
     ]
 
 
-def match_view(session: Session, match_id: int) -> MatchView | None:
+def match_view(session: Session, match_id: int) -> MatchView:
+    """A recorded match with its seats (:class:`~ladder.errors.NotFound` when there is none)."""
     views = _match_views(session, [match_id], _names(session))
-    return views[0] if views else None
+    if not views:
+        raise NotFound(f"there is no match #{match_id}")
+    return views[0]
 
 
-def bot_view(session: Session, name: str) -> tuple[BotView, int | None] | None:
-    """A bot's public page, and its owner's author id (None for a bot that is not the served ladder's)."""
+def bot_view(session: Session, name: str) -> tuple[BotView, int | None]:
+    """A bot's public page, and its owner's author id (None for a bot that is not the served ladder's);
+    :class:`~ladder.errors.NotFound` when there is no such bot."""
     bot = session.exec(select(BotRow).where(BotRow.name == name)).first()
     if bot is None or bot.id is None:
-        return None
+        raise NotFound(f"there is no bot {name!r}")
     served = session.get(ServedBotRow, bot.id)
     owner = session.get(AuthorRow, served.author_id) if served is not None else None
     versions = session.exec(
         select(BotVersionRow).where(BotVersionRow.bot_id == bot.id).order_by(col(BotVersionRow.id))
     ).all()
     ids = {v.id for v in versions}
-    states, _owners = _states(session)
+    states = leaderboard.owners(session).states
     standings = [
         Standing(pool=board.pool, **row.model_dump())
         for board in leaderboards(session)
-        for row in board.rows
+        for row in board.table
         if row.version_id in ids
     ]
     names = _names(session)
@@ -327,14 +317,14 @@ def bot_view(session: Session, name: str) -> tuple[BotView, int | None] | None:
     view = BotView(
         name=bot.name,
         author=owner.name if owner else bot.author,
-        state=served.state if served else "house",
+        state=served.state if served else leaderboard.HOUSE,
         reason=served.reason if served else "",
         versions=[
             {
                 "id": v.id,
                 "version": v.version,
                 "content_hash": v.content_hash,
-                "state": states.get(v.id or 0, "house"),
+                "state": states.get(v.id or 0, leaderboard.HOUSE),
                 "created_at": v.created_at.isoformat(),
             }
             for v in versions
@@ -373,7 +363,7 @@ def _bot_seats(session: Session, name: str, which: ColumnElement[bool], limit: i
     return [
         FailureView(
             match_id=m.id or 0,
-            pool=ratings_trueskill_model.pool_key(m.game, m.num_players),
+            pool=str(PoolKey(m.game, m.num_players)),
             version=versions.get(s.bot_version_id, "?"),
             reason=s.failure_reason or "",
             detail=s.failure_detail,
@@ -403,7 +393,7 @@ class HeadToHead(BaseModel):
 
 
 def head_to_head(session: Session, pool: str) -> HeadToHead:
-    """Who finished ahead of whom in ``pool`` (the report's own count, :func:`ladder.report.data.head_to_head`),
+    """Who finished ahead of whom in ``pool`` (the report's own count, :func:`ladder.views.figures.head_to_head`),
     from :data:`REPORT`'s copy of the database."""
     return REPORT.head_to_head(session, pool)
 
@@ -421,7 +411,7 @@ class _ReportCache:
     def __init__(self) -> None:
         self.lock = threading.Lock()
         self.marker: tuple[int, int] | None = None
-        self.data: report_data.ReportData | None = None
+        self.data: records.ReportData | None = None
         self.known: set[str] = set()
         self.pools: dict[str, HeadToHead] = {}
         self.at = 0.0
@@ -432,7 +422,7 @@ class _ReportCache:
         with self.lock:
             if self.data is None or (marker != self.marker and time.monotonic() - self.at >= self.gap):
                 started = time.monotonic()
-                self.data = report_data.load(session)
+                self.data = records.load(session)
                 self.marker, self.at, self.pools = marker, time.monotonic(), {}
                 self.known = {match.pool for match in self.data.matches} | set(self.data.rated.pools())
                 self.gap = max(self.STALE_SECONDS, 10 * (self.at - started))
@@ -443,9 +433,9 @@ class _ReportCache:
             return self.pools[pool]
 
 
-def _count_head_to_head(loaded: report_data.ReportData, pool: str) -> HeadToHead:
-    counts = report_data.head_to_head(loaded, pool)
-    order = report_data.pool_versions(loaded, pool)
+def _count_head_to_head(loaded: records.ReportData, pool: str) -> HeadToHead:
+    counts = figures.head_to_head(loaded, pool)
+    order = figures.pool_versions(loaded, pool)
     names = {v: loaded.name(v) for v in order}
     pairs = [
         PairView(

@@ -20,7 +20,7 @@ import httpx
 
 from ladder.errors import UserError
 from ladder.sandbox.submission import read_files
-from service.uploads import pack_folder
+from service.client.packing import pack_folder
 
 WAIT_SECONDS = 1800.0
 

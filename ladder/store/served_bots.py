@@ -1,4 +1,7 @@
-"""The operator's hand on the schedule: pause, bench, retire or resume a served bot (CLI and web share this)."""
+"""The operator's hand on the schedule: pause, bench, retire or resume a served bot (CLI and web share this).
+
+In the store, beside the served tables, because both the CLI (``ladder admin``) and the web app write it.
+"""
 
 from __future__ import annotations
 
@@ -6,9 +9,9 @@ import enum
 
 from sqlmodel import Session, select
 
-from ladder.errors import UserError
+from ladder.errors import Conflict, NotFound
+from ladder.store.served_tables import BotState, ServedBotRow
 from ladder.store.tables import BotRow, utcnow
-from service.models import BotState, ServedBotRow
 
 
 class Action(enum.StrEnum):
@@ -31,9 +34,9 @@ def set_bot_state(session: Session, name: str, action: Action, reason: str = "")
     bot = session.exec(select(BotRow).where(BotRow.name == name)).first()
     served = session.get(ServedBotRow, bot.id) if bot is not None and bot.id is not None else None
     if served is None:
-        raise UserError(f"there is no bot {name!r} on the served ladder")
+        raise NotFound(f"there is no bot {name!r} on the served ladder")
     if served.state == BotState.RETIRED.value and action is not Action.RETIRE:
-        raise UserError(f"the bot {name!r} is retired; a retired bot stays retired")
+        raise Conflict(f"the bot {name!r} is retired; a retired bot stays retired")
     served.state, served.reason, served.updated_at = TARGET[action].value, reason.strip()[:300], utcnow()
     session.add(served)
     session.commit()

@@ -1,4 +1,4 @@
-"""The live pages, rendered from the database on each request (Jinja templates in ``service/templates``).
+"""The live pages, rendered from the database on each request (Jinja templates in ``service/web/templates``).
 
 Forms that change something (submit, log out, the operator's buttons) carry the session's CSRF token; the
 login form carries a double-submit token of its own. A match's page is the report's replay viewer
@@ -15,24 +15,16 @@ from fastapi.concurrency import run_in_threadpool
 from fastapi.responses import HTMLResponse, RedirectResponse, Response
 from fastapi.templating import Jinja2Templates
 
-from ladder.errors import UserError
-from service import views
-from service.admin import Action, set_bot_state
-from service.intake import RateLimited, accept
-from service.models import SubmissionState
-from service.routes.deps import DB, Changer, Identity, Operator, RowId, Viewer
-from service.security import (
-    CSRF_FIELD,
-    LOGIN_COOKIE,
-    SESSION_COOKIE,
-    SESSION_HOURS,
-    author_for_token,
-    close_web_session,
-    new_token,
-    open_web_session,
-    same_secret,
-)
-from service.uploads import UploadRefused
+from ladder.ratings.pools import PoolKey
+from ladder.store.authors import author_for_token, close_web_session, new_token, open_web_session
+from ladder.store.served_bots import Action, set_bot_state
+from ladder.store.served_tables import SubmissionState
+from ladder.views import served as views
+from service.web.errors import status_of
+from service.web.intake import RateLimited, accept
+from service.web.routes.deps import DB, Changer, Identity, Operator, RowId, Viewer
+from service.web.security import CSRF_FIELD, LOGIN_COOKIE, SESSION_COOKIE, SESSION_HOURS, same_secret
+from service.web.uploads import UploadRefused
 
 router = APIRouter(include_in_schema=False)
 templates = Jinja2Templates(directory=str(Path(__file__).resolve().parents[1] / "templates"))
@@ -55,10 +47,7 @@ def index(request: Request, session: DB, who: Viewer) -> HTMLResponse:
 
 @router.get("/bots/{name}", response_class=HTMLResponse)
 def bot_page(name: str, request: Request, session: DB, who: Viewer) -> HTMLResponse:
-    found = views.bot_view(session, name)
-    if found is None:
-        raise HTTPException(404, f"there is no bot {name!r}")
-    bot, owner = found
+    bot, owner = views.bot_view(session, name)
     private = who is not None and views.may_see_private(who.author, owner)
     return render(
         request,
@@ -73,17 +62,13 @@ def bot_page(name: str, request: Request, session: DB, who: Viewer) -> HTMLRespo
 
 @router.get("/bots/{name}/stderr", response_class=HTMLResponse)
 def bot_stderr_page(name: str, request: Request, session: DB, who: Viewer) -> HTMLResponse:
-    found = views.bot_view(session, name)
-    if found is None:
-        raise HTTPException(404, f"there is no bot {name!r}")
-    if who is None or not views.may_see_private(who.author, found[1]):
-        raise HTTPException(403, "a bot's stderr is shown only to its author and the operator")
-    return render(request, "stderr.html", who, bot=found[0], stderr=views.bot_stderr(session, name))
+    bot = views.private_bot(session, name, None if who is None else who.author)
+    return render(request, "stderr.html", who, bot=bot, stderr=views.bot_stderr(session, name))
 
 
 @router.get("/h2h/{game}/{players}", response_class=HTMLResponse)
 def head_to_head_page(game: str, players: int, request: Request, session: DB, who: Viewer) -> HTMLResponse:
-    h2h = views.head_to_head(session, f"{game}/{players}p")
+    h2h = views.head_to_head(session, str(PoolKey(game, players)))
     cells = {(p.version_id, p.opponent_version_id): p for p in h2h.pairs}
     return render(request, "h2h.html", who, h2h=h2h, cells=cells)
 
@@ -92,9 +77,7 @@ def head_to_head_page(game: str, players: int, request: Request, session: DB, wh
 def replay(match_id: RowId, request: Request, session: DB, who: Viewer) -> HTMLResponse:
     """The replay of a match: the report's viewer page, which fetches the match's data from the API."""
     match = views.match_view(session, match_id)
-    if match is None:
-        raise HTTPException(404, f"there is no match #{match_id}")
-    # the report's viewer, fetching the match's data (service/routes/replay_data.py)
+    # the report's viewer, fetching the match's data (service/web/routes/replay_data.py)
     return render(request, "replay.html", who, match=match)
 
 
@@ -178,7 +161,7 @@ async def submit_form(
             request,
             "me.html",
             who,
-            code=429 if isinstance(error, RateLimited) else 400,
+            code=status_of(error),
             submissions=mine,
             bots=_accepted_bots(mine),
             message=f"refused: {error}",
@@ -189,8 +172,5 @@ async def submit_form(
 
 @router.post("/bots/{name}/{action}")
 def bot_action(name: str, action: Action, session: DB, _who: Operator, reason: Annotated[str, Form()] = "") -> Response:
-    try:
-        set_bot_state(session, name, action, reason)
-    except UserError as error:
-        raise HTTPException(409, str(error)) from None
+    set_bot_state(session, name, action, reason)
     return RedirectResponse(f"/bots/{name}", status_code=303)

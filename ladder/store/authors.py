@@ -1,44 +1,26 @@
-"""Tokens, browser sessions and CSRF: who is asking, and whether a browser really meant to ask.
+"""The served ladder's authors, their tokens and their browser sessions, as stored (the reasons in
+:mod:`service.web.security`): tokens come from :func:`secrets.token_urlsafe` (256 bits) and are stored only as
+their SHA-256, so a token's author is found with one indexed lookup.
 
-Tokens come from :func:`secrets.token_urlsafe` (32 bytes, 256 bits) and are stored only as their SHA-256.
-A slow password hash (bcrypt, argon2) exists to make guessing a *low-entropy* password from its hash costly;
-a 256-bit random token cannot be guessed however fast the hash is, so a plain SHA-256 loses nothing and lets
-the server find a token's author with one indexed lookup. The same holds for the login cookie.
-
-A request proves who it is in one of two ways:
-
-- ``Authorization: Bearer <token>`` (the CLI, scripts): a browser never adds this header by itself, so such a
-  request cannot be forged by another site and needs no CSRF token;
-- the login cookie (the web pages, after logging in with a token): the browser sends it with every request,
-  so every request that changes something must also carry the session's CSRF token (a hidden form field or
-  the ``X-CSRF-Token`` header), compared in constant time. The cookie is ``HttpOnly`` and
-  ``SameSite=Strict`` (and ``Secure`` behind TLS, ``--secure-cookies``).
-
-A token in a URL's query string is refused outright (URLs end up in logs, proxies and browser history).
+The web app and ``ladder author`` write them here; the refusals are :class:`~ladder.errors.UserError` kinds.
 """
 
 from __future__ import annotations
 
 import hashlib
-import hmac
 import secrets
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 
 from sqlmodel import Session, select
 
-from ladder.errors import UserError
-from ladder.seats.names import NAME_PATTERN
+from ladder.errors import Conflict, NotFound, Refused
+from ladder.store.served_tables import AuthorRow, Role, WebSessionRow
 from ladder.store.tables import utcnow
-from service.models import AuthorRow, Role, WebSessionRow
+from ladder.text import NAME_PATTERN, NAME_RULE
 
 TOKEN_BYTES = 32
-SESSION_COOKIE = "ladder_session"
-LOGIN_COOKIE = "ladder_login_csrf"  # the login form's double-submit token (no session exists yet)
-CSRF_FIELD = "csrf_token"
-CSRF_HEADER = "x-csrf-token"
 SESSION_HOURS = 12
-TOKEN_QUERY_KEYS = frozenset({"token", "access_token", "api_key", "apikey", "key", "auth", "authorization", "session"})
 
 
 def new_token() -> str:
@@ -50,22 +32,13 @@ def hash_secret(value: str) -> str:
     return hashlib.sha256(value.encode("utf-8", "surrogatepass")).hexdigest()
 
 
-def same_secret(given: str, expected: str) -> bool:
-    return hmac.compare_digest(given.encode("utf-8", "surrogatepass"), expected.encode("utf-8", "surrogatepass"))
-
-
 def add_author(session: Session, name: str, role: Role = Role.AUTHOR) -> str:
     """Add an author (or an operator); their token, which is shown once and never stored."""
-    import re
-
-    if not re.match(NAME_PATTERN, name):
-        raise UserError(
-            f"the name {name!r} is not usable: use 1 to 40 letters, digits, '_', '.' or '-', starting "
-            "with a letter or digit"
-        )
+    if not NAME_PATTERN.match(name):
+        raise Refused(f"the name {name!r} is not usable: {NAME_RULE}")
     existing = session.exec(select(AuthorRow).where(AuthorRow.name == name)).first()
     if existing is not None and existing.revoked_at is None:
-        raise UserError(
+        raise Conflict(
             f"there is already an author {name!r}; `ladder author revoke {name}` first to give them a new token"
         )
     token = new_token()
@@ -82,9 +55,9 @@ def revoke_author(session: Session, name: str) -> None:
     """Revoke an author's token and end their browser sessions (their bots and submissions stay)."""
     author = session.exec(select(AuthorRow).where(AuthorRow.name == name)).first()
     if author is None:
-        raise UserError(f"there is no author {name!r}")
+        raise NotFound(f"there is no author {name!r}")
     if author.revoked_at is not None:
-        raise UserError(f"the token of {name!r} is already revoked")
+        raise Conflict(f"the token of {name!r} is already revoked")
     author.revoked_at = utcnow()
     author.token_hash = f"revoked:{author.id}:{author.token_hash}"  # never matches a presented token again
     session.add(author)

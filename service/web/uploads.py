@@ -19,14 +19,14 @@ import zipfile
 from collections.abc import Iterator
 from typing import IO
 
-from ladder.errors import UserError
+from ladder.errors import Refused, UserError
 from ladder.sandbox.submission import MANIFEST_FILE, find_entry, is_skipped, read_manifest
 from service.settings import UploadLimits
 
 CHUNK = 64 * 1024
 
 
-class UploadRefused(ValueError):
+class UploadRefused(Refused, ValueError):
     """An upload the server will not take; the message is the one sentence the author sees."""
 
 
@@ -218,15 +218,3 @@ def unpack_upload(data: bytes, filename: str, limits: UploadLimits) -> dict[str,
     except UserError as error:
         raise UploadRefused(str(error)) from None
     return files
-
-
-def pack_folder(files: dict[str, bytes]) -> bytes:
-    """A bot folder's files as the ``.tar.gz`` the server unpacks (the client's side)."""
-    buffer = io.BytesIO()
-    with tarfile.open(fileobj=buffer, mode="w:gz") as archive:
-        for path in sorted(files):
-            info = tarfile.TarInfo(path)
-            info.size = len(files[path])
-            info.mode = 0o644
-            archive.addfile(info, io.BytesIO(files[path]))
-    return buffer.getvalue()

@@ -16,16 +16,18 @@ import uuid
 from datetime import timedelta
 from pathlib import Path
 
-from sqlmodel import Session, col, func, select
+from sqlmodel import Session
 
+from ladder.errors import OverQuota
 from ladder.paths import results_dir
 from ladder.sandbox.submission import write_tree
 from ladder.seats.names import NAME_PATTERN
+from ladder.store import submissions
+from ladder.store.served_tables import AuthorRow, SubmissionRow, SubmissionState
 from ladder.store.tables import utcnow
 from ladder.text import clean_text
-from service.models import AuthorRow, SubmissionRow, SubmissionState
 from service.settings import ServeSettings
-from service.uploads import UploadRefused, unpack_upload
+from service.web.uploads import UploadRefused, unpack_upload
 
 UPLOADS = Path("serve") / "uploads"
 
@@ -33,7 +35,7 @@ UPLOADS = Path("serve") / "uploads"
 INTAKE = threading.Lock()  # one upload unpacked at a time: the rate limit's count and the new row stay one step
 
 
-class RateLimited(ValueError):
+class RateLimited(OverQuota, ValueError):
     """The author sent too many submissions this hour; the message says when to try again."""
 
 
@@ -42,13 +44,8 @@ def uploads_root() -> Path:
 
 
 def check_rate(session: Session, author: AuthorRow, per_hour: int) -> None:
-    since = utcnow() - timedelta(hours=1)
-    recent = session.exec(
-        select(func.count(col(SubmissionRow.id))).where(
-            SubmissionRow.author_id == author.id, col(SubmissionRow.created_at) >= since
-        )
-    ).one()
-    if int(recent) >= per_hour:
+    assert author.id is not None
+    if submissions.submissions_since(session, author.id, utcnow() - timedelta(hours=1)) >= per_hour:
         raise RateLimited(
             f"you have sent {per_hour} submissions in the last hour, the most this server takes; try again later"
         )
@@ -81,13 +78,7 @@ def _accept(
     partial = root / f".{folder}.partial"
     write_tree(files, partial)
     os.replace(partial, root / folder)
-    row = SubmissionRow(
-        author_id=author.id, filename=shown, upload_dir=(UPLOADS / folder).as_posix(), name_override=name
-    )
-    session.add(row)
-    session.commit()
-    session.refresh(row)
-    return row
+    return submissions.add_submission(session, author.id, shown, (UPLOADS / folder).as_posix(), name)
 
 
 def sweep_orphans(session: Session) -> int:
@@ -96,11 +87,7 @@ def sweep_orphans(session: Session) -> int:
     root = uploads_root()
     if not root.is_dir():
         return 0
-    waiting = [SubmissionState.QUEUED.value, SubmissionState.CHECKING.value]
-    named = {
-        Path(p).name
-        for p in session.exec(select(SubmissionRow.upload_dir).where(col(SubmissionRow.state).in_(waiting))).all()
-    }
+    named = {Path(p).name for p in submissions.waiting_upload_dirs(session)}
     removed = 0
     for entry in root.iterdir():
         if entry.name not in named:

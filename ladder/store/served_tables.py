@@ -4,7 +4,7 @@ They are SQLModel tables like the ladder's (:mod:`ladder.store`): importing this
 the same metadata, so :func:`service.db.open_service_database` creates them with the ladder's tables
 (``create_all`` adds missing tables to an existing database and never touches the others).
 
-Secrets are stored only as SHA-256 hashes (:mod:`service.security` says why a plain hash is enough).
+Secrets are stored only as SHA-256 hashes (:mod:`service.web.security` says why a plain hash is enough).
 """
 
 from __future__ import annotations

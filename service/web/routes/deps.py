@@ -9,15 +9,10 @@ from typing import Annotated
 from fastapi import Depends, HTTPException, Path, Request
 from sqlmodel import Session
 
-from service.models import AuthorRow, WebSessionRow
-from service.security import (
-    CSRF_FIELD,
-    CSRF_HEADER,
-    SESSION_COOKIE,
-    author_for_token,
-    same_secret,
-    web_session_for,
-)
+from ladder.errors import Forbidden
+from ladder.store.authors import author_for_token, web_session_for
+from ladder.store.served_tables import AuthorRow, WebSessionRow
+from service.web.security import CSRF_FIELD, CSRF_HEADER, SESSION_COOKIE, same_secret
 
 
 def db_session(request: Request) -> Iterator[Session]:
@@ -80,7 +75,7 @@ async def check_csrf(request: Request, who: Identity) -> None:
         value = form.get(CSRF_FIELD)
         given = value if isinstance(value, str) else ""
     if not given or not same_secret(given, who.web.csrf_token):
-        raise HTTPException(403, "this form is missing its CSRF token or it is stale; reload the page and try again")
+        raise Forbidden("this form is missing its CSRF token or it is stale; reload the page and try again")
 
 
 async def author_for_change(request: Request, session: DB) -> Identity:
@@ -101,7 +96,7 @@ Changer = Annotated[Identity, Depends(author_for_change)]
 
 async def operator_for_change(who: Changer) -> Identity:
     if not who.author.is_operator:
-        raise HTTPException(403, "only the operator may do this")
+        raise Forbidden("only the operator may do this")
     return who
 
 

@@ -7,15 +7,13 @@ from typing import Annotated
 from fastapi import APIRouter, File, Form, HTTPException, Request, UploadFile
 from fastapi.concurrency import run_in_threadpool
 from pydantic import BaseModel
-from sqlmodel import col, select
 
-from ladder.errors import UserError
-from service import views
-from service.admin import Action, set_bot_state
-from service.intake import RateLimited, accept
-from service.models import SubmissionRow
-from service.routes.deps import DB, Changer, Operator, RowId, Viewer
-from service.uploads import UploadRefused
+from ladder.ratings.pools import PoolKey
+from ladder.store.served_bots import Action, set_bot_state
+from ladder.views import leaderboard
+from ladder.views import served as views
+from service.web.intake import accept
+from service.web.routes.deps import DB, Changer, Operator, RowId, Viewer
 
 router = APIRouter(prefix="/api", tags=["api"])
 
@@ -44,17 +42,17 @@ class Status(BaseModel):
 
 
 @router.get(
-    "/leaderboards", response_model=list[views.Leaderboard], summary="Every pool's leaderboard with its verdict"
+    "/leaderboards",
+    response_model=leaderboard.Rankings,
+    summary="Every pool's leaderboard with its verdict, and the overall table (docs/leaderboard-json.md)",
 )
-def get_leaderboards(session: DB) -> list[views.Leaderboard]:
-    return views.leaderboards(session)
+def get_leaderboards(session: DB) -> leaderboard.Rankings:
+    return views.rankings(session)
 
 
 @router.get("/status", response_model=Status, summary="What the scheduler is doing")
 def get_status(request: Request, session: DB) -> Status:
-    queued = len(
-        session.exec(select(SubmissionRow.id).where(col(SubmissionRow.state).in_(["queued", "checking"]))).all()
-    )
+    queued = views.queued_submissions(session)
     runtime = request.app.state.runtime
     return Status(
         scheduler=runtime.scheduler_status(), queued_submissions=queued, tournament_id=runtime.tournament_id()
@@ -63,10 +61,7 @@ def get_status(request: Request, session: DB) -> Status:
 
 @router.get("/bots/{name}", response_model=views.BotView, summary="A bot: its versions, ratings and latest matches")
 def get_bot(name: str, session: DB) -> views.BotView:
-    found = views.bot_view(session, name)
-    if found is None:
-        raise HTTPException(404, f"there is no bot {name!r}")
-    return found[0]
+    return views.bot_view(session, name)[0]
 
 
 @router.get(
@@ -75,13 +70,10 @@ def get_bot(name: str, session: DB) -> views.BotView:
     summary="The bot's own stderr from its latest matches (its author and the operator only)",
 )
 def get_bot_stderr(name: str, session: DB, who: Viewer) -> list[views.FailureView]:
-    found = views.bot_view(session, name)
-    if found is None:
-        raise HTTPException(404, f"there is no bot {name!r}")
+    views.bot_view(session, name)  # 404 before 401: whether a bot exists is public
     if who is None:
         raise HTTPException(401, "a bot's stderr is shown only to its author and the operator: send your token")
-    if not views.may_see_private(who.author, found[1]):
-        raise HTTPException(403, "a bot's stderr is shown only to its author and the operator")
+    views.private_bot(session, name, who.author)
     return views.bot_stderr(session, name)
 
 
@@ -91,15 +83,12 @@ def get_bot_stderr(name: str, session: DB, who: Viewer) -> list[views.FailureVie
     summary="Head to head in a pool: for each ordered pair, how often the first finished ahead, behind, tied",
 )
 def get_head_to_head(game: str, players: int, session: DB) -> views.HeadToHead:
-    return views.head_to_head(session, f"{game}/{players}p")
+    return views.head_to_head(session, str(PoolKey(game, players)))
 
 
 @router.get("/matches/{match_id}", response_model=views.MatchView, summary="A recorded match: seats, scores, ranks")
 def get_match(match_id: RowId, session: DB) -> views.MatchView:
-    found = views.match_view(session, match_id)
-    if found is None:
-        raise HTTPException(404, f"there is no match #{match_id}")
-    return found
+    return views.match_view(session, match_id)
 
 
 @router.get("/me", response_model=Me, summary="Who the token belongs to, and their submissions")
@@ -125,12 +114,7 @@ async def post_submission(
 ) -> Accepted:
     settings = request.app.state.settings
     data = await file.read(settings.uploads.max_bytes + 1)
-    try:
-        row = await run_in_threadpool(accept, session, who.author, data, file.filename or "upload", name, settings)
-    except RateLimited as error:
-        raise HTTPException(429, str(error)) from None
-    except UploadRefused as error:
-        raise HTTPException(400, str(error)) from None
+    row = await run_in_threadpool(accept, session, who.author, data, file.filename or "upload", name, settings)
     request.app.state.runtime.wake_checker()
     assert row.id is not None
     return Accepted(id=row.id, state=row.state, status_url=f"/api/submissions/{row.id}")
@@ -144,12 +128,7 @@ async def post_submission(
 def get_submission(submission_id: RowId, session: DB, who: Viewer) -> views.SubmissionView:
     if who is None:
         raise HTTPException(401, "this needs an author's token: send it as `Authorization: Bearer <token>`")
-    row = session.get(SubmissionRow, submission_id)
-    # another author's submission is answered as one that does not exist: ids are sequential, and a 403 would tell
-    # anyone with a token which ids exist and so how many bots the others send
-    if row is None or not views.may_see_private(who.author, row.author_id):
-        raise HTTPException(404, f"there is no submission #{submission_id} that you may see")
-    return views.submission_view(session, row)
+    return views.visible_submission(session, submission_id, who.author)
 
 
 @router.post(
@@ -160,8 +139,5 @@ def get_submission(submission_id: RowId, session: DB, who: Viewer) -> views.Subm
 def post_bot_action(
     name: str, action: Action, session: DB, _who: Operator, reason: Annotated[str, Form()] = ""
 ) -> StateChange:
-    try:
-        state = set_bot_state(session, name, action, reason)
-    except UserError as error:
-        raise HTTPException(404 if "there is no bot" in str(error) else 409, str(error)) from None
+    state = set_bot_state(session, name, action, reason)
     return StateChange(bot=name, state=state.value)

@@ -1,12 +1,12 @@
 """A match's replay data for the viewer, in the JSON API (``/api/matches/{id}/replay``; the page that loads it is
-``/matches/{id}``, :func:`service.routes.pages.replay`)."""
+``/matches/{id}``, :func:`service.web.routes.pages.replay`)."""
 
 from __future__ import annotations
 
-from fastapi import APIRouter, HTTPException, Response
+from fastapi import APIRouter, Response
 
-from service.replays import REPLAY_MEDIA_TYPE, served_replay
-from service.routes.deps import DB, RowId, Viewer
+from service.web.replays import REPLAY_MEDIA_TYPE, served_replay
+from service.web.routes.deps import DB, RowId, Viewer
 
 router = APIRouter(prefix="/api", tags=["api"])
 
@@ -25,8 +25,6 @@ router = APIRouter(prefix="/api", tags=["api"])
 )
 def get_match_replay(match_id: RowId, session: DB, who: Viewer) -> Response:
     content = served_replay(session, match_id, who.author if who else None)
-    if content is None:
-        raise HTTPException(404, f"there is no match #{match_id}")
     # the bytes depend on who asks (whose stderr is in them): never kept by a shared cache
     return Response(
         content,
