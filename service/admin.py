@@ -7,8 +7,8 @@ import enum
 from sqlmodel import Session, select
 
 from ladder.errors import UserError
+from ladder.store.served_tables import BotState, ServedBotRow
 from ladder.store.tables import BotRow, utcnow
-from service.models import BotState, ServedBotRow
 
 
 class Action(enum.StrEnum):

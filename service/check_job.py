@@ -21,10 +21,7 @@ from ladder.errors import UserError
 from ladder.paths import results_dir
 from ladder.sandbox.build import BuildLimits
 from ladder.seats.botstore import CheckReport, check_bot, register
-from ladder.store.tables import BotRow, BotVersionRow, utcnow
-from ladder.text import clean_text
-from service.db import service_session
-from service.models import (
+from ladder.store.served_tables import (
     AuthorRow,
     BotState,
     ServedBotRow,
@@ -33,6 +30,9 @@ from service.models import (
     SubmissionState,
     VersionState,
 )
+from ladder.store.tables import BotRow, BotVersionRow, utcnow
+from ladder.text import clean_text
+from service.db import service_session
 
 EXPLANATION_CHARS = 4000
 

@@ -18,10 +18,10 @@ import threading
 from sqlalchemy.engine import Engine
 from sqlmodel import Session, col, select
 
+from ladder.store.served_tables import SubmissionRow, SubmissionState
 from ladder.store.tables import utcnow
 from ladder.text import clean_text
 from service.intake import remove_upload
-from service.models import SubmissionRow, SubmissionState
 from service.settings import ServeSettings
 
 log = logging.getLogger("ladder.serve")

@@ -8,16 +8,16 @@ from contextlib import contextmanager
 from sqlalchemy.engine import Engine
 from sqlmodel import Session, select
 
+from ladder.store import served_tables as models
 from ladder.store.database import open_database
+from ladder.store.served_tables import AuthorRow
 from ladder.store.tables import BotRow, BotVersionRow
-from service import models
-from service.models import AuthorRow
 
 
 def open_service_database(url: str | None = None) -> Engine:
     """Open (creating if new) the ladder's database; the service's tables are created with the ladder's own.
 
-    :mod:`service.models` is imported above, so its tables are in the metadata that
+    :mod:`ladder.store.served_tables` is imported above, so its tables are in the metadata that
     :func:`ladder.store.database.open_database` creates: an existing ladder database gains them, untouched otherwise.
     """
     assert models.AuthorRow.__tablename__ == "serve_author"

@@ -21,9 +21,9 @@ from sqlmodel import Session, col, func, select
 
 from ladder.paths import results_dir
 from ladder.sandbox.submission import write_tree
+from ladder.store.served_tables import AuthorRow, SubmissionRow, SubmissionState
 from ladder.store.tables import utcnow
 from ladder.text import clean_text
-from service.models import AuthorRow, SubmissionRow, SubmissionState
 from service.settings import ServeSettings
 from service.uploads import UploadRefused, unpack_upload
 

@@ -19,8 +19,8 @@ from sqlmodel import Session, col, select
 from ladder.report import data as report_data
 from ladder.report.replay import SeatLabel, replay_bytes, replay_input_hash
 from ladder.store.action_log import unpack_actions
+from ladder.store.served_tables import AuthorRow, ServedBotRow
 from ladder.store.tables import BotRow, BotVersionRow, MatchRow
-from service.models import AuthorRow, ServedBotRow
 from service.views import may_see_private
 
 REPLAY_MEDIA_TYPE = "application/gzip"

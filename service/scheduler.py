@@ -7,7 +7,7 @@ are a tournament's, so ``ladder matches``, ``ladder rankings``, the report and `
 any other. This thread is the database's only writer of matches and ratings:
 
 - each round is chosen (:func:`service.planner.plan_round`) and **written as planned** before a match of it is
-  handed out (:class:`~service.models.PlannedMatchRow`); the executor loop of ``ladder run``
+  handed out (:class:`~ladder.store.served_tables.PlannedMatchRow`); the executor loop of ``ladder run``
   (:class:`tournaments.loop.ExecutorLoop`) plays it and the :class:`tournaments.recorder.Recorder` writes every
   batch of results in one transaction as it arrives. After a crash or ``kill -9`` the next start plays the
   planned matches that are not recorded first, under their own keys: no played match is lost (it was
@@ -50,9 +50,9 @@ from ladder.sandbox.submission import read_files
 from ladder.seats.botref import BotRef
 from ladder.seats.players import store_folder
 from ladder.seats.roster import Entrant, builtin_entrant, resolve
+from ladder.store.served_tables import BotState, PlannedMatchRow, ServedBotRow, ServedVersionRow, VersionState
 from ladder.store.tables import BotRow, BotVersionRow, TournamentRow, utcnow
 from service.dispatch import ShippingExecutor
-from service.models import BotState, PlannedMatchRow, ServedBotRow, ServedVersionRow, VersionState
 from service.planner import FieldEntry, History, RoundBuilder, history_from, plan_round, refresh_round
 from service.settings import ServeSettings
 from tournaments.adaptive import WAIT, Wait

@@ -28,8 +28,8 @@ from datetime import UTC, datetime, timedelta
 from sqlmodel import Session, select
 
 from ladder.errors import UserError
+from ladder.store.served_tables import AuthorRow, Role, WebSessionRow
 from ladder.store.tables import utcnow
-from service.models import AuthorRow, Role, WebSessionRow
 
 TOKEN_BYTES = 32
 SESSION_COOKIE = "ladder_session"

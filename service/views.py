@@ -22,8 +22,8 @@ from ladder.ratings import trueskill_model as ratings_trueskill_model
 from ladder.ratings.trueskill_model import RatingSet
 from ladder.ratings.verdict import Ledger
 from ladder.report import data as report_data
+from ladder.store.served_tables import AuthorRow, ServedBotRow, ServedVersionRow, SubmissionRow
 from ladder.store.tables import BotRow, BotVersionRow, MatchRow, SeatResultRow
-from service.models import AuthorRow, ServedBotRow, ServedVersionRow, SubmissionRow
 
 
 class Row(BaseModel):

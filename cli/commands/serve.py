@@ -126,8 +126,8 @@ def author(
     """Add an author of the served ladder (their token is printed once, stored only as a hash), revoke one, or list them."""
     from sqlmodel import select
 
+    from ladder.store.served_tables import AuthorRow, Role
     from service.db import service_session
-    from service.models import AuthorRow, Role
     from service.security import add_author, revoke_author
 
     console = Console()

@@ -10,10 +10,10 @@ from pydantic import BaseModel
 from sqlmodel import col, select
 
 from ladder.errors import UserError
+from ladder.store.served_tables import SubmissionRow
 from service import views
 from service.admin import Action, set_bot_state
 from service.intake import RateLimited, accept
-from service.models import SubmissionRow
 from service.routes.deps import DB, Changer, Operator, RowId, Viewer
 from service.uploads import UploadRefused
 

@@ -9,7 +9,7 @@ from typing import Annotated
 from fastapi import Depends, HTTPException, Path, Request
 from sqlmodel import Session
 
-from service.models import AuthorRow, WebSessionRow
+from ladder.store.served_tables import AuthorRow, WebSessionRow
 from service.security import (
     CSRF_FIELD,
     CSRF_HEADER,

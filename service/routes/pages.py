@@ -16,10 +16,10 @@ from fastapi.responses import HTMLResponse, RedirectResponse, Response
 from fastapi.templating import Jinja2Templates
 
 from ladder.errors import UserError
+from ladder.store.served_tables import SubmissionState
 from service import views
 from service.admin import Action, set_bot_state
 from service.intake import RateLimited, accept
-from service.models import SubmissionState
 from service.routes.deps import DB, Changer, Identity, Operator, RowId, Viewer
 from service.security import (
     CSRF_FIELD,

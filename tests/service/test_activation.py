@@ -6,11 +6,11 @@ from pathlib import Path
 
 from sqlmodel import Session, select
 
+from ladder.store.served_tables import AuthorRow, Role, ServedVersionRow, VersionState
 from ladder.store.tables import BotRow, BotVersionRow
 from service.admin import Action, set_bot_state
 from service.check_job import activate, ownership_problem
 from service.db import open_service_database
-from service.models import AuthorRow, Role, ServedVersionRow, VersionState
 from service.security import add_author
 
 

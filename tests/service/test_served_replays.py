@@ -25,6 +25,7 @@ from engine import get_game
 from ladder.report import data as report_data
 from ladder.report.replay import SeatLabel, replay_bytes
 from ladder.store.action_log import pack_actions, unpack_actions
+from ladder.store.served_tables import Role, ServedBotRow, ServedVersionRow
 from ladder.store.tables import (
     BotRow,
     BotVersionRow,
@@ -34,7 +35,6 @@ from ladder.store.tables import (
 )
 from service.app import create_app
 from service.db import open_service_database
-from service.models import Role, ServedBotRow, ServedVersionRow
 from service.security import add_author, author_for_token
 from service.settings import ServeSettings
 from tests.service.serving import CHROMEDRIVER, CHROMIUM, browser_login, chromium, free_port, step_viewer_to_the_end
@@ -307,7 +307,7 @@ def test_a_bot_page_names_the_pool_of_each_of_its_ratings(served: Served) -> Non
 def test_my_bots_link_only_to_bots_that_have_a_page(served: Served) -> None:
     """/me linked every submission's bot name to /bots/NAME, a 404 for a bot whose only submission failed its
     check (found by the fresh-user walk); the submission stays listed in the table with its problem."""
-    from service.models import SubmissionRow, SubmissionState
+    from ladder.store.served_tables import SubmissionRow, SubmissionState
 
     with Session(served.engine) as session:  # type: ignore[arg-type]
         author = author_for_token(session, served.tokens["alice"])

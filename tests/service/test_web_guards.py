@@ -14,9 +14,9 @@ import httpx
 import pytest
 from sqlmodel import Session, select
 
+from ladder.store.served_tables import Role, SubmissionRow
 from service.app import create_app
 from service.db import open_service_database
-from service.models import Role, SubmissionRow
 from service.security import add_author, hash_secret, revoke_author
 from service.settings import ServeSettings
 from tests.service.serving import free_port
