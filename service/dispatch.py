@@ -2,7 +2,7 @@
 
 A tournament knows its bots when it starts and ships their files once (the Dask worker plugin); the served
 ladder gets new versions while it runs, so each task carries the files of its own submitted bots (a few
-kilobytes; installed once per worker, hashed on arrival by :func:`tournaments.worker.install_bot_files`).
+kilobytes; installed once per worker, hashed on arrival by :func:`tournaments.executors.worker.install_bot_files`).
 Local workers share the server's bot store and are sent no files.
 """
 
@@ -13,8 +13,8 @@ from concurrent.futures import Future
 from typing import Any
 
 from ladder.seats.botref import BotRef, RefKind
-from tournaments.executor_api import MatchExecutor
-from tournaments.worker import install_bot_files, play_task
+from tournaments.executors.api import MatchExecutor
+from tournaments.executors.worker import install_bot_files, play_task
 
 
 def play_shipped(task: Mapping[str, Any], bundles: Mapping[str, Mapping[str, bytes]]) -> dict[str, Any]:

@@ -11,7 +11,7 @@ Each round is chosen from the database as it is (:func:`plan_round`):
    lists superseded, paused, benched and retired versions, so where one of them sits between two schedulable ones the
    page's adjacent pairs are not the planner's and the two verdicts can differ. A settled pool plays nothing;
    an open one plays a deal of a table holding each open adjacent pair (the pair and the bots nearest them), as
-   :mod:`tournaments.adaptive` does, in the rotations of one order drawn for the deal (each bot in each seat
+   :mod:`tournaments.sources.adaptive` does, in the rotations of one order drawn for the deal (each bot in each seat
    once).
 3. **Fair shares.** The candidate deals are taken in turn by the author who has had the fewest seats so
    far (seats of the served ladder, all their versions together), placement first, until the round holds
@@ -38,7 +38,7 @@ from ladder.ratings.pools import PoolKey
 from ladder.ratings.trueskill_model import RatingSet, Standing, pool_key
 from ladder.ratings.verdict import Ledger, PoolEvidence
 from ladder.seats.roster import Entrant
-from tournaments.formats import GamePlan, ScheduledMatch, deal_group, deal_key, deal_seed
+from tournaments.formats.round_robin import GamePlan, ScheduledMatch, deal_group, deal_key, deal_seed
 
 
 @dataclass(frozen=True)

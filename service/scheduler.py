@@ -8,7 +8,7 @@ any other. This thread is the database's only writer of matches and ratings:
 
 - each round is chosen (:func:`service.planner.plan_round`) and **written as planned** before a match of it is
   handed out (:class:`~ladder.store.served_tables.PlannedMatchRow`); the executor loop of ``ladder run``
-  (:class:`tournaments.loop.ExecutorLoop`) plays it and the :class:`tournaments.recorder.Recorder` writes every
+  (:class:`tournaments.coordinator.loop.ExecutorLoop`) plays it and the :class:`tournaments.coordinator.recorder.Recorder` writes every
   batch of results in one transaction as it arrives. After a crash or ``kill -9`` the next start plays the
   planned matches that are not recorded first, under their own keys: no played match is lost (it was
   committed) and none is played twice (its key is recorded);
@@ -55,17 +55,17 @@ from ladder.store.tables import BotRow, BotVersionRow, TournamentRow, utcnow
 from service.dispatch import ShippingExecutor
 from service.planner import FieldEntry, History, RoundBuilder, history_from, plan_round, refresh_round
 from service.settings import ServeSettings
-from tournaments.adaptive import WAIT, Wait
-from tournaments.benching import BenchPolicy
-from tournaments.executor import LocalPoolExecutor
-from tournaments.executor_api import MatchExecutor, TerminableExecutor
-from tournaments.formats import ScheduledMatch, deal_seed
-from tournaments.loop import ExecutorLoop, LoopSettings, StopSignals
-from tournaments.opening import reseal
-from tournaments.progress import RunLog
-from tournaments.recorder import Finished, Recorder, to_json
-from tournaments.tasks import MatchTask
-from tournaments.worker import close_players, init_worker
+from tournaments.coordinator.benching import BenchPolicy
+from tournaments.coordinator.loop import ExecutorLoop, LoopSettings, StopSignals
+from tournaments.coordinator.opening import reseal
+from tournaments.coordinator.progress import RunLog
+from tournaments.coordinator.recorder import Finished, Recorder, to_json
+from tournaments.executors.api import MatchExecutor, TerminableExecutor
+from tournaments.executors.local_pool import LocalPoolExecutor
+from tournaments.executors.tasks import MatchTask
+from tournaments.executors.worker import close_players, init_worker
+from tournaments.formats.round_robin import ScheduledMatch, deal_seed
+from tournaments.sources.adaptive import WAIT, Wait
 
 log = logging.getLogger("ladder.serve")
 SERVE_NAME = "serve"
@@ -330,7 +330,7 @@ class ServeLoop:
                 pin_cpus=True,
                 initargs=(run_log.funnel.queue, logging.INFO, self.settings.worker_setup, str(results_dir().resolve())),
             )
-        from tournaments.dask_executor import open_dask_executor
+        from tournaments.executors.dask_executor import open_dask_executor
 
         inner = open_dask_executor(
             scheduler=self.settings.scheduler,

@@ -22,7 +22,7 @@ from service.db import open_service_database
 from service.intake import sweep_orphans
 from service.scheduler import ServeLoop
 from service.settings import ServeSettings
-from tournaments.loop import StopSignals
+from tournaments.coordinator.loop import StopSignals
 
 log = logging.getLogger("ladder.serve")
 

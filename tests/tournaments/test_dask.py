@@ -30,10 +30,9 @@ from ladder.store.database import open_database
 from ladder.store.tables import MatchRow, TournamentRow
 from tests.tournaments import dask_toys
 from tests.tournaments.stored import count_rows, differences, stored_results
-from tournaments.config import parse_tournament
-from tournaments.runner import RunOptions, run_tournament
-from tournaments.tasks import MatchTask
-from tournaments.worker import (
+from tournaments.coordinator.runner import RunOptions, run_tournament
+from tournaments.executors.tasks import MatchTask
+from tournaments.executors.worker import (
     MatchRefused,
     host_threads,
     install_bot_files,
@@ -41,6 +40,7 @@ from tournaments.worker import (
     run_hosted,
     stop_hosts,
 )
+from tournaments.formats.config import parse_tournament
 
 ROOT = Path(__file__).resolve().parents[2]
 SETUP = "tests.tournaments.dask_toys:install"
@@ -262,7 +262,7 @@ def test_asking_for_dask_without_it_is_one_line_saying_how_to_install_it(toys, t
 
 
 def test_a_dry_run_of_a_dask_file_needs_no_dask(toys, tmp_path: Path, monkeypatch) -> None:
-    from tournaments.runner import plan_tournament
+    from tournaments.coordinator.runner import plan_tournament
 
     monkeypatch.setenv("LADDER_RESULTS", str(tmp_path / "results"))
     monkeypatch.setitem(sys.modules, "distributed", None)
@@ -286,7 +286,7 @@ def test_an_unreachable_scheduler_leaves_a_complete_tournament_complete(toys, tm
     """Running a complete tournament again with nothing new to play, on a scheduler that cannot be reached, turned
     it "stopped" (its secret already revealed, which a stopped tournament never has); found by the fresh-user walk.
     A tournament with matches still to play is left stopped, to be resumed."""
-    import tournaments.dask_executor
+    import tournaments.executors.dask_executor
 
     monkeypatch.setenv("LADDER_RESULTS", str(tmp_path / "results"))
     db_url = f"sqlite:///{tmp_path / 'l.db'}"
@@ -296,7 +296,7 @@ def test_an_unreachable_scheduler_leaves_a_complete_tournament_complete(toys, tm
     def unreachable(**_: Any) -> Any:
         raise UserError("cannot reach the Dask scheduler at tcp://127.0.0.1:1: timed out")
 
-    monkeypatch.setattr(tournaments.dask_executor, "open_dask_executor", unreachable)
+    monkeypatch.setattr(tournaments.executors.dask_executor, "open_dask_executor", unreachable)
 
     def states() -> list[str]:
         engine = open_database(db_url)
@@ -560,8 +560,8 @@ COORDINATOR = textwrap.dedent("""
     sys.path.insert(0, {root!r})
     from tests.tournaments import dask_toys
     dask_toys.install()
-    from tournaments.config import parse_tournament
-    from tournaments.runner import RunOptions, run_tournament
+    from tournaments.formats.config import parse_tournament
+    from tournaments.coordinator.runner import RunOptions, run_tournament
     if __name__ == "__main__":  # Dask starts its worker processes with "spawn": they import this file
         cfg = parse_tournament({{"seed": 5, "games": ["toy-coins"], "bots": ["random", "greedy", "slow"],
                                 "games_per_pairing": 8, "game": {{"toy-coins": {{"players": [2, 3]}}}}}}, "c.toml", "c")

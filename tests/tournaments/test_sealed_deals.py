@@ -23,9 +23,9 @@ from ladder.matches.deals import DealSecret
 from ladder.store.database import open_database
 from ladder.store.tables import MatchRow, SeatResultRow, TournamentRow
 from tests.tournaments.test_runner import config, options
-from tournaments.formats import deal_seed
-from tournaments.recorder import Recorder
-from tournaments.runner import TournamentRun, run_tournament
+from tournaments.coordinator.recorder import Recorder
+from tournaments.coordinator.runner import TournamentRun, run_tournament
+from tournaments.formats.round_robin import deal_seed
 
 DEAL_ID = re.compile(r"^c(\d+)/([^/]+)/o(\d+)/(\d+)p/d(\d+)$")
 

@@ -9,8 +9,8 @@ import pytest
 
 from ladder.matches.match import SeatFailure
 from ladder.matches.statuses import FailureReason
-from tournaments.tasks import SCHEMA_VERSION, MatchRecord, MatchTask, SchemaMismatch
-from tournaments.worker import play_task
+from tournaments.executors.tasks import SCHEMA_VERSION, MatchRecord, MatchTask, SchemaMismatch
+from tournaments.executors.worker import play_task
 
 
 def test_a_task_and_a_record_survive_the_wire_unchanged() -> None:

@@ -2,7 +2,7 @@
 
 The log file gathers this process's records and, through the
 multiprocessing-logging queue, every local worker's (Dask workers forward
-theirs, see :mod:`tournaments.dask_executor`). The progress bar shows on a
+theirs, see :mod:`tournaments.executors.dask_executor`). The progress bar shows on a
 terminal only, never in a redirected file.
 """
 
@@ -20,7 +20,7 @@ from tqdm import tqdm
 
 from ladder.errors import UserError
 from ladder.paths import results_dir
-from tournaments.executor import log_funnel
+from tournaments.executors.local_pool import log_funnel
 
 
 @dataclass

@@ -1,7 +1,7 @@
 """A tournament file's games with their entrants resolved (plans), and what their bots need to run.
 
 :func:`resolve_plans` turns the file's game entries into
-:class:`~tournaments.formats.GamePlan` (the bot versions entered, once each)
+:class:`~tournaments.formats.round_robin.GamePlan` (the bot versions entered, once each)
 with a note for each game or table size that cannot be scheduled.
 :func:`sandbox_refusal_for` says, before anything is recorded, why this
 machine cannot run the submitted bots entered; :func:`bot_bundles` gathers
@@ -17,8 +17,8 @@ from sqlmodel import Session
 from ladder.errors import UserError
 from ladder.seats.botref import BotRef, RefKind
 from ladder.seats.roster import Entrant, entrants_for_game, resolve
-from tournaments.config import GameEntry, TournamentConfig
-from tournaments.formats import GamePlan, playable_counts
+from tournaments.formats.config import GameEntry, TournamentConfig
+from tournaments.formats.round_robin import GamePlan, playable_counts
 
 
 def _entrants_named(session: Session, config: TournamentConfig, entry: GameEntry, used: set[str]) -> list[Entrant]:

@@ -5,17 +5,17 @@
 it uses the local pool. What it adds to Dask's own executor:
 
 - every task runs on a long-lived thread of the worker process
-  (:func:`tournaments.worker.run_hosted`), never on a thread of Dask's pool,
+  (:func:`tournaments.executors.worker.run_hosted`), never on a thread of Dask's pool,
   because sandboxed bots die when the thread that started them exits;
 - a worker that dies mid-match costs the matches it held: Dask's scheduler
   runs them again elsewhere. A match whose workers keep dying is given up
   after ``distributed.scheduler.allowed-failures`` + 1 attempts (Dask's
   ``KilledWorker``), which this executor hands back as
-  :class:`~tournaments.executor.TaskKilledWorkers` so the runner records it as
+  :class:`~tournaments.executors.local_pool.TaskKilledWorkers` so the runner records it as
   an error with the reason instead of retrying it for ever. The run sets the
   scheduler's ``allowed_failures`` to the tournament's ``limits.max_attempts - 1``;
 - a lost connection to the scheduler fails the tasks in flight with
-  :class:`~tournaments.executor.ExecutorLost` (the runner stops, everything
+  :class:`~tournaments.executors.local_pool.ExecutorLost` (the runner stops, everything
   recorded is kept, and the same ``ladder run`` resumes);
 - :attr:`DaskExecutor.worker_count` is the cluster's task slots now (threads
   of all workers), so the runner keeps a small multiple of it in flight.
@@ -57,8 +57,8 @@ import distributed
 from distributed.diagnostics.plugin import WorkerPlugin
 
 from ladder.errors import UserError
-from tournaments.executor import ExecutorLost, TaskKilledWorkers
-from tournaments.worker import install_bot_files, run_hosted, stop_hosts
+from tournaments.executors.local_pool import ExecutorLost, TaskKilledWorkers
+from tournaments.executors.worker import install_bot_files, run_hosted, stop_hosts
 
 log = logging.getLogger("ladder.dask")
 

@@ -27,7 +27,7 @@ from typing import TYPE_CHECKING
 from bots.registry import bot_names
 
 if TYPE_CHECKING:  # formats calls this module: no import cycle at run time
-    from tournaments.formats import ScheduledMatch
+    from tournaments.formats.round_robin import ScheduledMatch
 
 ENGINE_MS: dict[str, float] = {
     "bowling-solitaire": 10.0,

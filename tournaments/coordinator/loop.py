@@ -1,14 +1,14 @@
 """The executor loop: hands matches to the executor, keeps a bounded number in flight, collects what finishes.
 
 It pulls matches from a pending iterator (the schedule's, or the adaptive
-format's rounds, which may say :data:`~tournaments.adaptive.WAIT` until a
+format's rounds, which may say :data:`~tournaments.sources.adaptive.WAIT` until a
 round is recorded), skips those with a benched seat, submits the others, and
 hands each batch of finished matches (those that completed together) to
 ``on_batch``, which keeps them to be written; once per turn it calls ``tick``
 (told whether any match is still in flight), which writes what is due (see
-:mod:`tournaments.write_buffer`), and it waits for results no longer than
+:mod:`tournaments.coordinator.write_buffer`), and it waits for results no longer than
 ``wait_limit`` allows. It decides what a failed future means
-(see :mod:`tournaments.executor_api`): a lost worker's match is retried, up
+(see :mod:`tournaments.executors.api`): a lost worker's match is retried, up
 to ``max_attempts`` in all; a match that raised is an error with the reason;
 a broken executor ends the run. Ctrl-C and SIGTERM are flags
 (:class:`StopSignals`): the first stops handing out matches and lets those in
@@ -29,13 +29,13 @@ from typing import Any
 from ladder.errors import UserError
 from ladder.matches.statuses import MatchStatus, TournamentState
 from ladder.text import clean_text
-from tournaments.adaptive import WAIT, Wait
-from tournaments.executor import ExecutorLost, TaskKilledWorkers, WorkerLost
-from tournaments.executor_api import MatchExecutor
-from tournaments.formats import ScheduledMatch
-from tournaments.recorder import Finished
-from tournaments.tasks import MatchRecord
-from tournaments.worker import play_task
+from tournaments.coordinator.recorder import Finished
+from tournaments.executors.api import MatchExecutor
+from tournaments.executors.local_pool import ExecutorLost, TaskKilledWorkers, WorkerLost
+from tournaments.executors.tasks import MatchRecord
+from tournaments.executors.worker import play_task
+from tournaments.formats.round_robin import ScheduledMatch
+from tournaments.sources.adaptive import WAIT, Wait
 
 log = logging.getLogger("ladder.tournament")
 

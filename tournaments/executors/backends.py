@@ -5,10 +5,10 @@ consumes the results as they complete; a backend is just how that executor
 is made:
 
 ``local``
-    :class:`~tournaments.executor.LocalPoolExecutor`: long-lived worker
+    :class:`~tournaments.executors.local_pool.LocalPoolExecutor`: long-lived worker
     processes on this machine (one per core by default).
 ``dask``
-    :class:`~tournaments.dask_executor.DaskExecutor`: a Dask cluster, through
+    :class:`~tournaments.executors.dask_executor.DaskExecutor`: a Dask cluster, through
     ``distributed.Client(...).get_executor(pure=False)``. With a scheduler
     address it joins that cluster; without one it starts a
     ``distributed.LocalCluster`` of its own on this machine. Dask is an
@@ -23,7 +23,7 @@ from __future__ import annotations
 from typing import Any
 
 from ladder.errors import UserError
-from tournaments.config import BACKENDS
+from tournaments.formats.config import BACKENDS
 
 # No square brackets ("card-ladder[dask]"): the CLI prints errors as rich markup, which would eat them.
 DASK_MISSING = (

@@ -33,8 +33,8 @@ from ladder.ratings.pools import PoolKey
 from ladder.store.action_log import pack_actions
 from ladder.store.tables import BenchRow, MatchRow, SeatResultRow, TournamentRow, utcnow
 from ladder.text import clean_text
-from tournaments.formats import ScheduledMatch
-from tournaments.tasks import MatchRecord
+from tournaments.executors.tasks import MatchRecord
+from tournaments.formats.round_robin import ScheduledMatch
 
 log = logging.getLogger("ladder.tournament")
 

@@ -20,7 +20,7 @@ from ladder.ratings.pools import PoolKey
 from ladder.seats.roster import Entrant
 from ladder.store.tables import BenchRow
 from ladder.text import clean_text
-from tournaments.formats import ScheduledMatch
+from tournaments.formats.round_robin import ScheduledMatch
 
 log = logging.getLogger("ladder.tournament")
 

@@ -5,7 +5,7 @@ Each match is costed on its own, by the best evidence there is:
 1. the database's own history: the mean wall time of the stored played
    matches of the same game, options, table size and bots in the same seats
    (as a set), measured on this machine under its load at the time;
-2. otherwise the built-in bots' measured CPU costs (:mod:`tournaments.ordering`'s
+2. otherwise the built-in bots' measured CPU costs (:mod:`tournaments.formats.match_order`'s
    table, the one that orders a cycle); a submitted bot never played here is
    assumed to think as long as the game's search bot.
 
@@ -29,8 +29,8 @@ from sqlmodel import Session, col, select
 
 from ladder.matches.statuses import MatchStatus
 from ladder.store.tables import MatchRow
-from tournaments.formats import ScheduledMatch
-from tournaments.ordering import estimated_ms
+from tournaments.formats.match_order import estimated_ms
+from tournaments.formats.round_robin import ScheduledMatch
 
 STARTUP_SECONDS = 3.0
 """The run's fixed cost beside its matches: the workers' start (each imports the engine and the bots), the rating

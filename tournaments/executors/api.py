@@ -1,22 +1,22 @@
 """The executor interface: what the runner needs from the backend that plays its matches.
 
-The runner submits ``play_task(task)`` calls (:func:`tournaments.worker.play_task`,
-a :class:`~tournaments.tasks.MatchTask` as a dict in, a
-:class:`~tournaments.tasks.MatchRecord` as a dict out) and reads the futures
+The runner submits ``play_task(task)`` calls (:func:`tournaments.executors.worker.play_task`,
+a :class:`~tournaments.executors.tasks.MatchTask` as a dict in, a
+:class:`~tournaments.executors.tasks.MatchRecord` as a dict out) and reads the futures
 as they complete. Any :class:`concurrent.futures.Executor` will do
-(``RunOptions.executor``); the backends (:mod:`tournaments.backends`) add the
+(``RunOptions.executor``); the backends (:mod:`tournaments.executors.backends`) add the
 optional parts below. A future's outcome tells the runner what happened:
 
 - a result: the worker's record of the played match (bots may have failed in it);
-- :class:`~tournaments.executor.WorkerLost`: the worker died during the task;
+- :class:`~tournaments.executors.local_pool.WorkerLost`: the worker died during the task;
   the runner submits it again, up to ``limits.max_attempts`` in all;
-- :class:`~tournaments.executor.TaskKilledWorkers`: the executor retried the
+- :class:`~tournaments.executors.local_pool.TaskKilledWorkers`: the executor retried the
   task itself (Dask) and every worker that ran it died: recorded as an error;
 - :class:`concurrent.futures.BrokenExecutor` (or its
-  :class:`~tournaments.executor.ExecutorLost`): the executor cannot go on;
+  :class:`~tournaments.executors.local_pool.ExecutorLost`): the executor cannot go on;
   the run stops as ``stopped`` and a new run resumes;
 - any other exception: the task raised (a worker that refuses a match,
-  :class:`~tournaments.worker.MatchRefused`, an engine bug); recorded as an
+  :class:`~tournaments.executors.worker.MatchRefused`, an engine bug); recorded as an
   error with the reason. An executor may attach the worker's traceback text
   as the exception's ``remote_traceback`` attribute, for the log.
 """

@@ -1,8 +1,8 @@
 """What a worker process does: play one match from its spec and send back a plain record.
 
-The task is a :class:`~tournaments.tasks.MatchTask` (game, options, seed,
+The task is a :class:`~tournaments.executors.tasks.MatchTask` (game, options, seed,
 seat references, the content hash of each seat's bot version, key, limits)
-and the answer a :class:`~tournaments.tasks.MatchRecord` (scores, ranks,
+and the answer a :class:`~tournaments.executors.tasks.MatchRecord` (scores, ranks,
 details, the packed action log, seat failures, timings); both travel as plain
 dicts stamped with their schema version, so any executor can carry them, the
 local process pool or a Dask cluster, and a version mismatch is named. A worker keeps its
@@ -56,7 +56,7 @@ from ladder.seats.botref import BotRef, RefKind
 from ladder.seats.versions import builtin_hash
 from ladder.store.action_log import pack_actions
 from ladder.text import bot_lines, clean_text
-from tournaments.tasks import MatchRecord, MatchTask
+from tournaments.executors.tasks import MatchRecord, MatchTask
 
 log = logging.getLogger("ladder.worker")
 
@@ -405,7 +405,7 @@ def stop_hosts(timeout: float = 10.0) -> None:
 
 def play_task(message: Mapping[str, Any]) -> dict[str, Any]:
     """Play the match of a task sent as :meth:`MatchTask.to_wire` and return its record as
-    :meth:`MatchRecord.to_wire` (:class:`~tournaments.tasks.SchemaMismatch` if the task is of another version)."""
+    :meth:`MatchRecord.to_wire` (:class:`~tournaments.executors.tasks.SchemaMismatch` if the task is of another version)."""
     return play(MatchTask.from_wire(message)).to_wire()
 
 

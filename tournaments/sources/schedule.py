@@ -1,7 +1,7 @@
 """The schedule of a round-robin tournament: its matches cycle by cycle, and what of them is still missing.
 
 The matches of a cycle are a pure function of the tournament file, its bots
-and the deal secret (:func:`tournaments.formats.cycle_schedule`). What is
+and the deal secret (:func:`tournaments.formats.round_robin.cycle_schedule`). What is
 *missing* is every match of the cycles asked for whose key is not recorded
 as played or skipped (an error is played again). The runner's decisions
 (does a finished tournament have more to play? how much is recorded? what
@@ -16,8 +16,8 @@ import time
 from collections import OrderedDict
 from collections.abc import Callable, Collection, Iterator, Mapping, Sequence
 
-from tournaments.config import Seatings
-from tournaments.formats import GamePlan, ScheduledMatch, cycle_schedule
+from tournaments.formats.config import Seatings
+from tournaments.formats.round_robin import GamePlan, ScheduledMatch, cycle_schedule
 
 log = logging.getLogger("ladder.tournament")
 

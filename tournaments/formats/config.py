@@ -17,7 +17,7 @@ Top-level keys (all optional but ``seed``):
   come from a secret made when the tournament is created (:mod:`ladder.matches.deals`).
 - ``format``: ``"round-robin"`` (single-player games always use duplicate deals) or ``"adaptive"``:
   one round-robin of ``games_per_pairing`` deals per table, then deals where the leaderboard is least
-  certain until every pool is settled or its budget is spent (see :mod:`tournaments.adaptive`).
+  certain until every pool is settled or its budget is spent (see :mod:`tournaments.sources.adaptive`).
 - ``[adaptive]`` (only with ``format = "adaptive"``): ``confidence`` (how sure the whole order of a pool
   must be, default 0.95), ``indifference`` (skills closer than this many mu points count as equal,
   default 1.0), ``max_matches`` (each pool's budget of matches, default 5000), ``seatings`` (``"rotations"``,
@@ -72,16 +72,16 @@ class Seatings(StrEnum):
     play every balanced seating).
 
     ``rotations``: the rotations of one round-the-table order drawn for the deal, every bot in every seat once
-    (:func:`tournaments.formats.drawn_rotations`): 3 or 4 matches a deal at three or four seats instead of 6 or
+    (:func:`tournaments.formats.round_robin.drawn_rotations`): 3 or 4 matches a deal at three or four seats instead of 6 or
     24, the same evidence on average (docs/verdict.md, "Fewer seatings per deal"). ``all``: every balanced
-    seating (:func:`tournaments.formats.balanced_seatings`), each deal balanced on its own.
+    seating (:func:`tournaments.formats.round_robin.balanced_seatings`), each deal balanced on its own.
     """
 
     ROTATIONS = "rotations"
     ALL = "all"
 
     def rotations_seed(self, tournament_seed: int) -> int | None:
-        """What :func:`tournaments.formats.deal_group` draws each deal's order from: the tournament's public seed
+        """What :func:`tournaments.formats.round_robin.deal_group` draws each deal's order from: the tournament's public seed
         for drawn rotations, None for every balanced seating."""
         return tournament_seed if self is Seatings.ROTATIONS else None
 
@@ -376,7 +376,7 @@ class _Checker:
 
 def shipped_tournaments() -> dict[str, Path]:
     """The ready-made tournament files shipped in this package, by name (``quick``: .../quick.toml)."""
-    folder = Path(__file__).resolve().parent
+    folder = Path(__file__).resolve().parents[1]  # the tournaments package (this module is in its formats room)
     return {path.stem: path for path in sorted(folder.glob("*.toml"))}
 
 

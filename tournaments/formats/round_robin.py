@@ -36,7 +36,7 @@ from ladder.matches.deals import keyed_seed
 from ladder.matches.match import MatchSpec
 from ladder.ratings.pools import PoolKey
 from ladder.seats.roster import Entrant
-from tournaments.config import Seatings
+from tournaments.formats.config import Seatings
 
 
 @dataclass(frozen=True)
@@ -241,7 +241,7 @@ def deal_group(
     ]
 
 
-# the adaptive format starts with one round-robin (its later deals are chosen by tournaments.adaptive)
+# the adaptive format starts with one round-robin (its later deals are chosen by tournaments.sources.adaptive)
 FORMATS = {"round-robin": round_robin_groups, "adaptive": round_robin_groups}
 
 
@@ -259,10 +259,10 @@ def cycle_schedule(
 
     Groups (a table's seatings of one deal, or a solitaire deal's bots) stay
     together so that a run stopped by its time budget leaves few deals half
-    played. Longest first (:mod:`tournaments.ordering`): so that no long match
+    played. Longest first (:mod:`tournaments.formats.match_order`): so that no long match
     starts last and keeps one worker busy while the others idle.
     """
-    from tournaments.ordering import longest_first
+    from tournaments.formats.match_order import longest_first
 
     rotations_seed = seatings.rotations_seed(tournament_seed)
     groups = [group for plan in plans for group in FORMATS[format_](plan, secret, cycle, rotations_seed)]

@@ -58,7 +58,7 @@ from ladder.sandbox.host_load import worker_cpus as worker_cpus
 START_METHOD = "forkserver"
 """How workers are started: from a fork server, never by forking the (multi-threaded) coordinator."""
 
-PRELOAD = ["tournaments.worker", "ladder.seats.players", "ladder.matches.match", "engine", "bots.registry"]
+PRELOAD = ["tournaments.executors.worker", "ladder.seats.players", "ladder.matches.match", "engine", "bots.registry"]
 """Modules the fork server imports once, so that every worker starts with them loaded."""
 
 

@@ -33,9 +33,9 @@ from pathlib import Path
 from typing import Any
 
 from engine import get_game
-from tournaments.config import TournamentConfig, load_tournament, parse_tournament
-from tournaments.executor import worker_context
-from tournaments.runner import RunOptions, run_tournament
+from tournaments.coordinator.runner import RunOptions, run_tournament
+from tournaments.executors.local_pool import worker_context
+from tournaments.formats.config import TournamentConfig, load_tournament, parse_tournament
 
 BASELINE_GAME = "elevenses"
 BASELINE_PLAYERS = 2

@@ -7,7 +7,7 @@ the finished matches here and writes them in one transaction when the oldest
 has waited ``seconds`` (a short timer), when ``size`` have gathered, when no
 match is left in flight (the adaptive format reads the stored round before it
 chooses the next one) and at the end of the run, however it ends (Ctrl-C, an
-error). The write itself stays atomic (:mod:`tournaments.recorder`).
+error). The write itself stays atomic (:mod:`tournaments.coordinator.recorder`).
 
 What ``kill -9`` can lose is unchanged in kind: a match is recorded once or
 not at all, and a match not recorded is played again by the next run from
@@ -22,7 +22,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 
 from ladder.ratings.pools import PoolKey
-from tournaments.recorder import Finished
+from tournaments.coordinator.recorder import Finished
 
 FLUSH_SECONDS = 0.25
 """The longest a finished match waits to be written (while matches keep arriving)."""

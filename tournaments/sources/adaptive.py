@@ -50,8 +50,8 @@ from ladder.ratings.pools import PoolKey
 from ladder.ratings.trueskill_model import pool_key
 from ladder.seats.roster import Entrant
 from ladder.store.tables import MatchRow
-from tournaments.config import AdaptiveSettings
-from tournaments.formats import (
+from tournaments.formats.config import AdaptiveSettings
+from tournaments.formats.round_robin import (
     GamePlan,
     ScheduledMatch,
     cycle_schedule,

@@ -7,13 +7,13 @@ played, never twice), and hands match specs to an executor: any
 :class:`concurrent.futures.Executor`. It submits plain match tasks, keeps a
 bounded number in flight (a small multiple of the executor's worker count,
 asked again as workers come and go), and consumes the results as they
-complete. The backend makes the executor (:mod:`tournaments.backends`): a
-:class:`~tournaments.executor.LocalPoolExecutor` (``local``, one worker per
+complete. The backend makes the executor (:mod:`tournaments.executors.backends`): a
+:class:`~tournaments.executors.local_pool.LocalPoolExecutor` (``local``, one worker per
 core by default) or a Dask cluster (``dask``,
-:class:`~tournaments.dask_executor.DaskExecutor`). The coordinator stays the
+:class:`~tournaments.executors.dask_executor.DaskExecutor`). The coordinator stays the
 only writer of the database whatever the backend.
 
-Results are written in batches (:mod:`tournaments.write_buffer`): one
+Results are written in batches (:mod:`tournaments.coordinator.write_buffer`): one
 transaction for what arrived in the last quarter of a second (or sooner when
 many arrived, when nothing is left in flight, and at the end of the run,
 however it ends), so a crash or ``kill -9`` loses only the matches still in
@@ -25,7 +25,7 @@ finish and are recorded; a second Ctrl-C abandons them (they are replayed on
 resume). A worker that dies costs the match it was playing, which is retried
 (up to ``limits.max_attempts`` in all, then recorded as an error; on Dask the
 scheduler does the retrying and a match that killed ``max_attempts`` workers
-comes back as :class:`~tournaments.executor.TaskKilledWorkers`). A worker
+comes back as :class:`~tournaments.executors.local_pool.TaskKilledWorkers`). A worker
 that refuses a match (it lacks a bot, or has another version) fails that
 match with the reason; it is recorded as an error and retried by the next
 run. Losing the executor (a Dask scheduler gone) stops the run as
@@ -39,7 +39,7 @@ runnable but not running, or stopped by someone else: see
 :mod:`ladder.sandbox.move_clock`) comes back marked voided: it is recorded as
 ``voided`` with the reason, counts for nothing (no rating, no benching), and
 the next run plays it again from its key, the same deal, like an error. A
-match voided a second time (:data:`~tournaments.recorder.VOID_LIMIT`) is
+match voided a second time (:data:`~tournaments.coordinator.recorder.VOID_LIMIT`) is
 recorded ``unplayable`` with the reason instead: it counts for nothing and
 is not played again, so the tournament can complete.
 
@@ -49,7 +49,7 @@ the same tournament, and only its own matches are played.
 
 With a time budget (``--hours`` or ``hours =``), cycles of the schedule (new
 deals each cycle) are played until the budget is spent. The adaptive format
-(:mod:`tournaments.adaptive`) plays rounds chosen from what is stored instead
+(:mod:`tournaments.sources.adaptive`) plays rounds chosen from what is stored instead
 of cycles, until every pool is settled or its budget (or the time) is spent.
 
 Sealed deals (:mod:`ladder.matches.deals`): a new tournament gets a fresh secret (or
@@ -71,13 +71,13 @@ written (say, text a database refuses), it is rolled back and each match is
 written alone; a match that still cannot be written is recorded as an error
 with the reason (and retried by the next run), and the tournament goes on.
 
-The parts, each with one job: :mod:`tournaments.entrants` (who plays),
-:mod:`tournaments.opening` (which tournament and deal secret),
-:mod:`tournaments.schedule` (what is missing, what to play next; the
-adaptive format's rounds come from :mod:`tournaments.adaptive`),
-:mod:`tournaments.loop` (the executor loop, behind the interface of
-:mod:`tournaments.executor_api`), :mod:`tournaments.recorder` (the database),
-:mod:`tournaments.benching` (benching) and :mod:`tournaments.progress` (the log
+The parts, each with one job: :mod:`tournaments.formats.entrants` (who plays),
+:mod:`tournaments.coordinator.opening` (which tournament and deal secret),
+:mod:`tournaments.sources.schedule` (what is missing, what to play next; the
+adaptive format's rounds come from :mod:`tournaments.sources.adaptive`),
+:mod:`tournaments.coordinator.loop` (the executor loop, behind the interface of
+:mod:`tournaments.executors.api`), :mod:`tournaments.coordinator.recorder` (the database),
+:mod:`tournaments.coordinator.benching` (benching) and :mod:`tournaments.coordinator.progress` (the log
 file and the progress bar). :class:`TournamentRun` puts them together.
 """
 
@@ -104,24 +104,24 @@ from ladder.ratings.pools import PoolKey
 from ladder.sandbox.host_load import workers_warning
 from ladder.store.database import open_database
 from ladder.store.tables import TournamentRow, utcnow
-from tournaments.adaptive import AdaptivePlanner, Wait
-from tournaments.backends import check_backend
-from tournaments.benching import BenchPolicy
-from tournaments.config import Seatings, TournamentConfig, check_scheduler_address, fingerprint, load_tournament
-from tournaments.entrants import bot_bundles, resolve_plans, sandbox_refusal_for
-from tournaments.estimate import estimate
-from tournaments.executor import LocalPoolExecutor, start_fork_server
-from tournaments.executor_api import MatchExecutor, TerminableExecutor
-from tournaments.formats import ScheduledMatch, schedule_fingerprint_data
-from tournaments.loop import ExecutorLoop, LoopSettings, StopSignals, broken_message
-from tournaments.opening import choose_tournament, latest_tournament, open_tournament
-from tournaments.phases import Phase, RunPhases
-from tournaments.progress import ProgressBar, RunLog
-from tournaments.recorder import Finished, Recorder, recorded_keys
-from tournaments.schedule import Schedule
-from tournaments.tasks import MatchTask
-from tournaments.worker import close_players, init_worker
-from tournaments.write_buffer import WriteBuffer, WritePolicy
+from tournaments.coordinator.benching import BenchPolicy
+from tournaments.coordinator.loop import ExecutorLoop, LoopSettings, StopSignals, broken_message
+from tournaments.coordinator.opening import choose_tournament, latest_tournament, open_tournament
+from tournaments.coordinator.phases import Phase, RunPhases
+from tournaments.coordinator.progress import ProgressBar, RunLog
+from tournaments.coordinator.recorder import Finished, Recorder, recorded_keys
+from tournaments.coordinator.write_buffer import WriteBuffer, WritePolicy
+from tournaments.executors.api import MatchExecutor, TerminableExecutor
+from tournaments.executors.backends import check_backend
+from tournaments.executors.local_pool import LocalPoolExecutor, start_fork_server
+from tournaments.executors.tasks import MatchTask
+from tournaments.executors.worker import close_players, init_worker
+from tournaments.formats.config import Seatings, TournamentConfig, check_scheduler_address, fingerprint, load_tournament
+from tournaments.formats.entrants import bot_bundles, resolve_plans, sandbox_refusal_for
+from tournaments.formats.estimate import estimate
+from tournaments.formats.round_robin import ScheduledMatch, schedule_fingerprint_data
+from tournaments.sources.adaptive import AdaptivePlanner, Wait
+from tournaments.sources.schedule import Schedule
 
 __all__ = [
     "RunOptions",
@@ -185,7 +185,9 @@ class RunReport:
     deal_secret: str | None = None  # the secret once revealed (the tournament ended), else None
     unstored: int = 0  # matches whose result could not be written (recorded as errors with the reason)
     voided_now: int = 0  # matches voided for a host fault (a starved bot): the next run plays them again
-    unplayable_now: int = 0  # matches voided again (tournaments.recorder.VOID_LIMIT): recorded, not played again
+    unplayable_now: int = (
+        0  # matches voided again (tournaments.coordinator.recorder.VOID_LIMIT): recorded, not played again
+    )
     phases: dict[str, float] = field(default_factory=dict)  # where the run's wall time went (see RunPhases)
 
     def to_json(self) -> dict[str, Any]:
@@ -200,7 +202,7 @@ def default_workers() -> int:
 
 
 def tournament_fingerprint(config: TournamentConfig, schedule: Schedule) -> str:
-    """What identifies the tournament (its bots left out, see :func:`~tournaments.formats.schedule_fingerprint_data`)."""
+    """What identifies the tournament (its bots left out, see :func:`~tournaments.formats.round_robin.schedule_fingerprint_data`)."""
     data = schedule_fingerprint_data(config.format, schedule.plans, config.seed)
     if config.adaptive is not None:  # when the adaptive format stops decides what it plays
         data["adaptive"] = asdict(config.adaptive)
@@ -312,7 +314,7 @@ class TournamentRun:
                     str(results_dir().resolve()),
                 ),
             )
-        from tournaments.dask_executor import open_dask_executor
+        from tournaments.executors.dask_executor import open_dask_executor
 
         bundles = bot_bundles(self.plans)
         if self.scheduler:
@@ -551,7 +553,7 @@ class TournamentRun:
         self.stats.scheduled = self.tournament.scheduled
 
     def _adaptive_pending(self) -> Iterator[ScheduledMatch | Wait]:
-        """The adaptive format's rounds (see :mod:`tournaments.adaptive`)."""
+        """The adaptive format's rounds (see :mod:`tournaments.sources.adaptive`)."""
         assert self.adaptive is not None
 
         def schedule(planned: int) -> None:
@@ -571,7 +573,7 @@ class TournamentRun:
         )
 
     def _task(self, match: ScheduledMatch) -> dict[str, Any]:
-        """The match as a task for a worker (:class:`~tournaments.tasks.MatchTask` on the wire)."""
+        """The match as a task for a worker (:class:`~tournaments.executors.tasks.MatchTask` on the wire)."""
         spec = match.spec()
         return MatchTask(
             key=spec.key,
@@ -704,7 +706,7 @@ def plan_tournament(
 ) -> dict[str, Any]:
     """What a run would play, without playing: matches per cycle by game and table size, the notes, whether the
     run resumes a tournament (and what it has recorded) or starts a new one, and an estimate of the time the
-    missing matches take (:mod:`tournaments.estimate`)."""
+    missing matches take (:mod:`tournaments.formats.estimate`)."""
     config = source if isinstance(source, TournamentConfig) else load_tournament(source)
     run = TournamentRun(
         config, RunOptions(db_url=db_url, progress=False, backend="local", workers=workers, hours=hours)

@@ -24,8 +24,8 @@ from ladder.errors import UserError
 from ladder.matches.deals import DealSecret
 from ladder.matches.statuses import TournamentState
 from ladder.store.tables import TournamentRow, utcnow
-from tournaments.config import TournamentConfig
-from tournaments.recorder import to_json
+from tournaments.coordinator.recorder import to_json
+from tournaments.formats.config import TournamentConfig
 
 
 def latest_tournament(session: Session, config: TournamentConfig, print_hash: str) -> TournamentRow | None:
