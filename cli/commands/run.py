@@ -13,14 +13,16 @@ from cli.commands.dbview import DbOption, database
 from cli.commands.rankings import print_rankings
 from ladder.errors import UserError
 from ladder.text import clean_text
-from tournaments.coordinator.runner import RunOptions, plan_tournament, run_tournament
+from tournaments.coordinator.dry_run import plan_tournament
+from tournaments.coordinator.run_options import RunOptions
+from tournaments.coordinator.runner import run_tournament
 from tournaments.executors.backends import check_backend
 from tournaments.formats.config import check_scheduler_address
 
 if TYPE_CHECKING:
     from sqlmodel import Session
 
-    from tournaments.coordinator.runner import RunReport
+    from tournaments.coordinator.run_options import RunReport
 
 
 def run(

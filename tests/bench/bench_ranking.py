@@ -85,7 +85,8 @@ ROWS = (
 
 
 def build_bank(path: Path, deals: int, games: list[str], players: int) -> None:
-    from tournaments.coordinator.runner import RunOptions, run_tournament
+    from tournaments.coordinator.run_options import RunOptions
+    from tournaments.coordinator.runner import run_tournament
 
     config = parse_tournament(
         {"seed": 777 + players, "games": games, "bots": list(FIELD), "players": [players], "games_per_pairing": deals},

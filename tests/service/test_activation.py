@@ -9,7 +9,7 @@ from sqlmodel import Session, select
 from ladder.store.served_tables import AuthorRow, Role, ServedVersionRow, VersionState
 from ladder.store.tables import BotRow, BotVersionRow
 from service.admin import Action, set_bot_state
-from service.check_job import activate, ownership_problem
+from service.background.check_job import activate, ownership_problem
 from service.db import open_service_database
 from service.security import add_author
 

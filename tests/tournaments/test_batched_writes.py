@@ -38,7 +38,8 @@ SCRIPT = textwrap.dedent("""
     toygames.install()
     from tournaments.formats.config import parse_tournament
     from tournaments.coordinator.recorder import Recorder
-    from tournaments.coordinator.runner import RunOptions, run_tournament
+    from tournaments.coordinator.run_options import RunOptions
+    from tournaments.coordinator.runner import run_tournament
     from tournaments.coordinator.write_buffer import WriteBuffer, WritePolicy
 
     KILL = os.environ.get("KILL_AT", "")

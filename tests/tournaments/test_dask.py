@@ -30,7 +30,8 @@ from ladder.store.database import open_database
 from ladder.store.tables import MatchRow, TournamentRow
 from tests.tournaments import dask_toys
 from tests.tournaments.stored import count_rows, differences, stored_results
-from tournaments.coordinator.runner import RunOptions, run_tournament
+from tournaments.coordinator.run_options import RunOptions
+from tournaments.coordinator.runner import run_tournament
 from tournaments.executors.tasks import MatchTask
 from tournaments.executors.worker import (
     MatchRefused,
@@ -262,7 +263,7 @@ def test_asking_for_dask_without_it_is_one_line_saying_how_to_install_it(toys, t
 
 
 def test_a_dry_run_of_a_dask_file_needs_no_dask(toys, tmp_path: Path, monkeypatch) -> None:
-    from tournaments.coordinator.runner import plan_tournament
+    from tournaments.coordinator.dry_run import plan_tournament
 
     monkeypatch.setenv("LADDER_RESULTS", str(tmp_path / "results"))
     monkeypatch.setitem(sys.modules, "distributed", None)
@@ -561,7 +562,8 @@ COORDINATOR = textwrap.dedent("""
     from tests.tournaments import dask_toys
     dask_toys.install()
     from tournaments.formats.config import parse_tournament
-    from tournaments.coordinator.runner import RunOptions, run_tournament
+    from tournaments.coordinator.run_options import RunOptions
+    from tournaments.coordinator.runner import run_tournament
     if __name__ == "__main__":  # Dask starts its worker processes with "spawn": they import this file
         cfg = parse_tournament({{"seed": 5, "games": ["toy-coins"], "bots": ["random", "greedy", "slow"],
                                 "games_per_pairing": 8, "game": {{"toy-coins": {{"players": [2, 3]}}}}}}, "c.toml", "c")

@@ -35,7 +35,7 @@ from tournaments.executors.local_pool import ExecutorLost, TaskKilledWorkers, Wo
 from tournaments.executors.tasks import MatchRecord
 from tournaments.executors.worker import play_task
 from tournaments.formats.round_robin import ScheduledMatch
-from tournaments.sources.adaptive import WAIT, Wait
+from tournaments.sources.base import WAIT, Wait
 
 log = logging.getLogger("ladder.tournament")
 

@@ -84,121 +84,41 @@ file and the progress bar). :class:`TournamentRun` puts them together.
 from __future__ import annotations
 
 import logging
-import os
 import time
-from collections.abc import Iterator
-from concurrent.futures import BrokenExecutor, Executor
-from dataclasses import asdict, dataclass, field
+from concurrent.futures import BrokenExecutor
+from dataclasses import asdict
 from pathlib import Path
-from typing import Any
 
 from sqlmodel import Session
 
 from engine import get_game
 from ladder.errors import UserError
-from ladder.matches.deals import DealSecret, bot_seed
+from ladder.matches.deals import DealSecret
 from ladder.matches.statuses import MatchStatus, TournamentState
-from ladder.paths import results_dir
-from ladder.ratings import persistence as ratings
-from ladder.ratings.pools import PoolKey
 from ladder.sandbox.host_load import workers_warning
 from ladder.store.database import open_database
 from ladder.store.tables import TournamentRow, utcnow
 from tournaments.coordinator.benching import BenchPolicy
+from tournaments.coordinator.coordinator import Coordinator, ExecutorPlan, open_executor
 from tournaments.coordinator.loop import ExecutorLoop, LoopSettings, StopSignals, broken_message
-from tournaments.coordinator.opening import choose_tournament, latest_tournament, open_tournament
+from tournaments.coordinator.opening import choose_tournament, open_tournament
 from tournaments.coordinator.phases import Phase, RunPhases
 from tournaments.coordinator.progress import ProgressBar, RunLog
 from tournaments.coordinator.recorder import Finished, Recorder, recorded_keys
-from tournaments.coordinator.write_buffer import WriteBuffer, WritePolicy
-from tournaments.executors.api import MatchExecutor, TerminableExecutor
+from tournaments.coordinator.run_options import RunOptions, RunReport, default_workers
+from tournaments.executors.api import MatchExecutor
 from tournaments.executors.backends import check_backend
 from tournaments.executors.local_pool import LocalPoolExecutor, start_fork_server
-from tournaments.executors.tasks import MatchTask
-from tournaments.executors.worker import close_players, init_worker
 from tournaments.formats.config import Seatings, TournamentConfig, check_scheduler_address, fingerprint, load_tournament
 from tournaments.formats.entrants import bot_bundles, resolve_plans, sandbox_refusal_for
-from tournaments.formats.estimate import estimate
 from tournaments.formats.round_robin import ScheduledMatch, schedule_fingerprint_data
-from tournaments.sources.adaptive import AdaptivePlanner, Wait
-from tournaments.sources.schedule import Schedule
+from tournaments.sources.adaptive import AdaptivePlanner, AdaptiveSource
+from tournaments.sources.base import MatchSource
+from tournaments.sources.schedule import Schedule, ScheduleSource
 
-__all__ = [
-    "RunOptions",
-    "RunReport",
-    "TournamentRun",
-    "default_workers",
-    "plan_tournament",
-    "resolve_plans",
-    "run_tournament",
-]
+__all__ = ["TournamentRun", "resolve_plans", "run_tournament"]
 
 log = logging.getLogger("ladder.tournament")
-
-
-@dataclass
-class RunOptions:
-    """How to run (as opposed to what to play, which is the tournament file's)."""
-
-    hours: float | None = None  # overrides the file's time budget
-    workers: int | None = None  # overrides the file's workers (0 or None there: one per core)
-    db_url: str | None = None
-    progress: bool = True
-    executor: Executor | None = None  # any Executor; default: the backend's
-    backend: str | None = None  # "local" or "dask"; overrides the file's (default local)
-    scheduler: str | None = None  # a Dask scheduler's address; overrides the file's (implies backend "dask")
-    worker_setup: str | None = None  # "module:function" run in each local worker (tests)
-    in_flight_per_worker: int = 2
-    rate_at_end: bool = True
-    log_level: int = logging.INFO
-    deal_secret: str | None = None  # hex: deal a new tournament from this secret instead of a fresh one
-    require_layers: tuple[str, ...] = ()  # sandbox layers that must be available, else the run refuses to start
-    write_policy: WritePolicy = field(default_factory=WritePolicy)  # when finished matches are written
-
-
-@dataclass
-class RunReport:
-    """What one ``ladder run`` did."""
-
-    tournament_id: int
-    name: str
-    state: str
-    scheduled: int
-    recorded: int  # matches of the tournament in the database now (played + skipped + error)
-    played_now: int = 0
-    skipped_now: int = 0
-    errors_now: int = 0
-    retried_now: int = 0
-    abandoned: int = 0  # in flight when a second Ctrl-C stopped the run
-    seconds: float = 0.0
-    db_seconds: float = 0.0
-    db_batches: int = 0
-    busy_seconds: float = 0.0  # wall time the workers spent playing the matches of this run
-    cpu_seconds: float = 0.0  # CPU time of the workers in those matches (without sandboxed bot processes)
-    workers: int = 0
-    backend: str = "local"
-    scheduler: str = ""  # the Dask scheduler's address ("" for the local backend)
-    log_path: str = ""
-    notes: list[str] = field(default_factory=list)
-    benched: dict[str, str] = field(default_factory=dict)
-    deal_commitment: str = ""  # SHA-256 of the deal secret, public from the start
-    deal_secret: str | None = None  # the secret once revealed (the tournament ended), else None
-    unstored: int = 0  # matches whose result could not be written (recorded as errors with the reason)
-    voided_now: int = 0  # matches voided for a host fault (a starved bot): the next run plays them again
-    unplayable_now: int = (
-        0  # matches voided again (tournaments.coordinator.recorder.VOID_LIMIT): recorded, not played again
-    )
-    phases: dict[str, float] = field(default_factory=dict)  # where the run's wall time went (see RunPhases)
-
-    def to_json(self) -> dict[str, Any]:
-        return asdict(self)
-
-
-def default_workers() -> int:
-    try:
-        return len(os.sched_getaffinity(0))
-    except AttributeError:
-        return os.cpu_count() or 1
 
 
 def tournament_fingerprint(config: TournamentConfig, schedule: Schedule) -> str:
@@ -220,7 +140,6 @@ class TournamentRun:
     def __init__(self, config: TournamentConfig, options: RunOptions) -> None:
         self.created = time.monotonic()
         self.config = config
-        self._wire_limits = asdict(config.limits)  # every task's limits: the config is frozen, so made once
         self.options = options
         self.given_secret = DealSecret.from_hex(options.deal_secret) if options.deal_secret is not None else None
         self.secret = self.given_secret or DealSecret.fresh()  # replaced by the tournament's own when it is chosen
@@ -254,9 +173,6 @@ class TournamentRun:
             self.notes.append(crowded)
         self.stop = StopSignals()
         self.state_before: str | None = None  # the chosen tournament's state before this run (None: a new one)
-        self.writes = WriteBuffer(options.write_policy)
-        self.unplayed: dict[str, int] = {}  # matches not yet handed out per bot reference (without a time budget)
-        self.retired: set[str] = set()  # bot references with no match left to hand out
         self.stats = RunReport(
             0,
             config.name,
@@ -301,39 +217,22 @@ class TournamentRun:
 
     def _open_executor(self) -> MatchExecutor:
         """The backend's executor (the caller shuts it down)."""
-        if self.backend != "dask":
-            return LocalPoolExecutor(
-                self.workers,
-                initializer=init_worker,
-                finalizer=close_players,
-                pin_cpus=True,
-                initargs=(
-                    self.run_log.funnel.queue,
-                    self.options.log_level,
-                    self.options.worker_setup,
-                    str(results_dir().resolve()),
-                ),
+        executor = open_executor(
+            ExecutorPlan(
+                backend=self.backend,
+                workers=self.workers,
+                max_attempts=self.config.limits.max_attempts,
+                log_queue=self.run_log.funnel.queue,
+                scheduler=self.scheduler,
+                log_level=self.options.log_level,
+                setup=self.options.worker_setup,
+                bundles=bot_bundles(self.plans) if self.backend == "dask" else {},
+                run_name=f"{self.config.name}-{self.print_hash[:12]}",
             )
-        from tournaments.executors.dask_executor import open_dask_executor
-
-        bundles = bot_bundles(self.plans)
-        if self.scheduler:
-            log.info("dask backend: joining the scheduler at %s (--workers does not apply)", self.scheduler)
-        else:
-            log.info("dask backend: starting a local cluster of %d worker process(es)", self.workers)
-        executor = open_dask_executor(
-            scheduler=self.scheduler,
-            workers=self.workers,
-            max_attempts=self.config.limits.max_attempts,
-            bundles=bundles,
-            results=str(results_dir().resolve()),
-            setup=self.options.worker_setup,
-            log_level=self.options.log_level,
-            run_name=f"{self.config.name}-{self.print_hash[:12]}",
         )
-        self.scheduler = executor.address
-        self.stats.scheduler = executor.address
-        self.workers = self.stats.workers = max(1, executor.worker_count)
+        if self.backend == "dask":  # the cluster says where it is and how many workers it has now
+            self.scheduler = self.stats.scheduler = str(getattr(executor, "address", ""))
+            self.workers = self.stats.workers = max(1, int(getattr(executor, "worker_count", 1)))
         return executor
 
     def close(self) -> None:
@@ -373,18 +272,18 @@ class TournamentRun:
             self._start_executor(started) if self.options.executor is None else self.options.executor
         )
         self.phases.mark(Phase.EXECUTOR)
-        progress = ProgressBar(
+        self.progress = ProgressBar(
             self.config.name,
             self.per_cycle * cycles,
             self.per_cycle * cycles - len(self.missing_keys(cycles)),
             deadline,
             self.options.progress,
         )
-        loop = self._loop(executor, progress, deadline)
+        loop = self._loop(executor, cycles, deadline)
         self.stop.install()
         reason = TournamentState.COMPLETE
         try:
-            reason = loop.run(self._pending(loop, cycles, deadline))
+            reason = self.coordinator.play(loop)
         except BrokenExecutor as error:
             reason = TournamentState.STOPPED
             raise UserError(f"{broken_message(error)}; see {self.stats.log_path}") from None
@@ -392,7 +291,7 @@ class TournamentRun:
             reason = TournamentState.STOPPED  # the database holds every match recorded so far: a new run resumes
             raise
         finally:
-            progress.close()
+            self.progress.close()
             self._end(executor, own_executor, loop, reason, started)
         return self.stats
 
@@ -415,17 +314,19 @@ class TournamentRun:
         self.tournament, resumed = open_tournament(
             self.session, self.config, self.print_hash, self.per_cycle * cycles, choice.row, self.secret
         )
-        self.recorder = Recorder(self.session, self.tournament)
+        self.coordinator = Coordinator(
+            self.session, self.tournament, self.secret.value, self.config.limits, self.stop, self.options.write_policy
+        )
+        self.recorder = self.coordinator.recorder
         tid = self.recorder.tournament_id
         self.stats.tournament_id = tid
         self.stats.deal_commitment = self.tournament.deal_commitment
         cycles = max(cycles, self.tournament.cycles)
         self._set_cycles(cycles)
-        dropped = self.recorder.repair()
+        dropped = self.coordinator.resume()
         if dropped:
             self._note(f"{dropped} match(es) stored without all their seat rows were dropped: they are played again")
-        self.recorder.load_keys()
-        self.bench = BenchPolicy.load(self.session, tid, self.config.limits.bench_after_failures)
+        self.bench = self.coordinator.bench
         self.stats.benched = self.bench.new_this_run
         try:
             self.run_log = RunLog.open(self.config.name, tid, self.options.log_level)
@@ -479,7 +380,7 @@ class TournamentRun:
             return before
         return TournamentState.STOPPED
 
-    def _loop(self, executor: MatchExecutor, progress: ProgressBar, deadline: float | None) -> ExecutorLoop:
+    def _loop(self, executor: MatchExecutor, cycles: int, deadline: float | None) -> ExecutorLoop:
         settings = LoopSettings(
             max_attempts=self.config.limits.max_attempts,
             in_flight_per_worker=self.options.in_flight_per_worker,
@@ -488,26 +389,32 @@ class TournamentRun:
             exhausted_is_budget=deadline is not None and self.adaptive is None,
             log_path=self.stats.log_path,
         )
-        return ExecutorLoop(
-            executor,
-            settings,
-            self.stop,
-            make_task=self._task,
-            benched_seats=self.bench.benched_seats,
-            handed_out=self._handed_out,
-            on_batch=lambda batch: self._on_batch(batch, progress),
-            say=progress.write,
-            tick=self._write_due,
-            wait_limit=self.writes.wait_limit,
+        return self.coordinator.loop(
+            executor, self._source(cycles, deadline), settings, self.progress.write, arrived=self._on_batch
         )
 
-    def _pending(self, loop: ExecutorLoop, cycles: int, deadline: float | None) -> Iterator[ScheduledMatch | Wait]:
-        """What the loop plays: the adaptive format's rounds, or the schedule's missing matches and new cycles."""
-        if self.adaptive is not None:
-            return self._adaptive_pending()
-        if deadline is None:  # a fixed number of cycles: a bot with no match left to hand out is retired
-            self.unplayed = self.schedule.matches_left_per_bot(cycles, self.recorder.done)
-        return self.schedule.pending(cycles, deadline, self.recorder.done, loop.counts.submitted, self._set_cycles)
+    def _source(self, cycles: int, deadline: float | None) -> MatchSource:
+        """What the coordinator plays: the adaptive format's rounds, or the schedule's missing matches and new
+        cycles."""
+        if self.adaptive is None:
+            return ScheduleSource(self.schedule, cycles, deadline, self.recorder.done, self._set_cycles)
+
+        def schedule(planned: int) -> None:
+            self.tournament.scheduled = planned
+            self.session.add(self.tournament)
+            self.session.commit()
+            self.stats.scheduled = self.tournament.scheduled
+
+        return AdaptiveSource(
+            self.adaptive,
+            self.session,
+            self.recorder.tournament_id,
+            self.secret.value,
+            self.recorder.done,
+            self.recorder.now,
+            self.bench.benched_in,
+            schedule,
+        )
 
     def _end(
         self, executor: MatchExecutor, own_executor: bool, loop: ExecutorLoop, reason: TournamentState, started: float
@@ -524,13 +431,10 @@ class TournamentRun:
         overlap = own_executor and isinstance(executor, LocalPoolExecutor)
         try:
             try:
-                self._write_due(True)  # the matches that finished are kept, however the run ends
+                self.coordinator.write_due(True)  # the matches that finished are kept, however the run ends
             finally:
                 if own_executor:
-                    if self.stop.abandon and isinstance(executor, TerminableExecutor):
-                        executor.terminate()
-                    else:
-                        executor.shutdown(wait=not overlap)
+                    self.coordinator.shutdown(executor, wait=not overlap)
                 self.phases.mark(Phase.SHUTDOWN)
             self._finish(reason, started)
         finally:
@@ -552,75 +456,19 @@ class TournamentRun:
         self.session.commit()
         self.stats.scheduled = self.tournament.scheduled
 
-    def _adaptive_pending(self) -> Iterator[ScheduledMatch | Wait]:
-        """The adaptive format's rounds (see :mod:`tournaments.sources.adaptive`)."""
-        assert self.adaptive is not None
-
-        def schedule(planned: int) -> None:
-            self.tournament.scheduled = planned
-            self.session.add(self.tournament)
-            self.session.commit()
-            self.stats.scheduled = self.tournament.scheduled
-
-        yield from self.adaptive.pending(
-            self.session,
-            self.recorder.tournament_id,
-            self.secret.value,
-            self.recorder.done,
-            self.recorder.now,
-            self.bench.benched_in,
-            schedule,
-        )
-
-    def _task(self, match: ScheduledMatch) -> dict[str, Any]:
-        """The match as a task for a worker (:class:`~tournaments.executors.tasks.MatchTask` on the wire)."""
-        spec = match.spec()
-        return MatchTask(
-            key=spec.key,
-            game=spec.game,
-            seats=spec.seats,
-            seed=spec.seed,
-            options=dict(spec.options),
-            limits=self._wire_limits,
-            bot_seeds=tuple(bot_seed(self.secret.value, match.key, seat) for seat in range(len(match.seats))),
-            deal=match.deal,
-            hashes=tuple(entrant.content_hash for entrant in match.seats),
-            retire=tuple(sorted(self.retired)),
-        ).to_wire()
-
-    def _handed_out(self, match: ScheduledMatch) -> None:
-        """Count a match as handed out (sent or skipped); a bot with none left is retired."""
-        for ref in {entrant.ref for entrant in match.seats}:
-            if ref in self.unplayed:
-                self.unplayed[ref] -= 1
-                if self.unplayed[ref] <= 0:
-                    self.retired.add(ref)
-
-    def _on_batch(self, batch: list[Finished], progress: ProgressBar) -> None:
-        """Count the batch's failures toward benching at once (no more matches are handed to a benched bot),
-        and keep it to be written with the benches it causes."""
-        new_benches = {}
-        for item in batch:
-            if item.status is MatchStatus.PLAYED and item.record is not None:
-                new_benches.update(self.bench.observe(item.match, item.record.failures))
-        self.writes.add(batch, new_benches)
+    def _on_batch(self, batch: list[Finished]) -> None:
+        """A batch arrived (benches counted, kept to be written): the progress bar moves on."""
         failed = sum(1 for item in batch if item.record is not None and item.record.failures)
-        progress.advance(len(batch), failed, self.tournament.scheduled, len(self.bench))
+        self.progress.advance(len(batch), failed, self.tournament.scheduled, len(self.bench))
 
-    def _write_due(self, everything: bool = False) -> None:
-        """Write the waiting results if they are due (all of them with ``everything``)."""
-        if self.writes.oldest is not None and (everything or self.writes.due()):
-            self._record(*self.writes.take())
-
-    def _record(self, batch: list[Finished], new_benches: dict[tuple[int, PoolKey], str]) -> None:
-        """Write ``batch`` with the benches it caused, in one transaction."""
-        self.recorder.record(batch, new_benches)
-        for item in batch:
-            self.stats.played_now += item.status is MatchStatus.PLAYED
-            self.stats.skipped_now += item.status is MatchStatus.SKIPPED
-            self.stats.errors_now += item.status is MatchStatus.ERROR
-            self.stats.voided_now += item.status is MatchStatus.VOIDED
-            self.stats.unplayable_now += item.status is MatchStatus.UNPLAYABLE
+    def _count_recorded(self) -> None:
+        """The run's counts of what the coordinator recorded."""
+        tally = self.coordinator.tally
+        self.stats.played_now = tally[MatchStatus.PLAYED]
+        self.stats.skipped_now = tally[MatchStatus.SKIPPED]
+        self.stats.errors_now = tally[MatchStatus.ERROR]
+        self.stats.voided_now = tally[MatchStatus.VOIDED]
+        self.stats.unplayable_now = tally[MatchStatus.UNPLAYABLE]
         self.stats.db_seconds = self.recorder.seconds
         self.stats.db_batches = self.recorder.batches
         self.stats.unstored = self.recorder.unstored
@@ -628,6 +476,7 @@ class TournamentRun:
     def _finish(self, reason: TournamentState, started: float) -> None:
         """Record how the run ended (revealing the deal secret of a tournament that is over), then rate."""
         self.session.rollback()  # never commit a half-written batch: only what the recorder committed is kept
+        self._count_recorded()
         tid = self.recorder.tournament_id
         # the tournament may also hold the matches of a bot's older versions: count what its schedule asks for now
         recorded = self.tournament.scheduled - len(self.missing_keys(self.tournament.cycles))
@@ -646,7 +495,7 @@ class TournamentRun:
         self.phases.mark(Phase.RECORD_END)
         if self.options.rate_at_end:
             tick = time.perf_counter()
-            ratings.rerate(self.session)
+            self.coordinator.rate()
             log.info("ratings recomputed in %.2f s", time.perf_counter() - tick)
         self.phases.mark(Phase.RATING)
         log.info(
@@ -687,54 +536,3 @@ def run_tournament(source: str | Path | TournamentConfig, options: RunOptions | 
     for entry in config.games:
         get_game(entry.game)
     return TournamentRun(config, options or RunOptions()).run()
-
-
-def _by_table(matches: list[ScheduledMatch]) -> dict[str, int]:
-    """How many of ``matches`` each game and table size has (``"elevenses 3p"``)."""
-    counts: dict[str, int] = {}
-    for match in matches:
-        key = f"{match.game} {len(match.seats)}p"
-        counts[key] = counts.get(key, 0) + 1
-    return counts
-
-
-def plan_tournament(
-    source: str | Path | TournamentConfig,
-    db_url: str | None = None,
-    workers: int | None = None,
-    hours: float | None = None,
-) -> dict[str, Any]:
-    """What a run would play, without playing: matches per cycle by game and table size, the notes, whether the
-    run resumes a tournament (and what it has recorded) or starts a new one, and an estimate of the time the
-    missing matches take (:mod:`tournaments.formats.estimate`)."""
-    config = source if isinstance(source, TournamentConfig) else load_tournament(source)
-    run = TournamentRun(
-        config, RunOptions(db_url=db_url, progress=False, backend="local", workers=workers, hours=hours)
-    )  # no Dask needed; ``hours`` (--hours) overrides the file's budget, as in the run
-    try:
-        existing = latest_tournament(run.session, config, run.print_hash)
-        cycles = max(config.cycles, existing.cycles if existing else 1)
-        done = recorded_keys(run.session, existing.id) if existing is not None and existing.id is not None else set()
-        missing = list(run.schedule.missing(cycles, done))
-        to_play = _by_table(missing)
-        return {
-            "name": config.name,
-            "per_cycle": run.per_cycle,
-            "cycles": cycles,
-            "hours": run.hours,
-            "workers": run.workers,
-            "backend": config.backend,
-            "scheduler": config.scheduler,
-            "matches": _by_table(run.cycle(0)),
-            "adaptive": asdict(config.adaptive) if config.adaptive else None,
-            "bots": {plan.game: [e.label for e in plan.entrants] for plan in run.plans},
-            "notes": run.notes,
-            "resumes": None
-            if existing is None
-            else {"tournament": existing.id, "state": existing.state, "recorded": len(done)},
-            "to_play": len(missing),
-            "to_play_by_table": to_play,
-            "estimate": estimate(run.session, missing, run.workers).as_dict(),
-        }
-    finally:
-        run.close()

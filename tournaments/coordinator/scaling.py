@@ -33,7 +33,8 @@ from pathlib import Path
 from typing import Any
 
 from engine import get_game
-from tournaments.coordinator.runner import RunOptions, run_tournament
+from tournaments.coordinator.run_options import RunOptions
+from tournaments.coordinator.runner import run_tournament
 from tournaments.executors.local_pool import worker_context
 from tournaments.formats.config import TournamentConfig, load_tournament, parse_tournament
 

@@ -38,7 +38,7 @@ from __future__ import annotations
 import enum
 import logging
 from collections import defaultdict
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 
 from sqlmodel import Session, select
@@ -60,17 +60,9 @@ from tournaments.formats.round_robin import (
     deal_seed,
     playable_counts,
 )
+from tournaments.sources.base import WAIT, Wait
 
 log = logging.getLogger("ladder.tournament")
-
-
-class Wait(enum.Enum):
-    """Yielded by :meth:`AdaptivePlanner.pending` while the round's matches are still being played."""
-
-    WAIT = "wait"
-
-
-WAIT = Wait.WAIT
 
 
 class StopReason(enum.StrEnum):
@@ -278,6 +270,40 @@ class AdaptivePlanner:
                     yield WAIT
             matches = self.next_round(session, tournament_id, planned, benched)
         schedule(len(planned))
+
+
+class AdaptiveSource:
+    """The adaptive format as the coordinator's match source: its rounds (:meth:`AdaptivePlanner.pending`), with
+    nothing refused (benching is the coordinator's) and no bot retired early."""
+
+    def __init__(
+        self,
+        planner: AdaptivePlanner,
+        session: Session,
+        tournament_id: int,
+        secret: bytes,
+        done: set[str],
+        recorded_now: set[str],
+        benched: Callable[[Entrant, str, int], bool],
+        schedule: Callable[[int], None],
+    ) -> None:
+        self.planner = planner
+        self._rounds = (session, tournament_id, secret, done, recorded_now, benched, schedule)
+
+    def pending(self, submitted: Mapping[int, int]) -> Iterator[ScheduledMatch | Wait]:
+        return self.planner.pending(*self._rounds)
+
+    def refusal(self, match: ScheduledMatch) -> dict[int, str]:
+        return {}
+
+    def handed_out(self, match: ScheduledMatch) -> None:
+        return None
+
+    def retired(self) -> tuple[str, ...]:
+        return ()
+
+    def recorded(self) -> None:
+        return None
 
 
 def _next_deals(planned: set[str]) -> dict[tuple[str, frozenset[str]], int]:

@@ -102,3 +102,46 @@ class Schedule:
                 if match.key not in done:
                     yield match
             number += 1
+
+
+class ScheduleSource:
+    """The fixed schedule as the coordinator's match source: the missing matches of the cycles started, then new
+    cycles while the time budget lasts (:meth:`Schedule.pending`). Without a time budget a bot with no match left
+    to hand out is retired (the workers stop its idle processes)."""
+
+    def __init__(
+        self,
+        schedule: Schedule,
+        cycles: int,
+        deadline: float | None,
+        done: Collection[str],
+        start_cycle: Callable[[int], None],
+    ) -> None:
+        self.schedule = schedule
+        self.cycles = cycles
+        self.deadline = deadline
+        self.done = done
+        self.start_cycle = start_cycle
+        # matches not yet handed out per bot reference (a fixed number of cycles only)
+        self.unplayed = schedule.matches_left_per_bot(cycles, done) if deadline is None else {}
+        self._retired: tuple[str, ...] = ()
+
+    def pending(self, submitted: Mapping[int, int]) -> Iterator[ScheduledMatch]:
+        return self.schedule.pending(self.cycles, self.deadline, self.done, submitted, self.start_cycle)
+
+    def refusal(self, match: ScheduledMatch) -> dict[int, str]:
+        return {}
+
+    def handed_out(self, match: ScheduledMatch) -> None:
+        """Count a match as handed out (sent or skipped); a bot with none left is retired."""
+        for ref in {entrant.ref for entrant in match.seats}:
+            if ref in self.unplayed:
+                self.unplayed[ref] -= 1
+                if self.unplayed[ref] <= 0:
+                    self._retired = tuple(sorted({*self._retired, ref}))
+
+    def retired(self) -> tuple[str, ...]:
+        return self._retired
+
+    def recorded(self) -> None:
+        return None

@@ -1,4 +1,4 @@
-"""One submission's check, in a process of its own: ``python -m service.check_job --db URL --submission ID``.
+"""One submission's check, in a process of its own: ``python -m service.background.check_job --db URL --submission ID``.
 
 The same check as ``ladder validate`` (:func:`ladder.seats.botstore.check_bot`: the build in the build sandbox, then
 the bot loaded and played in the sandbox), then the served ladder's own rules (a bot's name belongs to the
@@ -197,7 +197,7 @@ def run(db_url: str | None, submission_id: int, matches: int, cap: int) -> Submi
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m service.check_job", description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(prog="python -m service.background.check_job", description=__doc__.splitlines()[0])
     parser.add_argument("--db", default=None)
     parser.add_argument("--submission", type=int, required=True)
     parser.add_argument("--matches", type=int, default=2)

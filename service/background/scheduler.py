@@ -1,4 +1,4 @@
-"""The served ladder's continuous play: rounds chosen by :mod:`service.planner`, played on the tournaments'
+"""The served ladder's continuous play: rounds chosen by :mod:`service.background.planner`, played on the tournaments'
 executors, written by the tournaments' recorder.
 
 The served ladder is one tournament row (named ``serve``, format ``serve``) that never ends: its matches, its
@@ -6,7 +6,7 @@ sealed deal secret (never revealed while it serves; its commitment is public fro
 are a tournament's, so ``ladder matches``, ``ladder rankings``, the report and ``ladder replay`` read them as
 any other. This thread is the database's only writer of matches and ratings:
 
-- each round is chosen (:func:`service.planner.plan_round`) and **written as planned** before a match of it is
+- each round is chosen (:func:`service.background.planner.plan_round`) and **written as planned** before a match of it is
   handed out (:class:`~ladder.store.served_tables.PlannedMatchRow`); the executor loop of ``ladder run``
   (:class:`tournaments.coordinator.loop.ExecutorLoop`) plays it and the :class:`tournaments.coordinator.recorder.Recorder` writes every
   batch of results in one transaction as it arrives. After a crash or ``kill -9`` the next start plays the
@@ -30,16 +30,13 @@ import logging
 import os
 import socket
 import time
-from collections.abc import Iterator
-from dataclasses import asdict
-from typing import Any
+from collections.abc import Iterator, Mapping
 
 from sqlalchemy.engine import Engine
 from sqlmodel import Session, col, select
 
-from ladder.matches.deals import DealSecret, bot_seed
-from ladder.matches.statuses import MatchStatus, TournamentState
-from ladder.paths import results_dir
+from ladder.matches.deals import DealSecret
+from ladder.matches.statuses import TournamentState
 from ladder.ratings import certainty
 from ladder.ratings import persistence as ratings_persistence
 from ladder.ratings import trueskill_model as ratings_trueskill_model
@@ -52,20 +49,18 @@ from ladder.seats.players import store_folder
 from ladder.seats.roster import Entrant, builtin_entrant, resolve
 from ladder.store.served_tables import BotState, PlannedMatchRow, ServedBotRow, ServedVersionRow, VersionState
 from ladder.store.tables import BotRow, BotVersionRow, TournamentRow, utcnow
-from service.dispatch import ShippingExecutor
-from service.planner import FieldEntry, History, RoundBuilder, history_from, plan_round, refresh_round
+from service.background.dispatch import ShippingExecutor
+from service.background.planner import FieldEntry, History, RoundBuilder, history_from, plan_round, refresh_round
 from service.settings import ServeSettings
-from tournaments.coordinator.benching import BenchPolicy
-from tournaments.coordinator.loop import ExecutorLoop, LoopSettings, StopSignals
+from tournaments.coordinator.coordinator import Coordinator, ExecutorPlan, open_executor
+from tournaments.coordinator.loop import LoopSettings, StopSignals
 from tournaments.coordinator.opening import reseal
 from tournaments.coordinator.progress import RunLog
-from tournaments.coordinator.recorder import Finished, Recorder, to_json
-from tournaments.executors.api import MatchExecutor, TerminableExecutor
-from tournaments.executors.local_pool import LocalPoolExecutor
-from tournaments.executors.tasks import MatchTask
-from tournaments.executors.worker import close_players, init_worker
+from tournaments.coordinator.recorder import to_json
+from tournaments.coordinator.write_buffer import WritePolicy
+from tournaments.executors.api import MatchExecutor
 from tournaments.formats.round_robin import ScheduledMatch, deal_seed
-from tournaments.sources.adaptive import WAIT, Wait
+from tournaments.sources.base import WAIT, Wait
 
 log = logging.getLogger("ladder.serve")
 SERVE_NAME = "serve"
@@ -244,7 +239,7 @@ class ServeLoop:
             )
         return missing
 
-    def pending(self) -> Iterator[ScheduledMatch | Wait]:
+    def pending(self, submitted: Mapping[int, int]) -> Iterator[ScheduledMatch | Wait]:
         """Round after round until stopped; waits (in here) while there is nothing to play."""
         matches = self._unfinished()
         if matches:
@@ -281,12 +276,8 @@ class ServeLoop:
         return self.stop.requested
 
     # -- results
-    def on_batch(self, batch: list[Finished]) -> None:
-        new_benches = {}
-        for item in batch:
-            if item.status is MatchStatus.PLAYED and item.record is not None:
-                new_benches.update(self.bench.observe(item.match, item.record.failures))
-        self.recorder.record(batch, new_benches)
+    def recorded(self) -> None:
+        """A batch was written: the ratings are recomputed when due (the live pages stay current)."""
         self.dirty = True
         self._rate_if_due()
 
@@ -296,52 +287,38 @@ class ServeLoop:
         if not self.dirty or (not force and time.monotonic() - self.rated_at < self.rate_gap):
             return
         tick = time.monotonic()
-        ratings_persistence.rerate(self.session)
+        self.coordinator.rate()
         self.rated_at, self.dirty = time.monotonic(), False
         self.rate_gap = max(self.settings.rate_every, 10 * (self.rated_at - tick))
-
-    def task(self, match: ScheduledMatch) -> dict[str, Any]:
-        spec = match.spec()
-        return MatchTask(
-            key=spec.key,
-            game=spec.game,
-            seats=spec.seats,
-            seed=spec.seed,
-            options=dict(spec.options),
-            limits=asdict(self.limits),
-            bot_seeds=tuple(bot_seed(self.secret, match.key, s) for s in range(len(match.seats))),
-            deal=match.deal,
-            hashes=tuple(e.content_hash for e in match.seats),
-            retire=(),
-        ).to_wire()
 
     def files_of(self, digest: str) -> dict[str, bytes]:
         if digest not in self.files:
             self.files[digest] = read_files(store_folder(digest))
         return self.files[digest]
 
+    # -- the match source's other calls (the coordinator benches; the served ladder retires no bot early)
+    def handed_out(self, match: ScheduledMatch) -> None:
+        return None
+
+    def retired(self) -> tuple[str, ...]:
+        return ()
+
     # -- the whole run
     def _executor(self, run_log: RunLog) -> MatchExecutor:
-        if not self.settings.scheduler:
-            return LocalPoolExecutor(
-                self.workers,
-                initializer=init_worker,
-                finalizer=close_players,
-                pin_cpus=True,
-                initargs=(run_log.funnel.queue, logging.INFO, self.settings.worker_setup, str(results_dir().resolve())),
+        inner = open_executor(
+            ExecutorPlan(
+                backend="dask" if self.settings.scheduler else "local",
+                workers=self.workers,
+                max_attempts=self.limits.max_attempts,
+                log_queue=run_log.funnel.queue,
+                scheduler=self.settings.scheduler,
+                setup=self.settings.worker_setup,
+                run_name="serve",
             )
-        from tournaments.executors.dask_executor import open_dask_executor
-
-        inner = open_dask_executor(
-            scheduler=self.settings.scheduler,
-            workers=self.workers,
-            max_attempts=self.limits.max_attempts,
-            bundles={},
-            results=str(results_dir().resolve()),
-            setup=self.settings.worker_setup,
-            run_name="serve",
         )
-        self.workers = max(1, inner.worker_count)
+        if not self.settings.scheduler:
+            return inner
+        self.workers = max(1, int(getattr(inner, "worker_count", 1)))
         return ShippingExecutor(inner, self.files_of)
 
     def run(self) -> TournamentState:
@@ -349,10 +326,12 @@ class ServeLoop:
         assert self.tournament.id is not None and self.tournament.deal_secret is not None
         self.tournament_id = self.tournament.id
         self.secret = DealSecret.from_hex(self.tournament.deal_secret).value
-        self.recorder = Recorder(self.session, self.tournament)
-        self.recorder.repair()
-        self.recorder.load_keys()
-        self.bench = BenchPolicy.load(self.session, self.tournament_id, self.limits.bench_after_failures)
+        # every batch written as it arrives: the round's end is seen at once, and a page shows a match when played
+        self.coordinator = Coordinator(
+            self.session, self.tournament, self.secret, self.limits, self.stop, WritePolicy(seconds=0.0, size=1)
+        )
+        self.recorder = self.coordinator.recorder
+        self.coordinator.resume()
         for name in self.settings.house_bots:  # recorded (and committed) now: found, never written, by each round's
             builtin_entrant(self.session, name)  # look-up, whose open write would lock every web login and upload
         self.session.commit()
@@ -360,23 +339,15 @@ class ServeLoop:
         state = TournamentState.STOPPED
         try:
             executor = self._executor(run_log)
-            loop = ExecutorLoop(
-                executor,
-                LoopSettings(
-                    max_attempts=self.limits.max_attempts,
-                    in_flight_per_worker=1,
-                    workers=self.workers,
-                    deadline=None,
-                    exhausted_is_budget=False,
-                    log_path=str(run_log.path),
-                ),
-                self.stop,
-                make_task=self.task,
-                benched_seats=self._benched_or_refused,
-                handed_out=lambda _match: None,
-                on_batch=self.on_batch,
-                say=log.info,
+            settings = LoopSettings(
+                max_attempts=self.limits.max_attempts,
+                in_flight_per_worker=1,
+                workers=self.workers,
+                deadline=None,
+                exhausted_is_budget=False,
+                log_path=str(run_log.path),
             )
+            loop = self.coordinator.loop(executor, self, settings, say=log.info)
             log.info(
                 "serving: tournament #%d, %d worker slot(s), deals sealed (commitment %s)",
                 self.tournament_id,
@@ -384,18 +355,15 @@ class ServeLoop:
                 self.tournament.deal_commitment,
             )
             try:
-                state = loop.run(self.pending())
+                state = self.coordinator.play(loop)
             finally:
-                if self.stop.abandon and isinstance(executor, TerminableExecutor):
-                    executor.terminate()
-                else:
-                    executor.shutdown(wait=True)
+                try:
+                    self.coordinator.write_due(True)
+                finally:
+                    self.coordinator.shutdown(executor)
         finally:
             self._close(run_log)
         return state
-
-    def _benched_or_refused(self, match: ScheduledMatch) -> dict[int, str]:
-        return self.bench.benched_seats(match) or self.refusal(match)
 
     def _close(self, run_log: RunLog) -> None:
         self.session.rollback()

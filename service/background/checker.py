@@ -1,7 +1,7 @@
 """The checker: a thread of the server that checks queued submissions one at a time, each in its own process.
 
 A submission is accepted (its files on disk, its row ``queued``) before the author gets its id; the checker
-then runs :mod:`service.check_job` for it. Running the check in a child process keeps a bot's build and
+then runs :mod:`service.background.check_job` for it. Running the check in a child process keeps a bot's build and
 sandboxed matches out of the web server's process, and lets the server stop or time out a check that hangs.
 A submission found ``checking`` at start-up was interrupted by a stop or a crash: it is checked again (at
 most :data:`MAX_ATTEMPTS` times in all).
@@ -93,7 +93,7 @@ class Checker(threading.Thread):
         command = [
             sys.executable,
             "-m",
-            "service.check_job",
+            "service.background.check_job",
             "--submission",
             str(submission),
             "--matches",
