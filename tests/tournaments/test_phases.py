@@ -16,7 +16,7 @@ from tests.tournaments.test_runner import config, options
 from tournaments.coordinator.loop import ExecutorLoop, LoopSettings, StopSignals
 from tournaments.coordinator.phases import Phase, RunPhases
 from tournaments.coordinator.runner import run_tournament
-from tournaments.executors.tasks import MatchRecord
+from tournaments.executors.tasks import WorkerRecord
 from tournaments.formats.round_robin import ScheduledMatch
 
 
@@ -63,7 +63,7 @@ class _SlowExecutor:
 
     def submit(self, _fn: Any, message: dict[str, Any]) -> Future[Any]:
         future: Future[Any] = Future()
-        record = MatchRecord(
+        record = WorkerRecord(
             key=message["key"],
             scores=(1.0, 0.0),
             ranks=(0, 1),

@@ -32,7 +32,7 @@ from ladder.text import clean_text
 from tournaments.coordinator.recorder import Finished
 from tournaments.executors.api import MatchExecutor
 from tournaments.executors.local_pool import ExecutorLost, TaskKilledWorkers, WorkerLost
-from tournaments.executors.tasks import MatchRecord
+from tournaments.executors.tasks import WorkerRecord
 from tournaments.executors.worker import play_task
 from tournaments.formats.round_robin import ScheduledMatch
 from tournaments.sources.base import WAIT, Wait
@@ -226,7 +226,7 @@ class ExecutorLoop:
     def _settle(self, future: Future[Any], match: ScheduledMatch, attempt: int) -> Finished | None:
         """What a completed future means for its match (None: retried, or the executor broke)."""
         try:
-            record = MatchRecord.from_wire(future.result())
+            record = WorkerRecord.from_wire(future.result())
         except WorkerLost as error:
             if attempt < self.settings.max_attempts:
                 log.warning("match %s: %s; retrying (attempt %d)", match.key, error, attempt + 1)

@@ -33,7 +33,7 @@ from ladder.ratings.pools import PoolKey
 from ladder.store.action_log import pack_actions
 from ladder.store.tables import BenchRow, MatchRow, SeatResultRow, TournamentRow, utcnow
 from ladder.text import clean_text
-from tournaments.executors.tasks import MatchRecord
+from tournaments.executors.tasks import WorkerRecord
 from tournaments.formats.round_robin import ScheduledMatch
 
 log = logging.getLogger("ladder.tournament")
@@ -53,7 +53,7 @@ class Finished:
 
     match: ScheduledMatch
     status: MatchStatus
-    record: MatchRecord | None = None
+    record: WorkerRecord | None = None
     error: str = ""
     attempts: int = 1
     benched_seats: dict[int, str] = field(default_factory=dict)

@@ -2,7 +2,7 @@
 
 The runner submits ``play_task(task)`` calls (:func:`tournaments.executors.worker.play_task`,
 a :class:`~tournaments.executors.tasks.MatchTask` as a dict in, a
-:class:`~tournaments.executors.tasks.MatchRecord` as a dict out) and reads the futures
+:class:`~tournaments.executors.tasks.WorkerRecord` as a dict out) and reads the futures
 as they complete. Any :class:`concurrent.futures.Executor` will do
 (``RunOptions.executor``); the backends (:mod:`tournaments.executors.backends`) add the
 optional parts below. A future's outcome tells the runner what happened:

@@ -1,7 +1,7 @@
 """The two messages that cross the coordinator/worker boundary: a match task and its record.
 
 Both are frozen dataclasses, sent as plain dicts (:meth:`MatchTask.to_wire`,
-:meth:`MatchRecord.to_wire`) so that any executor can carry them (a local
+:meth:`WorkerRecord.to_wire`) so that any executor can carry them (a local
 worker process, a Dask worker on another machine) and so that a coordinator
 and a worker running different versions of the ladder meet a readable error
 rather than a pickling surprise: every message carries :data:`SCHEMA_VERSION`,
@@ -83,7 +83,7 @@ _TASK_FIELDS = tuple(f.name for f in fields(MatchTask))
 
 
 @dataclass(frozen=True)
-class MatchRecord:
+class WorkerRecord:
     """What a worker sends back for a played match: the result, the packed action log, failures and timings."""
 
     key: str
@@ -114,7 +114,7 @@ class MatchRecord:
         return message
 
     @classmethod
-    def from_wire(cls, message: Mapping[str, Any]) -> MatchRecord:
+    def from_wire(cls, message: Mapping[str, Any]) -> WorkerRecord:
         """The record of ``message``; :class:`SchemaMismatch` if it is of another version."""
         _check_schema(message, "match record")
         failures = {int(seat): SeatFailure(**failure) for seat, failure in message["failures"].items()}

@@ -2,7 +2,7 @@
 
 The task is a :class:`~tournaments.executors.tasks.MatchTask` (game, options, seed,
 seat references, the content hash of each seat's bot version, key, limits)
-and the answer a :class:`~tournaments.executors.tasks.MatchRecord` (scores, ranks,
+and the answer a :class:`~tournaments.executors.tasks.WorkerRecord` (scores, ranks,
 details, the packed action log, seat failures, timings); both travel as plain
 dicts stamped with their schema version, so any executor can carry them, the
 local process pool or a Dask cluster, and a version mismatch is named. A worker keeps its
@@ -56,7 +56,7 @@ from ladder.seats.botref import BotRef, RefKind
 from ladder.seats.versions import builtin_hash
 from ladder.store.action_log import pack_actions
 from ladder.text import bot_lines, clean_text
-from tournaments.executors.tasks import MatchRecord, MatchTask
+from tournaments.executors.tasks import MatchTask, WorkerRecord
 
 log = logging.getLogger("ladder.worker")
 
@@ -405,11 +405,11 @@ def stop_hosts(timeout: float = 10.0) -> None:
 
 def play_task(message: Mapping[str, Any]) -> dict[str, Any]:
     """Play the match of a task sent as :meth:`MatchTask.to_wire` and return its record as
-    :meth:`MatchRecord.to_wire` (:class:`~tournaments.executors.tasks.SchemaMismatch` if the task is of another version)."""
+    :meth:`WorkerRecord.to_wire` (:class:`~tournaments.executors.tasks.SchemaMismatch` if the task is of another version)."""
     return play(MatchTask.from_wire(message)).to_wire()
 
 
-def play(task: MatchTask) -> MatchRecord:
+def play(task: MatchTask) -> WorkerRecord:
     """Play the match of ``task`` (after checking its seats' bots are the versions named) and return its record."""
     spec = task.spec()
     limits = dict(task.limits)
@@ -446,7 +446,7 @@ def play(task: MatchTask) -> MatchRecord:
     voided = _voided(outcome.failures, spec.seats, host)
     if voided:
         log.warning("match %s voided (it will be played again): %s", spec.key, voided)
-    return MatchRecord(
+    return WorkerRecord(
         key=spec.key,
         scores=tuple(outcome.result.scores),
         ranks=tuple(outcome.result.ranks),
