@@ -3,7 +3,7 @@
 uvicorn serves the app in the main thread and handles Ctrl-C / SIGTERM: it stops taking requests, then the
 checker is stopped (a check in progress is checked again at the next start) and the scheduler stops handing
 out matches and waits for those in flight, which are recorded (a second Ctrl-C abandons them: they are played
-at the next start). Nothing is lost to ``kill -9`` either: see :mod:`service.scheduler` and
+at the next start). Nothing is lost to ``kill -9`` either: see :mod:`service.background.scheduler` and
 :mod:`service.web.intake`.
 """
 
@@ -16,13 +16,13 @@ import threading
 from typing import Any
 
 from ladder.errors import UserError
-from service.checker import Checker
+from service.background.checker import Checker
+from service.background.scheduler import ServeLoop
 from service.db import open_service_database
-from service.scheduler import ServeLoop
 from service.settings import ServeSettings
 from service.web.app import create_app
 from service.web.intake import sweep_orphans
-from tournaments.loop import StopSignals
+from tournaments.coordinator.loop import StopSignals
 
 log = logging.getLogger("ladder.serve")
 

@@ -370,7 +370,7 @@ def _worker_counts(text: str | None) -> list[int]:
     """The ``--workers`` list; a one-line error for anything else."""
     if not text:
         return []
-    from tournaments.scaling import parse_counts
+    from tournaments.coordinator.scaling import parse_counts
 
     try:
         return parse_counts(text)
@@ -380,7 +380,7 @@ def _worker_counts(text: str | None) -> list[int]:
 
 def _scaling(counts: list[int], cycles: int) -> dict[str, Any]:
     """The scaling figures of sandboxed random bots at ``counts`` workers, as data and as table lines."""
-    from tournaments.scaling import measure_scaling, scaling_lines
+    from tournaments.coordinator.scaling import measure_scaling, scaling_lines
 
     rows = measure_scaling(counts, cycles, sandboxed=True)
     return {

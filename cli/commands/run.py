@@ -13,14 +13,16 @@ from cli.commands.dbview import DbOption, database
 from cli.commands.rankings import print_rankings
 from ladder.errors import UserError
 from ladder.text import clean_text
-from tournaments.backends import check_backend
-from tournaments.config import check_scheduler_address
-from tournaments.runner import RunOptions, plan_tournament, run_tournament
+from tournaments.coordinator.dry_run import plan_tournament
+from tournaments.coordinator.run_options import RunOptions
+from tournaments.coordinator.runner import run_tournament
+from tournaments.executors.backends import check_backend
+from tournaments.formats.config import check_scheduler_address
 
 if TYPE_CHECKING:
     from sqlmodel import Session
 
-    from tournaments.runner import RunReport
+    from tournaments.coordinator.run_options import RunReport
 
 
 def run(
@@ -125,7 +127,7 @@ def run(
     console = Console()
     _print_report(console, report)
     if show_rankings and report.recorded:
-        from tournaments.config import load_tournament
+        from tournaments.formats.config import load_tournament
 
         games = [entry.game for entry in load_tournament(file).games]
         with database(db) as session:
@@ -255,7 +257,7 @@ def print_plan(plan: dict[str, Any]) -> None:
 
 
 def _estimate_line(estimate: dict[str, Any]) -> str:
-    """The dry run's time estimate, with what it rests on (:mod:`tournaments.estimate`)."""
+    """The dry run's time estimate, with what it rests on (:mod:`tournaments.formats.estimate`)."""
     workers = estimate["workers"]
     line = (
         f"estimated time: about {duration(estimate['seconds'])} with {workers} worker{'s' if workers != 1 else ''} "

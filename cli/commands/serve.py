@@ -83,7 +83,7 @@ def serve(
     from bots.registry import bot_names
     from service.server import serve as run_server
     from service.settings import ServeSettings
-    from tournaments.config import check_scheduler_address
+    from tournaments.formats.config import check_scheduler_address
 
     for name in house or ():
         if name not in bot_names():

@@ -112,7 +112,7 @@ class SandboxLimits:
 
     def to_wire(self) -> dict[str, Any]:
         """The limits as a plain dict, field by field (:meth:`from_mapping` reads it back): what a match task
-        carries to a worker (``tournaments.tasks.MatchTask``). Shallow: every field is a number, a bool, None or
+        carries to a worker (``tournaments.executors.tasks.MatchTask``). Shallow: every field is a number, a bool, None or
         a tuple of strings."""
         return {name: getattr(self, name) for name in _limit_types()}
 

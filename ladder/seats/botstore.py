@@ -111,7 +111,7 @@ def _pinned_like_a_worker() -> Iterator[None]:
     """Run the check pinned to the CPU a tournament's first worker gets (the first this process may use).
 
     A tournament's local workers are pinned one per CPU, and the bots they start inherit that CPU
-    (tournaments/executor.py). A bot can read its CPU affinity, so the check pins its bots the same way:
+    (tournaments/executors/local_pool.py). A bot can read its CPU affinity, so the check pins its bots the same way:
     otherwise a bot could tell the check from a tournament and behave only while it is being checked.
     """
     first = worker_cpus(1)  # None where a tournament would not pin either (pinning off, or no affinity)

@@ -36,10 +36,11 @@ def builtin_hash(name: str) -> str:
     wrapped = [cls.wrapped for cls in classes if hasattr(cls, "wrapped")]  # a handicapped bot's thumb
     files = sorted({path for cls in [*classes, *wrapped] for path in _source_files(cls)})
     for file in files:
-        label = file.relative_to(BOTS_ROOT).as_posix() if file.is_relative_to(BOTS_ROOT) else file.name
-        digest.update(label.encode() + b"\0")
+        packaged = file.is_relative_to(BOTS_ROOT) and file.parent != BOTS_ROOT
+        digest.update((file.relative_to(BOTS_ROOT).as_posix() if packaged else file.name).encode() + b"\0")
         digest.update(file.read_bytes() + b"\0")
-    # bots of one game share their package (thumb and search, and the handicapped bots their thumb): the name tells
-    # them apart
-    digest.update(name.encode() + b"\0")
+    # bots that share their source (a game's package: thumb and search; the handicapped bots their thumb) are told
+    # apart by their names; a bot in a module of its own hashes as it always did
+    if wrapped or any(file.parent != BOTS_ROOT and file.is_relative_to(BOTS_ROOT) for file in files):
+        digest.update(name.encode() + b"\0")
     return digest.hexdigest()

@@ -42,8 +42,9 @@ ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
 
 from tests.tournaments.stored import differences, stored_results  # noqa: E402
-from tournaments.config import load_tournament, parse_tournament  # noqa: E402
-from tournaments.runner import RunOptions, default_workers, run_tournament  # noqa: E402
+from tournaments.coordinator.run_options import RunOptions, default_workers  # noqa: E402
+from tournaments.coordinator.runner import run_tournament  # noqa: E402
+from tournaments.formats.config import load_tournament, parse_tournament  # noqa: E402
 
 SETUP = "tests.tournaments.toygames:install"
 

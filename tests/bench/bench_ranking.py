@@ -17,7 +17,7 @@ seating, as the ladder plays them), or in a solitaire that deal's scores of
 the bots asked for; seeded by the tournament's seed. This keeps exactly what
 the paired verdict feeds on: whole deals of the real bots, with their rank and
 score in every seating. The choices and the stopping are the ladder's own code
-(:class:`tournaments.adaptive.AdaptivePlanner`, :mod:`ladder.ratings.verdict`,
+(:class:`tournaments.sources.adaptive.AdaptivePlanner`, :mod:`ladder.ratings.verdict`,
 :mod:`ladder.ratings.certainty`).
 
 Rows, per game and table size: **before**, today's rule until issue 27 (the
@@ -62,9 +62,9 @@ from ladder.ratings import certainty, verdict  # noqa: E402
 from ladder.ratings import trueskill_model as ratings  # noqa: E402
 from ladder.ratings.trueskill_model import MatchFact, SeatFact, Standing  # noqa: E402
 from ladder.seats.roster import Entrant  # noqa: E402
-from tournaments.adaptive import AdaptivePlanner, StopReason, _next_deals  # noqa: E402
-from tournaments.config import AdaptiveSettings, Seatings, parse_tournament  # noqa: E402
-from tournaments.formats import GamePlan, ScheduledMatch, round_robin_groups  # noqa: E402
+from tournaments.formats.config import AdaptiveSettings, Seatings, parse_tournament  # noqa: E402
+from tournaments.formats.round_robin import GamePlan, ScheduledMatch, round_robin_groups  # noqa: E402
+from tournaments.sources.adaptive import AdaptivePlanner, StopReason, _next_deals  # noqa: E402
 
 FIELD = ("thumb", "thumb-25", "thumb-50", "thumb-75", "random")  # the true order, best first
 RR_DEALS = (1, 2, 3, 4, 6, 8, 12, 16, 24, 32, 48, 64, 96, 128)
@@ -85,7 +85,8 @@ ROWS = (
 
 
 def build_bank(path: Path, deals: int, games: list[str], players: int) -> None:
-    from tournaments.runner import RunOptions, run_tournament
+    from tournaments.coordinator.run_options import RunOptions
+    from tournaments.coordinator.runner import run_tournament
 
     config = parse_tournament(
         {"seed": 777 + players, "games": games, "bots": list(FIELD), "players": [players], "games_per_pairing": deals},
@@ -243,7 +244,7 @@ def no_bench(entrant: Entrant, game: str, players: int) -> bool:
 
 
 class NextDeals:
-    """:func:`tournaments.adaptive._next_deals` kept up to date round by round (not recomputed from every key)."""
+    """:func:`tournaments.sources.adaptive._next_deals` kept up to date round by round (not recomputed from every key)."""
 
     def __init__(self) -> None:
         self.deals: dict[tuple[str, frozenset[str]], int] = defaultdict(int)

@@ -5,7 +5,7 @@
 For each worker count it runs ``python -m cli run TOURNAMENT --workers N
 --json`` as a user would (a fresh results folder and database each time),
 timing the command from the outside, and prints the run's phases
-(``RunReport.phases``, :mod:`tournaments.phases`): before ``run()`` (the
+(``RunReport.phases``, :mod:`tournaments.coordinator.phases`): before ``run()`` (the
 interpreter, the imports, the tournament file), opening the tournament,
 asking for the workers, the workers starting (until the first match to come
 back had started), that first match, the time every worker is busy

@@ -36,9 +36,9 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
 
-from tournaments.config import TournamentConfig, parse_tournament  # noqa: E402
-from tournaments.runner import default_workers  # noqa: E402
-from tournaments.scaling import measure_mix, measure_scaling, parse_counts, scaling_lines  # noqa: E402
+from tournaments.coordinator.run_options import default_workers  # noqa: E402
+from tournaments.coordinator.scaling import measure_mix, measure_scaling, parse_counts, scaling_lines  # noqa: E402
+from tournaments.formats.config import TournamentConfig, parse_tournament  # noqa: E402
 
 
 def ceiling_config() -> TournamentConfig:

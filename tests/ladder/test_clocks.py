@@ -35,10 +35,10 @@ def toy_game(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.Monke
 def test_there_is_one_limits_type_and_it_reads_plain_values_by_their_declared_types() -> None:
     import dataclasses
 
-    import tournaments.config
+    import tournaments.formats.config
 
-    assert not hasattr(tournaments.config, "Limits")  # one name for the one type
-    assert {f.name: f.type for f in dataclasses.fields(tournaments.config.TournamentConfig)}[
+    assert not hasattr(tournaments.formats.config, "Limits")  # one name for the one type
+    assert {f.name: f.type for f in dataclasses.fields(tournaments.formats.config.TournamentConfig)}[
         "limits"
     ] == "SandboxLimits"
     limits = SandboxLimits.from_mapping(
@@ -71,7 +71,7 @@ def test_the_wall_cap_is_five_cpu_limits_by_default_and_grows_with_the_bank() ->
 
 def test_a_tournament_file_checks_the_clock_keys(tmp_path: Path) -> None:
     from ladder.errors import UserError
-    from tournaments.config import load_tournament
+    from tournaments.formats.config import load_tournament
 
     def load(limits: str):
         path = tmp_path / "t.toml"

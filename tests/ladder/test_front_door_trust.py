@@ -40,7 +40,7 @@ from tests.ladder.front_door import (
     assert_no_terminal_controls,
     assert_one_clear_line,
 )
-from tournaments.formats import deal_seed
+from tournaments.formats.round_robin import deal_seed
 
 GAME = "elfer-raus"
 DEAL_ID = re.compile(r"^c(\d+)/([^/]+)/o(\d+)/(\d+)p/d(\d+)$")

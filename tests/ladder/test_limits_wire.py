@@ -9,7 +9,7 @@ import pytest
 from ladder.guest.rlimits import ProcessLimits
 from ladder.sandbox.build import BuildLimits
 from ladder.sandbox.limits import SandboxLimits
-from tournaments.tasks import MatchTask
+from tournaments.executors.tasks import MatchTask
 
 
 def test_a_tasks_limits_are_the_one_limits_type_on_both_sides_of_the_wire() -> None:

@@ -18,7 +18,7 @@ from ladder.store import authors as security
 from ladder.store.authors import add_author
 from ladder.store.served_tables import AuthorRow
 from ladder.store.tables import BotRow, BotVersionRow
-from service.check_job import activate, ownership_problem
+from service.background.check_job import activate, ownership_problem
 from service.db import open_service_database
 from service.web import intake
 

@@ -190,8 +190,9 @@ def test_overall_score_is_the_mean_share_over_the_pools_played() -> None:
 
 @pytest.mark.usefixtures("toy")
 def test_rerate_reproduces_the_stored_ratings(db_url: str) -> None:
-    from tournaments.config import parse_tournament
-    from tournaments.runner import RunOptions, run_tournament
+    from tournaments.coordinator.run_options import RunOptions
+    from tournaments.coordinator.runner import run_tournament
+    from tournaments.formats.config import parse_tournament
 
     cfg = parse_tournament(
         {

@@ -474,8 +474,8 @@ def test_a_worker_stops_the_idle_processes_of_a_bot_with_no_match_left(tmp_path:
     """The runner lists bots whose every match is handed out (``retire``); the worker then ends their idle processes."""
     from dataclasses import asdict
 
-    from tournaments.tasks import MatchTask
-    from tournaments.worker import _player_source, play_task
+    from tournaments.executors.tasks import MatchTask
+    from tournaments.executors.worker import _player_source, play_task
 
     path = write_bot(
         tmp_path, WHO + "    def act(self, observation, legal_actions):\n        return legal_actions[0]\n"
@@ -494,7 +494,7 @@ def test_a_worker_stops_the_idle_processes_of_a_bot_with_no_match_left(tmp_path:
 
 
 def test_the_operators_allow_list_of_packages_is_checked() -> None:
-    from tournaments.config import parse_tournament
+    from tournaments.formats.config import parse_tournament
 
     assert SandboxLimits.from_mapping({"packages": ["tqdm", "tqdm"]}).packages == ("tqdm",)
     with pytest.raises(UserError, match="part of the bot API"):

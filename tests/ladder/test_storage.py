@@ -14,16 +14,8 @@ from ladder.store import migrations
 from ladder.store.action_log import pack_actions, unpack_actions
 from ladder.store.database import open_database
 from ladder.store.migrations import SCHEMA_VERSION
-from ladder.store.migrations.versions.v0001_baseline import BASELINE
 from ladder.store.tables import SchemaInfo
-
-
-def _made_before_alembic(connection: sqlite3.Connection) -> None:
-    """A current database made to look as one made before Alembic: no revision, no table a later revision added."""
-    tables = [row[0] for row in connection.execute("select name from sqlite_master where type = 'table'")]
-    for table in tables:
-        if table not in BASELINE.tables:
-            connection.execute(f"drop table {table}")
+from tests.store.legacy import made_before_alembic
 
 
 def test_a_new_database_gets_the_current_version_and_wal(tmp_path: Path) -> None:
@@ -91,7 +83,7 @@ def test_version_two_is_upgraded_by_adding_the_per_pool_bench_table(tmp_path: Pa
     open_database(f"sqlite:///{path}").dispose()
     with sqlite3.connect(path) as connection:  # version 2 benched a bot everywhere, in a table of its own
         connection.execute("drop table bench_pool")
-        _made_before_alembic(connection)
+        made_before_alembic(connection)
         connection.execute("update schemainfo set version = 2")
     engine = open_database(f"sqlite:///{path}")
     with Session(engine) as session:
@@ -107,7 +99,7 @@ def test_version_four_is_upgraded_by_adding_each_moves_thinking_time(tmp_path: P
     open_database(f"sqlite:///{path}").dispose()
     with sqlite3.connect(path) as connection:  # version 4 kept only each seat's total thinking time
         connection.execute("alter table match drop column move_us_z")
-        _made_before_alembic(connection)
+        made_before_alembic(connection)
         connection.execute("update schemainfo set version = 4")
     open_database(f"sqlite:///{path}").dispose()
     with sqlite3.connect(path) as connection:
@@ -120,7 +112,7 @@ def test_version_three_is_upgraded_by_adding_the_host_pressure_of_each_match(tmp
     open_database(f"sqlite:///{path}").dispose()
     with sqlite3.connect(path) as connection:  # version 3 kept no host pressure with a match
         connection.execute("alter table match drop column host_json")
-        _made_before_alembic(connection)
+        made_before_alembic(connection)
         connection.execute("update schemainfo set version = 3")
     open_database(f"sqlite:///{path}").dispose()
     with sqlite3.connect(path) as connection:

@@ -10,7 +10,7 @@ from ladder.store.authors import add_author
 from ladder.store.served_bots import Action, set_bot_state
 from ladder.store.served_tables import AuthorRow, Role, ServedVersionRow, VersionState
 from ladder.store.tables import BotRow, BotVersionRow
-from service.check_job import activate, ownership_problem
+from service.background.check_job import activate, ownership_problem
 from service.db import open_service_database
 
 

@@ -6,7 +6,7 @@ from collections import Counter
 
 from ladder.ratings.trueskill_model import RatingSet, Standing
 from ladder.seats.roster import Entrant
-from service.planner import Candidate, FieldEntry, RoundBuilder, fair_share, history_from, plan_round
+from service.background.planner import Candidate, FieldEntry, RoundBuilder, fair_share, history_from, plan_round
 
 SECRET = b"s" * 32
 
@@ -75,7 +75,7 @@ def test_fair_shares_give_the_author_with_fewer_seats_the_next_deal() -> None:
 
 
 def test_a_settled_ladder_refreshes_with_one_deal_around_its_least_certain_pair() -> None:
-    from service.planner import refresh_round
+    from service.background.planner import refresh_round
 
     field = [entry(1, 10), entry(2, 20), entry(3, 30)]
     settled = RatingSet()

@@ -1,7 +1,7 @@
 """`ladder serve --scheduler ADDRESS`: the served ladder on a Dask cluster, `kill -9` and restart included.
 
 The cluster's workers have a results folder (so a bot store) of their own: the submitted bots reach them with
-each match task (:mod:`service.dispatch`), not through a shared folder.
+each match task (:mod:`service.background.dispatch`), not through a shared folder.
 """
 
 from __future__ import annotations

@@ -382,7 +382,7 @@ def test_a_submission_waiting_when_its_author_is_revoked_never_goes_on_the_ladde
         [
             sys.executable,
             "-m",
-            "service.check_job",
+            "service.background.check_job",
             "--db",
             env["LADDER_DB"],
             "--submission",

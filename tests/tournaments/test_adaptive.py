@@ -22,8 +22,9 @@ from ladder.store.database import open_database
 from ladder.store.tables import MatchRow
 from tests.tournaments.stored import stored_results
 from tests.tournaments.test_runner import ROOT, SETUP, wait_for_rows
-from tournaments.config import AdaptiveSettings, Seatings, parse_tournament
-from tournaments.runner import RunOptions, run_tournament
+from tournaments.coordinator.run_options import RunOptions
+from tournaments.coordinator.runner import run_tournament
+from tournaments.formats.config import AdaptiveSettings, Seatings, parse_tournament
 
 TOY = {
     "seed": 21,
@@ -154,8 +155,9 @@ SCRIPT = textwrap.dedent("""
     sys.path.insert(0, {root!r})
     from tests.tournaments import toygames
     toygames.install()
-    from tournaments.config import parse_tournament
-    from tournaments.runner import RunOptions, run_tournament
+    from tournaments.formats.config import parse_tournament
+    from tournaments.coordinator.run_options import RunOptions
+    from tournaments.coordinator.runner import run_tournament
     if __name__ == "__main__":  # workers start from a fork server and import this file
         cfg = parse_tournament({config!r}, "adaptive.toml", "adaptive")
         report = run_tournament(cfg, RunOptions(db_url={db!r}, workers={workers}, progress=False, worker_setup={setup!r},

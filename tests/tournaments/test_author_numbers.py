@@ -50,7 +50,7 @@ def test_the_readme_says_how_many_matches_quick_plays(tmp_path: Path) -> None:
 
 def test_the_readmes_showcase_count_and_quicks_minute_agree_with_their_dry_runs(tmp_path: Path) -> None:
     """The README's other figures of the first command: showcase's match count, and quick's "about a minute on two
-    cores" against the dry run's estimate from the built-in bots' measured costs (tournaments.estimate)."""
+    cores" against the dry run's estimate from the built-in bots' measured costs (tournaments.formats.estimate)."""
     readme = " ".join((ROOT / "README.md").read_text(encoding="utf-8").split())
     showcase = {int(n) for n in re.findall(r"`ladder run showcase` plays .*?\((\d+) matches\)", readme)}
     assert showcase == {plan("showcase", tmp_path)["per_cycle"]}, showcase

@@ -1,4 +1,4 @@
-"""Batched writes of results (tournaments.write_buffer): a kill -9 in the middle of a batch loses nothing for good.
+"""Batched writes of results (tournaments.coordinator.write_buffer): a kill -9 in the middle of a batch loses nothing for good.
 
 The coordinator keeps finished matches for a moment and writes them in one
 transaction. A ``kill -9`` while results wait to be written, or in the
@@ -22,9 +22,9 @@ from sqlmodel import Session, select
 from ladder.matches.statuses import MatchStatus
 from ladder.store.database import open_database
 from ladder.store.tables import MatchRow, SeatResultRow
-from tournaments.formats import ScheduledMatch
-from tournaments.recorder import Finished
-from tournaments.write_buffer import WriteBuffer, WritePolicy
+from tournaments.coordinator.recorder import Finished
+from tournaments.coordinator.write_buffer import WriteBuffer, WritePolicy
+from tournaments.formats.round_robin import ScheduledMatch
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -36,10 +36,11 @@ SCRIPT = textwrap.dedent("""
     sys.path.insert(0, {root!r})
     from tests.tournaments import toygames
     toygames.install()
-    from tournaments.config import parse_tournament
-    from tournaments.recorder import Recorder
-    from tournaments.runner import RunOptions, run_tournament
-    from tournaments.write_buffer import WriteBuffer, WritePolicy
+    from tournaments.formats.config import parse_tournament
+    from tournaments.coordinator.recorder import Recorder
+    from tournaments.coordinator.run_options import RunOptions
+    from tournaments.coordinator.runner import run_tournament
+    from tournaments.coordinator.write_buffer import WriteBuffer, WritePolicy
 
     KILL = os.environ.get("KILL_AT", "")
     writes = []

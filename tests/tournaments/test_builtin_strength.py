@@ -12,8 +12,9 @@ from cli.commands.dbview import version_names
 from engine import all_games
 from ladder.ratings import persistence as ratings
 from ladder.store.database import open_database
-from tournaments.config import load_tournament, parse_tournament
-from tournaments.runner import RunOptions, run_tournament
+from tournaments.coordinator.run_options import RunOptions
+from tournaments.coordinator.runner import run_tournament
+from tournaments.formats.config import load_tournament, parse_tournament
 
 QUICK = Path(__file__).resolve().parents[2] / "tournaments" / "quick.toml"
 CONTESTED = [g.id for g in all_games() if len(bots_for_game(g.id)) >= 2]

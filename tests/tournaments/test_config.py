@@ -8,7 +8,7 @@ import pytest
 
 from ladder.errors import UserError
 from ladder.sandbox.limits import SandboxLimits
-from tournaments.config import load_tournament, parse_tournament, shipped_tournaments, tournament_file
+from tournaments.formats.config import load_tournament, parse_tournament, shipped_tournaments, tournament_file
 
 HERE = Path(__file__).resolve().parents[2] / "tournaments"
 

@@ -9,7 +9,7 @@ from concurrent.futures import BrokenExecutor, as_completed
 import pytest
 
 from tests.tournaments import helpers
-from tournaments.executor import PIN_ENV, LocalPoolExecutor, WorkerLost, worker_cpus
+from tournaments.executors.local_pool import PIN_ENV, LocalPoolExecutor, WorkerLost, worker_cpus
 
 
 def test_results_come_back_from_long_lived_workers() -> None:
@@ -66,7 +66,7 @@ def test_a_failing_initializer_breaks_the_pool_instead_of_looping() -> None:
 def test_the_local_pool_offers_the_optional_parts_of_the_executor_interface() -> None:
     from concurrent.futures import ThreadPoolExecutor
 
-    from tournaments.executor_api import RetryingExecutor, SizedExecutor, TerminableExecutor
+    from tournaments.executors.api import RetryingExecutor, SizedExecutor, TerminableExecutor
 
     pool = LocalPoolExecutor(1)
     try:

@@ -10,7 +10,7 @@ import pytest
 
 from ladder.matches.deals import DealSecret
 from ladder.seats.roster import Entrant
-from tournaments.formats import (
+from tournaments.formats.round_robin import (
     GamePlan,
     balanced_seatings,
     cycle_schedule,

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from ladder.matches.deals import DealSecret
 from ladder.seats.roster import Entrant
-from tournaments.formats import GamePlan, cycle_schedule, round_robin_groups
-from tournaments.ordering import SEAT_MS, estimated_ms, longest_first
+from tournaments.formats.match_order import SEAT_MS, estimated_ms, longest_first
+from tournaments.formats.round_robin import GamePlan, cycle_schedule, round_robin_groups
 
 SECRET = DealSecret.from_hex("5e" * 32).value
 

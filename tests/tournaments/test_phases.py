@@ -1,4 +1,4 @@
-"""A run's wall time phase by phase (tournaments.phases): what bench_run_overhead.py prints."""
+"""A run's wall time phase by phase (tournaments.coordinator.phases): what bench_run_overhead.py prints."""
 
 from __future__ import annotations
 
@@ -13,11 +13,11 @@ import pytest
 from ladder.matches.statuses import TournamentState
 from ladder.seats.roster import Entrant
 from tests.tournaments.test_runner import config, options
-from tournaments.formats import ScheduledMatch
-from tournaments.loop import ExecutorLoop, LoopSettings, StopSignals
-from tournaments.phases import Phase, RunPhases
-from tournaments.runner import run_tournament
-from tournaments.tasks import MatchRecord
+from tournaments.coordinator.loop import ExecutorLoop, LoopSettings, StopSignals
+from tournaments.coordinator.phases import Phase, RunPhases
+from tournaments.coordinator.runner import run_tournament
+from tournaments.executors.tasks import WorkerRecord
+from tournaments.formats.round_robin import ScheduledMatch
 
 
 def test_phases_are_the_gaps_between_their_ends_in_order() -> None:
@@ -63,7 +63,7 @@ class _SlowExecutor:
 
     def submit(self, _fn: Any, message: dict[str, Any]) -> Future[Any]:
         future: Future[Any] = Future()
-        record = MatchRecord(
+        record = WorkerRecord(
             key=message["key"],
             scores=(1.0, 0.0),
             ranks=(0, 1),

@@ -18,7 +18,7 @@ from engine import GameFacts, ScoreOrder, WinRule
 from ladder.ratings import verdict
 from ladder.ratings.trueskill_model import MatchFact, SeatFact
 from ladder.seats.roster import Entrant
-from tournaments.formats import drawn_rotations
+from tournaments.formats.round_robin import drawn_rotations
 
 TABLE = GameFacts(2, 4, ScoreOrder.HIGHER_IS_BETTER, WinRule.FIRST_RANK, "first rank")
 GAMES = {"table": TABLE}

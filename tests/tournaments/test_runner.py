@@ -20,9 +20,10 @@ from ladder.ratings import persistence as ratings
 from ladder.store.database import open_database
 from ladder.store.tables import BenchRow, MatchRow, SeatResultRow, TournamentRow
 from tests.tournaments.stored import count_rows
-from tournaments.config import parse_tournament
-from tournaments.formats import cycle_schedule
-from tournaments.runner import RunOptions, resolve_plans, run_tournament
+from tournaments.coordinator.run_options import RunOptions
+from tournaments.coordinator.runner import resolve_plans, run_tournament
+from tournaments.formats.config import parse_tournament
+from tournaments.formats.round_robin import cycle_schedule
 
 ROOT = Path(__file__).resolve().parents[2]
 SETUP = "tests.tournaments.toygames:install"
@@ -203,8 +204,9 @@ SCRIPT = textwrap.dedent("""
     sys.path.insert(0, {root!r})
     from tests.tournaments import toygames
     toygames.install()
-    from tournaments.config import parse_tournament
-    from tournaments.runner import RunOptions, run_tournament
+    from tournaments.formats.config import parse_tournament
+    from tournaments.coordinator.run_options import RunOptions
+    from tournaments.coordinator.runner import run_tournament
     if __name__ == "__main__":  # workers start from a fork server and import this file
         cfg = parse_tournament({{"seed": 9, "games": ["toy-coins", "toy-solo"], "bots": ["random", "greedy", "slow"],
                                 "games_per_pairing": 6, "game": {{"toy-coins": {{"players": [2, 3]}}}}}}, "crash.toml", "crash")

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from tournaments.scaling import hardware_baseline, parse_counts
+from tournaments.coordinator.scaling import hardware_baseline, parse_counts
 
 
 def test_worker_counts_are_read_from_a_comma_separated_list() -> None:

@@ -22,10 +22,11 @@ from ladder.errors import UserError
 from ladder.matches.deals import DealSecret
 from ladder.store.database import open_database
 from ladder.store.tables import MatchRow, SeatResultRow, TournamentRow
+from tests.store.legacy import made_before_alembic
 from tests.tournaments.test_runner import config, options
-from tournaments.formats import deal_seed
-from tournaments.recorder import Recorder
-from tournaments.runner import TournamentRun, run_tournament
+from tournaments.coordinator.recorder import Recorder
+from tournaments.coordinator.runner import TournamentRun, run_tournament
+from tournaments.formats.round_robin import deal_seed
 
 DEAL_ID = re.compile(r"^c(\d+)/([^/]+)/o(\d+)/(\d+)p/d(\d+)$")
 
@@ -210,6 +211,7 @@ def test_a_database_of_the_previous_schema_is_upgraded_and_its_public_tournament
         for column in ("deal_secret", "deal_commitment", "secret_revealed_at", "previous_deals"):
             connection.execute(f"alter table tournament drop column {column}")
         connection.execute("update schemainfo set version = 2")
+        made_before_alembic(connection)  # version 2 was before Alembic
     [legacy] = tournaments(db_url)  # opening upgrades it
     assert legacy.deal_secret is None and legacy.deals_public
     second = run_tournament(config(), options(db_url))

@@ -9,8 +9,8 @@ import pytest
 
 from ladder.matches.match import SeatFailure
 from ladder.matches.statuses import FailureReason
-from tournaments.tasks import SCHEMA_VERSION, MatchRecord, MatchTask, SchemaMismatch
-from tournaments.worker import play_task
+from tournaments.executors.tasks import SCHEMA_VERSION, MatchTask, SchemaMismatch, WorkerRecord
+from tournaments.executors.worker import play_task
 
 
 def test_a_task_and_a_record_survive_the_wire_unchanged() -> None:
@@ -28,7 +28,7 @@ def test_a_task_and_a_record_survive_the_wire_unchanged() -> None:
     )
     assert MatchTask.from_wire(task.to_wire()) == task
     assert task.to_wire() == {"schema": SCHEMA_VERSION, **asdict(task)}  # the wire of any ladder of this schema
-    record = MatchRecord(
+    record = WorkerRecord(
         key=task.key,
         scores=(1.0, 0.0),
         ranks=(1, 2),
@@ -45,7 +45,7 @@ def test_a_task_and_a_record_survive_the_wire_unchanged() -> None:
     )
     wire = record.to_wire()
     assert wire["schema"] == SCHEMA_VERSION and wire["failures"][1]["reason"] == "timeout"
-    assert MatchRecord.from_wire(wire) == record
+    assert WorkerRecord.from_wire(wire) == record
 
 
 @pytest.mark.parametrize("schema", [None, SCHEMA_VERSION + 1])
@@ -55,4 +55,4 @@ def test_a_message_of_another_schema_version_is_refused_with_what_to_do(schema: 
     with pytest.raises(SchemaMismatch, match=rf"schema version {schema!r} arrived .* install the same version"):
         play_task(wire)
     with pytest.raises(SchemaMismatch, match="match record"):
-        MatchRecord.from_wire({"schema": schema})
+        WorkerRecord.from_wire({"schema": schema})

@@ -37,7 +37,7 @@ def test_the_installed_wheel_runs_the_quick_tournament_by_name_from_an_empty_fol
     where = run(python, "-c", "import tournaments, cli; print(tournaments.__file__); print(cli.__file__)", cwd=empty)
     assert all(line.startswith(str(venv)) for line in where.stdout.split()), where.stdout  # the wheel, not this tree
     shipped = run(
-        python, "-c", "from tournaments.config import shipped_tournaments as s; print(sorted(s()))", cwd=empty
+        python, "-c", "from tournaments.formats.config import shipped_tournaments as s; print(sorted(s()))", cwd=empty
     )
     assert shipped.stdout.strip() == "['known-order', 'overnight', 'quick', 'showcase']"
 

@@ -1,6 +1,6 @@
 """A worker never imports the database layer: its fork server starts in a fifth of a second, not half a second.
 
-Every worker start waits for the fork server's imports (``tournaments.executor.PRELOAD``), and SQLModel with
+Every worker start waits for the fork server's imports (``tournaments.executors.local_pool.PRELOAD``), and SQLModel with
 SQLAlchemy were most of them (docs/benchmarks.md, "Fixed costs, fourth session"). A worker is handed bot
 references and returns records; it has no use for the tables. The check runs in a fresh interpreter, as the
 fork server does, and plays a match of built-in bots there the way a worker plays it.
@@ -18,13 +18,13 @@ ROOT = Path(__file__).resolve().parents[2]
 
 PROBE = """
 import importlib, json, sys
-from tournaments.executor import PRELOAD
+from tournaments.executors.local_pool import PRELOAD
 for name in PRELOAD:
     importlib.import_module(name)
 after_preload = sorted(m for m in sys.modules if m.split(".")[0] in ("sqlalchemy", "sqlmodel"))
 from ladder.seats.versions import builtin_hash
-from tournaments.tasks import MatchTask
-from tournaments.worker import play_task
+from tournaments.executors.tasks import MatchTask
+from tournaments.executors.worker import play_task
 task = MatchTask(key="k", game="elfer-raus", seats=("random", "thumb"),
                  hashes=(builtin_hash("random"), builtin_hash("thumb")), seed=7, options={})
 record = play_task(task.to_wire())

@@ -1,0 +1,207 @@
+"""One submission's check, in a process of its own: ``python -m service.background.check_job --db URL --submission ID``.
+
+The same check as ``ladder validate`` (:func:`ladder.seats.botstore.check_submitted_bot`: the build in the build sandbox, then
+the bot loaded and played in the sandbox), then the served ladder's own rules (a bot's name belongs to the
+author who first submitted it; a retired bot takes no new version), then ``ladder submit``'s registration and
+the version's activation (:func:`activate`). It writes its verdict into the submission's row itself, so the
+server only starts it and waits; run twice (a server killed mid-check starts it again), it ends the same way:
+registering the same files again adds nothing.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+
+from sqlmodel import Session, col, select
+
+from bots.registry import bot_names
+from ladder.errors import UserError
+from ladder.paths import results_dir
+from ladder.sandbox.build import BuildLimits
+from ladder.seats.botstore import CheckReport, check_submitted_bot, register
+from ladder.seats.names import lookalike_of, reserved_because
+from ladder.store.served_tables import (
+    AuthorRow,
+    BotState,
+    ServedBotRow,
+    ServedVersionRow,
+    SubmissionRow,
+    SubmissionState,
+    VersionState,
+)
+from ladder.store.tables import BotRow, BotVersionRow, utcnow
+from ladder.text import clean_text
+from service.db import service_session
+
+EXPLANATION_CHARS = 4000
+
+
+def _shown(text: str, folder: str, filename: str) -> str:
+    """Text for the author: the server's folder replaced by the name they uploaded."""
+    return clean_text(text.replace(folder, filename or "the upload"))
+
+
+def lookalike_problem(session: Session, author: AuthorRow, name: str) -> str | None:
+    """Why ``name`` may not be a new bot's name: it passes for a built-in bot or looks like another author's
+    (the one rule of :mod:`ladder.seats.names`; a bot of ``author``'s own may be spelled another way)."""
+    reserved = reserved_because(name, bot_names())
+    if reserved is not None:
+        return reserved
+    owners = {served.bot_id: served.author_id for served in session.exec(select(ServedBotRow)).all()}
+    others = (bot.name for bot in session.exec(select(BotRow)).all() if owners.get(bot.id or 0) != author.id)
+    clash = lookalike_of(name, (other for other in others if other != name))
+    if clash is not None:
+        return (
+            f"the name {name!r} looks like {clash!r}, a bot of another author's (or the operator's) on this ladder; "
+            "choose a name that does not (set `name = ...` or pass --name)"
+        )
+    return None
+
+
+def ownership_problem(session: Session, author: AuthorRow, name: str) -> str | None:
+    """Why ``author`` may not submit a bot named ``name`` here, or None."""
+    bot = session.exec(select(BotRow).where(BotRow.name == name)).first()
+    if bot is None:
+        return lookalike_problem(session, author, name)
+    served = session.get(ServedBotRow, bot.id)
+    if served is None:
+        return f"the name {name!r} belongs to a bot registered on this ladder by its operator; choose another name"
+    if served.author_id != author.id:
+        return (
+            f"the name {name!r} belongs to another author's bot; choose another name (set `name = ...` or pass --name)"
+        )
+    if served.state == BotState.RETIRED.value:
+        return f"the bot {name!r} was retired by the operator and takes no new version"
+    return None
+
+
+def activate(session: Session, author: AuthorRow, version: BotVersionRow, cap: int) -> list[int]:
+    """Put ``version`` on the schedule (its bot owned by ``author``); versions past the author's cap (the oldest
+    first) retire from scheduling and keep their ratings. The superseded versions' ids.
+
+    The cap counts the versions on the schedule: those of a bot the operator paused, benched or retired sit out
+    and take no place, so an author whose bot is paused does not lose another bot's version to a new one. A new
+    version of a bot that sits out takes the place of that bot's own older versions only, so versions sent to it
+    while it sits out do not pile up: resumed, it plays again with at most ``cap`` versions, and the author's
+    whole cap applies again at her next version.
+    """
+    assert version.id is not None and author.id is not None
+    bot = session.get(ServedBotRow, version.bot_id)
+    if bot is None:
+        session.add(ServedBotRow(bot_id=version.bot_id, author_id=author.id))
+    sits_out = bot is not None and bot.state != BotState.ACTIVE.value
+    served = session.get(ServedVersionRow, version.id) or ServedVersionRow(
+        bot_version_id=version.id, bot_id=version.bot_id, author_id=author.id
+    )
+    served.state, served.activated_at = VersionState.ACTIVE.value, utcnow()
+    session.add(served)
+    session.flush()
+    placed = (
+        select(ServedVersionRow)
+        .join(ServedBotRow, col(ServedBotRow.bot_id) == col(ServedVersionRow.bot_id))
+        .where(ServedVersionRow.author_id == author.id, ServedVersionRow.state == VersionState.ACTIVE.value)
+        .order_by(col(ServedVersionRow.activated_at).desc(), col(ServedVersionRow.bot_version_id).desc())
+    )
+    active = session.exec(
+        placed.where(ServedVersionRow.bot_id == version.bot_id)
+        if sits_out
+        else placed.where(ServedBotRow.state == BotState.ACTIVE.value)
+    ).all()
+    superseded = []
+    for old in active[max(1, cap) :]:
+        old.state = VersionState.SUPERSEDED.value
+        session.add(old)
+        superseded.append(old.bot_version_id)
+    return superseded
+
+
+def _fail(session: Session, row: SubmissionRow, problem: str, explanation: str = "") -> None:
+    row.state, row.problem = SubmissionState.FAILED.value, problem[:2000]
+    row.explanation, row.finished_at = explanation[-EXPLANATION_CHARS:], utcnow()
+    session.add(row)
+    session.commit()
+
+
+def _check_json(report: CheckReport) -> str:
+    return json.dumps(
+        {"games": report.games, "matches": report.matches, "bot": report.info.to_json() if report.info else None}
+    )
+
+
+def run(db_url: str | None, submission_id: int, matches: int, cap: int) -> SubmissionState:
+    """Check, register and activate one submission; its final state (also written to its row)."""
+    with service_session(db_url) as session:
+        row = session.get(SubmissionRow, submission_id)
+        if row is None:
+            raise UserError(f"no submission #{submission_id}")
+        if SubmissionState(row.state).final:
+            return SubmissionState(row.state)
+        author = session.get(AuthorRow, row.author_id)
+        assert author is not None
+        if author.revoked_at is not None:  # revoked while it waited: the operator has stopped this author
+            _fail(
+                session,
+                row,
+                f"the token of {author.name!r} was revoked before this submission was checked; "
+                "it was not checked and goes on no schedule",
+            )
+            return SubmissionState.FAILED
+        folder = str(results_dir() / row.upload_dir)
+        try:
+            report = check_submitted_bot(
+                folder, name=row.name_override or None, matches_per_table=matches, build_limits=BuildLimits()
+            )
+        except UserError as error:
+            _fail(session, row, _shown(str(error), folder, row.filename))
+            return SubmissionState.FAILED
+        row.bot_name, row.content_hash, row.check_json = report.name, report.content_hash, _check_json(report)
+        session.add(row)
+        session.commit()  # no write transaction left open: the registration below writes through its own connection
+        if not report.ok:
+            _fail(
+                session,
+                row,
+                _shown(report.problem, folder, row.filename),
+                _shown(report.explanation, folder, row.filename),
+            )
+            return SubmissionState.FAILED
+        refusal = ownership_problem(session, author, report.name)
+        if refusal is not None:
+            _fail(session, row, refusal)
+            return SubmissionState.FAILED
+        session.commit()
+        try:
+            registration = register(report, db_url)
+        except UserError as error:
+            _fail(session, row, _shown(str(error), folder, row.filename))
+            return SubmissionState.FAILED
+        version = session.exec(
+            select(BotVersionRow).where(BotVersionRow.content_hash == registration.content_hash)
+        ).one()
+        activate(session, author, version, cap)
+        row.state, row.bot_version_id, row.finished_at = SubmissionState.ACTIVE.value, version.id, utcnow()
+        session.add(row)
+        session.commit()
+        return SubmissionState.ACTIVE
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m service.background.check_job", description=__doc__.splitlines()[0])
+    parser.add_argument("--db", default=None)
+    parser.add_argument("--submission", type=int, required=True)
+    parser.add_argument("--matches", type=int, default=2)
+    parser.add_argument("--cap", type=int, default=2)
+    args = parser.parse_args(argv)
+    try:
+        state = run(args.db, args.submission, args.matches, args.cap)
+    except UserError as error:
+        print(f"error: {clean_text(str(error), one_line=True)}", file=sys.stderr)
+        return 2
+    print(state.value)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
