@@ -15,7 +15,7 @@ from collections import defaultdict
 from datetime import datetime
 
 from pydantic import BaseModel, ConfigDict
-from sqlalchemy import ColumnElement
+from sqlalchemy import ColumnElement, inspect
 from sqlmodel import Session, col, select
 
 from ladder.errors import Forbidden, NotFound
@@ -88,6 +88,33 @@ def visible_seat(seat: records.SeatRecord, may_see: bool) -> records.SeatRecord:
     served replays and the static report write."""
     shown = seat_failure(may_see, seat.failure_reason, seat.failure_detail, seat.stderr_tail)
     return dataclasses.replace(seat, failure_detail=shown.detail, stderr_tail=shown.stderr, hidden=shown.hidden)
+
+
+BENCH_REASON_HIDDEN = "benched after failing too often (the failures' detail is its author's)"
+
+
+def has_served_authors(session: Session) -> bool:
+    """Whether the database holds bots that authors submitted to a served ladder (whose private data is theirs)."""
+    if not inspect(session.get_bind()).has_table(ServedBotRow.__tablename__):
+        return False
+    return session.exec(select(ServedBotRow.bot_id).limit(1)).first() is not None
+
+
+def public_report_data(data: records.ReportData) -> records.ReportData:
+    """``data`` as anyone may read it (the static report of a served ladder): every seat as :func:`visible_seat`
+    shows it to a viewer who may not see its private data, and the bench reasons (which quote a failure's detail)
+    replaced by their public gist."""
+    return dataclasses.replace(
+        data,
+        matches=[
+            dataclasses.replace(match, seats=tuple(visible_seat(seat, False) for seat in match.seats))
+            for match in data.matches
+        ],
+        tournaments={
+            tid: dataclasses.replace(t, benched=tuple((version, BENCH_REASON_HIDDEN) for version, _ in t.benched))
+            for tid, t in data.tournaments.items()
+        },
+    )
 
 
 class SeatView(BaseModel):

@@ -9,8 +9,12 @@ action it was choosing, a traceback on stderr), played out by the engine with a 
 
 from __future__ import annotations
 
+import base64
 import gzip
 import json
+import os
+import subprocess
+import sys
 import random
 import re
 import threading
@@ -18,6 +22,7 @@ import time
 from collections.abc import Iterator
 from dataclasses import dataclass
 from itertools import product
+from pathlib import Path
 
 import httpx
 import pytest
@@ -31,6 +36,7 @@ from ladder.store.tables import BotRow, BotVersionRow, MatchRow, SeatResultRow, 
 from service.db import open_service_database
 from service.settings import ServeSettings
 from service.web.app import create_app
+from tests.ladder.front_door import ROOT
 from tests.service.serving import free_port
 
 AUTHORS = ("alice", "bob")
@@ -52,6 +58,7 @@ class Ladder:
     bots: list[str]
     matches: list[int]
     submissions: dict[str, int]
+    db_url: str
 
     def get(self, path: str, who: str | None = None) -> httpx.Response:
         headers = {"Authorization": f"Bearer {self.tokens[who]}"} if who else {}
@@ -132,7 +139,8 @@ def ladder(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Ladder]:
     monkey.setenv("LADDER_RESULTS", str(folder / "results"))
     monkey.setattr(served, "RATINGS", served._RatingsCache())  # nothing kept from another module's database
     monkey.setattr(served, "REPORT", served._ReportCache())
-    engine = open_service_database(f"sqlite:///{folder / 'ladder.db'}")
+    db_url = f"sqlite:///{folder / 'ladder.db'}"
+    engine = open_service_database(db_url)
     with Session(engine) as session:
         tokens = {name: add_author(session, name) for name in AUTHORS} | {
             "op": add_author(session, "op", Role.OPERATOR)
@@ -172,7 +180,9 @@ def ladder(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Ladder]:
     while not server.started and time.monotonic() < deadline:
         time.sleep(0.05)
     try:
-        yield Ladder(f"http://127.0.0.1:{port}", app, tokens, ["alice-bot", "bob-bot", "house"], matches, submissions)
+        yield Ladder(
+            f"http://127.0.0.1:{port}", app, tokens, ["alice-bot", "bob-bot", "house"], matches, submissions, db_url
+        )
     finally:
         server.should_exit = True
         thread.join(timeout=10)
@@ -274,3 +284,40 @@ def test_another_authors_stderr_page_is_refused(ladder: Ladder) -> None:
     assert ladder.get(f"/api/submissions/{ladder.submissions['alice']}", "bob").status_code == 404
     with Session(ladder.app.state.engine) as session:  # type: ignore[attr-defined]
         assert session.exec(select(SeatResultRow).where(SeatResultRow.failure_detail != "")).first() is not None
+
+
+def _report(ladder: Ladder, out: Path, *flags: str) -> tuple[str, str]:
+    """``ladder report`` of the served database: what it printed, and the text of every file it wrote (each
+    match's replay script decoded: base64 of gzip'd JSON)."""
+    env = {**os.environ, "LADDER_RESULTS": str(out.parent / "results"), "COLUMNS": "300"}
+    run = subprocess.run(
+        [sys.executable, "-m", "cli", "report", "--db", ladder.db_url, "--out", str(out), *flags],
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+        env=env,
+        timeout=600,
+    )
+    assert run.returncode == 0, run.stderr
+    texts = []
+    for path in sorted(p for p in out.rglob("*") if p.is_file()):
+        text = path.read_text(encoding="utf-8", errors="replace")
+        loaded = re.fullmatch(r'LadderReplay\.load\("([A-Za-z0-9+/=]*)"\);\n', text)
+        texts.append(gzip.decompress(base64.b64decode(loaded.group(1))).decode("utf-8") if loaded else text)
+    assert len(texts) > 10
+    return " ".join(run.stdout.split()), "\n".join(texts)
+
+
+def test_the_report_of_a_served_database_leaves_private_data_out_unless_asked(ladder: Ladder, tmp_path: Path) -> None:
+    said, written = _report(ladder, tmp_path / "public")
+    markers = [m for author in AUTHORS for m in (SECRET[author], STDERR[author])] + [HOUSE_STDERR]
+    assert not [m for m in markers if m in written]
+    assert "private data: stderr, tracebacks and exception messages are left out (hidden)" in said
+    index = (tmp_path / "public" / "index.html").read_text(encoding="utf-8")
+    assert "Private data: stderr, tracebacks and exception messages are left out (hidden)" in index
+    assert '"failure":"exception"' in written and '"hidden":true' in written  # the kind stays public
+
+    said, written = _report(ladder, tmp_path / "private", "--include-private")
+    assert all(m in written for m in markers)
+    assert "private data: stderr, tracebacks and exception messages of every author's bots are shown" in said
+    assert "(--include-private)" in (tmp_path / "private" / "index.html").read_text(encoding="utf-8")
