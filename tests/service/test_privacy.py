@@ -13,10 +13,10 @@ import base64
 import gzip
 import json
 import os
-import subprocess
-import sys
 import random
 import re
+import subprocess
+import sys
 import threading
 import time
 from collections.abc import Iterator
