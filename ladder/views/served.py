@@ -19,14 +19,14 @@ from sqlalchemy import ColumnElement, inspect
 from sqlmodel import Session, col, select
 
 from ladder.errors import Forbidden, NotFound
-from ladder.ratings import certainty
+from ladder.ratings import certainty, trueskill_model
 from ladder.ratings import persistence as ratings_persistence
 from ladder.ratings.pools import PoolKey
 from ladder.ratings.trueskill_model import RatingSet
 from ladder.ratings.verdict import Ledger
 from ladder.store.served_tables import AuthorRow, ServedBotRow, SubmissionRow, SubmissionState
 from ladder.store.tables import BotRow, BotVersionRow, MatchRow, SeatResultRow
-from ladder.views import catalog, figures, leaderboard, records
+from ladder.views import catalog, figures, leaderboard, records, states
 
 
 class Standing(leaderboard.BoardRow):
@@ -207,14 +207,48 @@ class _RatingsCache:
 RATINGS = _RatingsCache()
 
 
-def rankings(session: Session) -> leaderboard.Rankings:
+class _LatestCache:
+    """The ratings among the current versions (:func:`ladder.views.leaderboard.among_current`), which the pages
+    show by default: computed from those matches (none are stored), by one request at a time, and again only when
+    matches arrived or a version's state changed and the copy is older than :data:`STALE_SECONDS` or ten times its
+    own computation (as :class:`_RatingsCache`)."""
+
+    STALE_SECONDS = 2.0
+
+    def __init__(self) -> None:
+        self.lock = threading.Lock()
+        self.marker: tuple[tuple[int, int], frozenset[int]] | None = None
+        self.found: tuple[RatingSet, Ledger] | None = None
+        self.at = 0.0
+        self.gap = self.STALE_SECONDS
+
+    def get(self, session: Session) -> tuple[RatingSet, Ledger]:
+        marker = (ratings_persistence.played_matches_marker(session), frozenset(states.current_versions(session)))
+        with self.lock:
+            now = time.monotonic()
+            if self.found is not None and (marker == self.marker or now - self.at < self.gap):
+                return self.found
+            facts = leaderboard.among_current(session, ratings_persistence.load_match_facts(session))
+            self.found = (trueskill_model.compute(facts, history=False), certainty.paired_evidence(facts))
+            self.marker, self.at = marker, time.monotonic()
+            self.gap = max(self.STALE_SECONDS, 10 * (self.at - now))
+            return self.found
+
+
+LATEST = _LatestCache()
+
+
+def rankings(session: Session, versions: leaderboard.Versions = leaderboard.Versions.LATEST) -> leaderboard.Rankings:
     """Every pool's leaderboard with its verdict and each row's rank interval and P(above next), in the one schema
-    (:mod:`ladder.views.leaderboard`, so ``ladder rankings --json``, the report and these pages agree), on the
-    ratings of :data:`RATINGS`."""
-    rated = RATINGS.get(session)
+    (:mod:`ladder.views.leaderboard`, so ``ladder rankings --json``, the report and these pages agree): by default
+    among the current versions (as ``ladder rankings --latest-versions``), on the ratings of :data:`LATEST`; with
+    ``versions=all`` every version's, on the ratings of :data:`RATINGS`."""
+    if versions is leaderboard.Versions.ALL:
+        rated, evidence = RATINGS.get(session), RATINGS.evidence
+    else:
+        rated, evidence = LATEST.get(session)
     names = catalog.version_names(session)
     labels = catalog.distinct_labels(names)
-    evidence = RATINGS.evidence
     pools = rated.pools()
     sure = {
         pool: certainty.assess(
@@ -225,9 +259,11 @@ def rankings(session: Session) -> leaderboard.Rankings:
     return leaderboard.rankings_of(rated, names, pools, sure, owned=leaderboard.owners(session))
 
 
-def leaderboards(session: Session) -> list[leaderboard.Leaderboard]:
+def leaderboards(
+    session: Session, versions: leaderboard.Versions = leaderboard.Versions.LATEST
+) -> list[leaderboard.Leaderboard]:
     """The boards of :func:`rankings`, pool by pool."""
-    return list(rankings(session).pools.values())
+    return list(rankings(session, versions).pools.values())
 
 
 def submission_view(session: Session, row: SubmissionRow) -> SubmissionView:
@@ -370,10 +406,10 @@ def bot_view(session: Session, name: str, viewer: AuthorRow | None) -> tuple[Bot
         select(BotVersionRow).where(BotVersionRow.bot_id == bot.id).order_by(col(BotVersionRow.id))
     ).all()
     ids = {v.id for v in versions}
-    states = leaderboard.owners(session).states
+    shown = states.states(session)
     standings = [
         Standing(pool=board.pool, **row.model_dump())
-        for board in leaderboards(session)
+        for board in leaderboards(session, leaderboard.Versions.ALL)  # every version of the bot has its row here
         for row in board.table
         if row.version_id in ids
     ]
@@ -389,14 +425,14 @@ def bot_view(session: Session, name: str, viewer: AuthorRow | None) -> tuple[Bot
     view = BotView(
         name=bot.name,
         author=owner.name if owner else bot.author,
-        state=served.state if served else leaderboard.HOUSE,
+        state=shown.bots.get(bot.id, states.ShownState.HOUSE).value,
         reason=served.reason if served else "",
         versions=[
             {
                 "id": v.id,
                 "version": v.version,
                 "content_hash": v.content_hash,
-                "state": states.get(v.id or 0, leaderboard.HOUSE),
+                "state": shown.of(v.id or 0).value,
                 "created_at": v.created_at.isoformat(),
             }
             for v in versions

@@ -44,10 +44,12 @@ class Status(BaseModel):
 @router.get(
     "/leaderboards",
     response_model=leaderboard.Rankings,
-    summary="Every pool's leaderboard with its verdict, and the overall table (docs/leaderboard-json.md)",
+    summary="Every pool's leaderboard with its verdict, and the overall table (docs/leaderboard-json.md): among "
+    "the latest versions of each bot by default (as `ladder rankings --latest-versions`), every version's with "
+    "`?versions=all`",
 )
-def get_leaderboards(session: DB) -> leaderboard.Rankings:
-    return views.rankings(session)
+def get_leaderboards(session: DB, versions: leaderboard.Versions = leaderboard.Versions.LATEST) -> leaderboard.Rankings:
+    return views.rankings(session, versions)
 
 
 @router.get("/status", response_model=Status, summary="What the scheduler is doing")

@@ -19,6 +19,7 @@ from ladder.ratings.pools import PoolKey
 from ladder.store.authors import author_for_token, close_web_session, new_token, open_web_session
 from ladder.store.served_bots import Action, set_bot_state
 from ladder.store.served_tables import SubmissionState
+from ladder.views import leaderboard
 from ladder.views import served as views
 from service.web.errors import status_of
 from service.web.intake import RateLimited, accept
@@ -40,9 +41,12 @@ def render(request: Request, name: str, who: Identity | None, code: int = 200, *
 
 
 @router.get("/", response_class=HTMLResponse)
-def index(request: Request, session: DB, who: Viewer) -> HTMLResponse:
+def index(
+    request: Request, session: DB, who: Viewer, versions: leaderboard.Versions = leaderboard.Versions.LATEST
+) -> HTMLResponse:
     runtime = request.app.state.runtime
-    return render(request, "index.html", who, boards=views.leaderboards(session), status=runtime.scheduler_status())
+    boards = views.leaderboards(session, versions)
+    return render(request, "index.html", who, boards=boards, status=runtime.scheduler_status(), versions=versions.value)
 
 
 @router.get("/bots/{name}", response_class=HTMLResponse)
