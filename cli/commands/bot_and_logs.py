@@ -17,6 +17,8 @@ from ladder.matches.statuses import MatchStatus
 from ladder.paths import results_dir
 from ladder.views import figures
 from ladder.views.records import ReportData, VersionInfo, load
+from ladder.views.states import VersionStates
+from ladder.views.states import states as served_states
 
 BotArgument = Annotated[str, typer.Argument(metavar="NAME", help="A bot name (every version), or name@hash.")]
 ReportOption = Annotated[
@@ -30,13 +32,20 @@ NOT_PLAYED = (MatchStatus.SKIPPED, MatchStatus.ERROR)
 
 
 def _load(db: str | None, ref: str) -> tuple[ReportData, list[VersionInfo]]:
+    data, versions, _ = _load_with_states(db, ref)
+    return data, versions
+
+
+def _load_with_states(db: str | None, ref: str) -> tuple[ReportData, list[VersionInfo], VersionStates]:
+    """The database as the report reads it, the versions ``ref`` names, and every served version's state."""
     with database(db) as session:
         data = load(session)
+        shown = served_states(session)
     found = data.versions_named(ref)
     if not found:
         known = sorted({v.bot for v in data.versions.values()})
         raise UserError(f"no bot {ref!r} in the database; bots: {', '.join(known) or 'none yet'}")
-    return data, sorted(found, key=lambda v: v.version_id)
+    return data, sorted(found, key=lambda v: v.version_id), shown
 
 
 def _quoted(console: Console, text: str) -> None:
@@ -53,10 +62,12 @@ def bot(
 ) -> None:
     """One bot: its ratings per pool with their uncertainty, its record, its latest failures with the end of its
     stderr, and where to watch them (the report's replay pages, `ladder replay ID`)."""
-    data, versions = _load(db, name)
+    data, versions, shown = _load_with_states(db, name)
     site = report_dir if report_dir is not None else results_dir() / "report"
     site_written = (site / "index.html").is_file()
-    items = [_version_json(data, info, site, failures) for info in versions]
+    items = [
+        _version_json(data, info, site, failures) | {"state": shown.of(info.version_id).value} for info in versions
+    ]
     if as_json:
         print(json.dumps({"versions": items, "report_written": site_written}, indent=2))
         return
@@ -128,7 +139,8 @@ def _print_version(console: Console, item: dict[str, Any]) -> None:
     record = item["record"]
     console.print(
         f"[bold]{escape(item['bot'])}[/bold] version {escape(item['version'])} ({item['hash'][:12]}), by "
-        f"{escape(item['author'] or '(no author given)')}, {item['source']}",
+        f"{escape(item['author'] or '(no author given)')}, {item['source']}"
+        + (f"; {item['state']} on the served ladder" if item.get("state", "house") != "house" else ""),
         highlight=False,
     )
     console.print(

@@ -26,7 +26,6 @@ from cli.commands.dbview import (
     compact_table,
     database,
     distinct_labels,
-    latest_version_ids,
     version_names,
 )
 from cli.commands.tables import fit, label_column, number_column
@@ -173,8 +172,7 @@ def filtered_facts(session: Session, tournament: str | None, latest_versions: bo
         wanted = tournament_id(session, tournament)
         facts = [fact for fact in facts if fact.tournament_id == wanted]
     if latest_versions:
-        current = latest_version_ids(session)
-        facts = [fact for fact in facts if all(seat.bot_version_id in current for seat in fact.seats)]
+        facts = leaderboard.among_current(session, facts)
     return facts
 
 
@@ -283,7 +281,8 @@ def rankings(
         bool,
         typer.Option(
             "--latest-versions",
-            help="Only the latest version of each bot (matches with an older version are left out).",
+            help="Only the latest version of each bot (matches with an older version are left out; on a served "
+            "ladder, its versions neither superseded nor retired), as the served leaderboards show by default.",
         ),
     ] = False,
 ) -> None:

@@ -30,6 +30,14 @@ def report(
         ),
     ] = MATCHES_PER_PAGE,
     db: DbOption = None,
+    include_private: Annotated[
+        bool,
+        typer.Option(
+            "--include-private",
+            help="Show every author's stderr, tracebacks and exception messages (left out of the report of a served "
+            "ladder's database by default: they are private to each bot's author).",
+        ),
+    ] = False,
 ) -> None:
     """Write a static website from the database: every leaderboard, a page per bot, head-to-head matrices,
     tournaments, and a replay viewer for every match. Plain files: open index.html from disk or serve the folder."""
@@ -44,6 +52,7 @@ def report(
                 target,
                 progress=lambda message: console.print(f"[dim]  {escape(message)}[/dim]", highlight=False),
                 matches_per_page=matches_per_page,
+                include_private=include_private,
             )
         except OSError as error:
             raise UserError(f"cannot write the report into {target}: {error.strerror or error}") from None
@@ -52,6 +61,7 @@ def report(
         f"tournaments, {summary.replays} replays; {summary.bytes / 1e6:.1f} MB) in {escape(str(target))}: "
         f"{summary.written} files written, {summary.unchanged} unchanged, {summary.removed} removed; "
         f"{summary.replayed} matches replayed\n"
+        f"private data: {escape(summary.privacy)}\n"
         f"open {escape(str(summary.index.resolve()))}",
         highlight=False,
         soft_wrap=True,

@@ -244,6 +244,7 @@ def replay_document(
                 "detail": s.failure_detail,
                 "at_action": s.at_action,
                 "stderr": s.stderr_tail,
+                "hidden": s.hidden,
                 "think": match.think[s.seat] if s.seat < len(match.think) else None,
             }
             for s in match.seats

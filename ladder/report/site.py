@@ -41,7 +41,7 @@ from ladder.ratings.summary import ordinal, score_histogram
 from ladder.report import plots
 from ladder.report.replay import SeatLabel, replay_bytes, replay_input_hash
 from ladder.store.action_log import unpack_actions
-from ladder.views import figures, leaderboard, records
+from ladder.views import figures, leaderboard, records, served
 from ladder.views.catalog import VersionName
 
 STATIC_FILES = ("report.css", "replay.js", "replay.css")
@@ -69,6 +69,8 @@ class SiteSummary:
     removed: int = 0  # files of the last build no longer produced
     replayed: int = 0  # matches replayed through the engine (the others were unchanged)
     replay_bytes: int = 0  # the replays' share of ``bytes`` (their pages and data scripts)
+    privacy: str = ""  # what the report did with the authors' private data (:func:`privacy_note`)
+    private_left_out: bool = False
 
     @property
     def index(self) -> Path:
@@ -165,20 +167,45 @@ def _read_manifest(out: Path) -> dict[str, Any] | None:
     return manifest if isinstance(manifest, dict) and manifest.get("format") == MANIFEST_FORMAT else None
 
 
+def privacy_note(served_authors: bool, include_private: bool) -> str:
+    """One sentence on the authors' private data (stderr, tracebacks, exception messages): left out of the report
+    of a served ladder's database unless asked for; a database with no served author (a ``ladder run``
+    tournament: the operator's own bots) shows it all, as its only author's report."""
+    if not served_authors:
+        return "stderr, tracebacks and exception messages are shown: this database has no served author's bot"
+    if include_private:
+        return (
+            "stderr, tracebacks and exception messages of every author's bots are shown (--include-private): "
+            "do not publish this report"
+        )
+    return (
+        "stderr, tracebacks and exception messages are left out (hidden): they are private to each bot's author "
+        "on a served ladder (--include-private shows them)"
+    )
+
+
 def write_site(
     session: Session,
     out: Path,
     progress: Callable[[str], None] | None = None,
     matches_per_page: int = MATCHES_PER_PAGE,
+    include_private: bool = False,
 ) -> SiteSummary:
     """Write the report of ``session``'s database into ``out`` (created); only what changed since the last build.
 
-    ``matches_per_page``: a tournament's match list is split into pages of this many matches."""
+    ``matches_per_page``: a tournament's match list is split into pages of this many matches. The authors'
+    private data is left out of the report of a database with served authors unless ``include_private``
+    (:func:`privacy_note`, the privacy model of docs/serve.md)."""
     if matches_per_page < 1:
         raise ValueError("matches_per_page must be at least 1")
     say = progress or (lambda _message: None)
     say("reading the database")
     data = records.load(session)
+    served_authors = served.has_served_authors(session)
+    left_out = served_authors and not include_private
+    if left_out:
+        data = served.public_report_data(data)
+    privacy = privacy_note(served_authors, include_private)
     out.mkdir(parents=True, exist_ok=True)
     manifest = _read_manifest(out)
     if manifest is None:  # no record of what is there: start clean (the pages of an older report format go too)
@@ -187,7 +214,7 @@ def write_site(
     writer = _Writer(out, data, manifest or {})
     _write_static(writer)
     pools = data.rated.pools()
-    _write_index(writer, pools, leaderboard.owners(session))
+    _write_index(writer, pools, leaderboard.owners(session), privacy)
 
     say(f"head-to-head matrices of {len(pools)} pools")
     played_pools = sorted({m.pool for m in data.matches})
@@ -216,6 +243,8 @@ def write_site(
         removed,
         writer.replayed,
         replay_size,
+        privacy,
+        left_out,
     )
 
 
@@ -226,7 +255,7 @@ def _write_static(writer: _Writer) -> None:
         writer.file(f"static/{name}", (static / name).read_text(encoding="utf-8"))
 
 
-def _write_index(writer: _Writer, pools: list[str], owned: leaderboard.Owners) -> None:
+def _write_index(writer: _Writer, pools: list[str], owned: leaderboard.Owners, privacy: str) -> None:
     """The front page: every pool's leaderboard and the overall table, with how they are computed; and the same
     as data, ``leaderboards.json``, in the one schema of ``ladder rankings --json`` (docs/leaderboard-json.md)."""
     data = writer.data
@@ -245,6 +274,7 @@ def _write_index(writer: _Writer, pools: list[str], owned: leaderboard.Owners) -
         spread=certainty.overall_intervals(data.rated) if len(pools) > 1 else {},
         method=ratings_trueskill_model.METHOD,
         overall_method=ratings_trueskill_model.OVERALL_METHOD,
+        privacy=privacy,
     )
 
 

@@ -9,6 +9,7 @@ to on a served ladder (``author``, ``state``), ``house`` for a bot that is not t
 
 from __future__ import annotations
 
+import enum
 from collections.abc import Iterable, Sequence
 
 from pydantic import BaseModel, ConfigDict
@@ -20,11 +21,12 @@ from ladder.ratings import certainty
 from ladder.ratings import trueskill_model as ratings_trueskill_model
 from ladder.ratings.certainty import OverallInterval, PoolCertainty
 from ladder.ratings.trueskill_model import MatchFact, RatingSet
-from ladder.store.served_tables import AuthorRow, ServedBotRow, ServedVersionRow
+from ladder.store.served_tables import AuthorRow, ServedVersionRow
+from ladder.views import states
 from ladder.views.catalog import VersionName, distinct_labels
 from ladder.views.records import pool_title
 
-HOUSE = "house"  # the state of a version that is not the served ladder's (a built-in or a tournament's bot)
+HOUSE = states.ShownState.HOUSE.value  # the state of a version that is not the served ladder's
 
 
 class _Value(BaseModel):
@@ -102,6 +104,21 @@ class Rankings(_Value):
     overall: list[OverallRow]
 
 
+class Versions(enum.StrEnum):
+    """Which versions a leaderboard ranks (``?versions=`` on the served pages and API)."""
+
+    LATEST = "latest"  # :func:`ladder.views.states.current_versions`, among the matches they played together
+    ALL = "all"  # every version that played
+
+
+def among_current(session: Session, facts: Sequence[MatchFact]) -> list[MatchFact]:
+    """The matches a "latest versions" leaderboard is rated from: those whose every seat is a current version
+    (:func:`ladder.views.states.current_versions`). ``ladder rankings --latest-versions`` and the served
+    leaderboards by default both rate these, so the two documents agree."""
+    current = states.current_versions(session)
+    return [fact for fact in facts if all(seat.bot_version_id in current for seat in fact.seats)]
+
+
 class Owners(_Value):
     """Who each version belongs to on a served ladder: version id -> state, version id -> author name."""
 
@@ -110,17 +127,17 @@ class Owners(_Value):
 
 
 def owners(session: Session) -> Owners:
-    """The served state and author of every served version (none in a database the service never opened)."""
+    """The served state (:func:`ladder.views.states.states`, what every reader says) and author of every served
+    version (none in a database the service never opened)."""
     if not inspect(session.get_bind()).has_table(ServedVersionRow.__tablename__):
         return Owners()
     names = {a.id: a.name for a in session.exec(select(AuthorRow)).all()}
-    bots = {b.bot_id: b for b in session.exec(select(ServedBotRow)).all()}
-    states, authors = {}, {}
-    for served in session.exec(select(ServedVersionRow)).all():
-        bot = bots.get(served.bot_id)
-        states[served.bot_version_id] = bot.state if bot is not None and bot.state != "active" else served.state
-        authors[served.bot_version_id] = names.get(served.author_id, "?")
-    return Owners(states=states, authors=authors)
+    shown = states.states(session)
+    authors = {
+        served.bot_version_id: names.get(served.author_id, "?")
+        for served in session.exec(select(ServedVersionRow)).all()
+    }
+    return Owners(states={v: state.value for v, state in shown.versions.items()}, authors=authors)
 
 
 def certainties(

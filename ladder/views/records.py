@@ -92,6 +92,7 @@ class SeatRecord:
     failure_detail: str
     stderr_tail: str
     at_action: int | None
+    hidden: bool = False  # the detail and stderr were withheld from this reader (ladder.views.served.seat_failure)
 
 
 @dataclass(frozen=True)

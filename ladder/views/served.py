@@ -1,30 +1,32 @@
 """What the served pages and the JSON API show, read from the database: one place for both, as pydantic models.
 
 Public: the leaderboards (with each pool's verdict: settled or not yet, and why), bots and their ratings, head to
-head, matches. Private to a bot's author and the operator: submissions with the check's output, and the bot's
-stderr from its failed matches (:func:`bot_failures` takes the viewer and says 403 for anyone else).
+head, matches, and of a failed seat the failure's kind. Private to a bot's author and the operator: submissions
+with the check's output, the bot's stderr, and the failure's detail (its exception message, its traceback). Who
+may see what of a seat is decided in one place, :func:`seat_failure` (the privacy model, docs/serve.md).
 """
 
 from __future__ import annotations
 
+import dataclasses
 import threading
 import time
 from collections import defaultdict
 from datetime import datetime
 
-from pydantic import BaseModel
-from sqlalchemy import ColumnElement
+from pydantic import BaseModel, ConfigDict
+from sqlalchemy import ColumnElement, inspect
 from sqlmodel import Session, col, select
 
 from ladder.errors import Forbidden, NotFound
-from ladder.ratings import certainty
+from ladder.ratings import certainty, trueskill_model
 from ladder.ratings import persistence as ratings_persistence
 from ladder.ratings.pools import PoolKey
 from ladder.ratings.trueskill_model import RatingSet
 from ladder.ratings.verdict import Ledger
 from ladder.store.served_tables import AuthorRow, ServedBotRow, SubmissionRow, SubmissionState
 from ladder.store.tables import BotRow, BotVersionRow, MatchRow, SeatResultRow
-from ladder.views import catalog, figures, leaderboard, records
+from ladder.views import catalog, figures, leaderboard, records, states
 
 
 class Standing(leaderboard.BoardRow):
@@ -51,10 +53,68 @@ class FailureView(BaseModel):
     match_id: int
     pool: str
     version: str
-    reason: str
-    detail: str
+    reason: str  # the failure's kind: public
+    detail: str  # these two: its author's and the operator's only (:func:`seat_failure`)
     stderr_tail: str
+    hidden: bool
     finished_at: datetime | None
+
+
+class SeatFailure(BaseModel):
+    """What a viewer may see of a seat's failure and stderr: the kind always (``timeout``, ``crash``, ``illegal``,
+    ``exception``...), the bot's own words (the failure's detail, its stderr) only when ``hidden`` is False."""
+
+    model_config = ConfigDict(frozen=True)
+
+    kind: str | None
+    detail: str
+    stderr: str
+    hidden: bool
+
+
+def seat_failure(may_see: bool, kind: str | None, detail: str, stderr: str) -> SeatFailure:
+    """The privacy model's one rule for a seat (docs/serve.md): the failure's kind is public; its detail (the
+    bot's exception message, a traceback) and the bot's stderr are its author's and the operator's alone.
+
+    ``hidden`` is True for every viewer who may not see them, whether or not there was anything to see: "(hidden)"
+    must not tell the others whether a bot wrote to stderr."""
+    if may_see:
+        return SeatFailure(kind=kind, detail=detail, stderr=stderr, hidden=False)
+    return SeatFailure(kind=kind, detail="", stderr="", hidden=True)
+
+
+def visible_seat(seat: records.SeatRecord, may_see: bool) -> records.SeatRecord:
+    """``seat`` as a viewer who may (or may not) see its private data sees it (:func:`seat_failure`): what the
+    served replays and the static report write."""
+    shown = seat_failure(may_see, seat.failure_reason, seat.failure_detail, seat.stderr_tail)
+    return dataclasses.replace(seat, failure_detail=shown.detail, stderr_tail=shown.stderr, hidden=shown.hidden)
+
+
+BENCH_REASON_HIDDEN = "benched after failing too often (the failures' detail is its author's)"
+
+
+def has_served_authors(session: Session) -> bool:
+    """Whether the database holds bots that authors submitted to a served ladder (whose private data is theirs)."""
+    if not inspect(session.get_bind()).has_table(ServedBotRow.__tablename__):
+        return False
+    return session.exec(select(ServedBotRow.bot_id).limit(1)).first() is not None
+
+
+def public_report_data(data: records.ReportData) -> records.ReportData:
+    """``data`` as anyone may read it (the static report of a served ladder): every seat as :func:`visible_seat`
+    shows it to a viewer who may not see its private data, and the bench reasons (which quote a failure's detail)
+    replaced by their public gist."""
+    return dataclasses.replace(
+        data,
+        matches=[
+            dataclasses.replace(match, seats=tuple(visible_seat(seat, False) for seat in match.seats))
+            for match in data.matches
+        ],
+        tournaments={
+            tid: dataclasses.replace(t, benched=tuple((version, BENCH_REASON_HIDDEN) for version, _ in t.benched))
+            for tid, t in data.tournaments.items()
+        },
+    )
 
 
 class SeatView(BaseModel):
@@ -63,7 +123,9 @@ class SeatView(BaseModel):
     version_id: int
     score: float | None
     rank: int | None
-    failure: str | None
+    failure: str | None  # the kind: public
+    detail: str  # the failure's detail: its author's and the operator's only ("" and hidden for anyone else)
+    hidden: bool
 
 
 class MatchView(BaseModel):
@@ -145,14 +207,53 @@ class _RatingsCache:
 RATINGS = _RatingsCache()
 
 
-def rankings(session: Session) -> leaderboard.Rankings:
+class _LatestCache:
+    """The ratings among the current versions (:func:`ladder.views.leaderboard.among_current`), which the pages
+    show by default: computed from those matches (none are stored), by one request at a time, and again only when
+    matches arrived or a version's state changed and the copy is older than :data:`STALE_SECONDS` or ten times its
+    own computation (as :class:`_RatingsCache`)."""
+
+    STALE_SECONDS = 2.0
+
+    def __init__(self) -> None:
+        self.lock = threading.Lock()
+        self.marker: tuple[tuple[int, int], frozenset[int]] | None = None
+        self.found: tuple[RatingSet, Ledger] | None = None
+        self.at = 0.0
+        self.gap = self.STALE_SECONDS
+
+    def get(self, session: Session) -> tuple[RatingSet, Ledger]:
+        marker = (ratings_persistence.played_matches_marker(session), frozenset(states.current_versions(session)))
+        with self.lock:
+            now = time.monotonic()
+            if self.found is not None and (marker == self.marker or now - self.at < self.gap):
+                return self.found
+            self.found = rate_current(session)  # the module's, looked up now (a test counts the calls)
+            self.marker, self.at = marker, time.monotonic()
+            self.gap = max(self.STALE_SECONDS, 10 * (self.at - now))
+            return self.found
+
+
+def rate_current(session: Session) -> tuple[RatingSet, Ledger]:
+    """The ratings of the matches among the current versions and their paired evidence (the verdict's)."""
+    facts = leaderboard.among_current(session, ratings_persistence.load_match_facts(session))
+    return trueskill_model.compute(facts, history=False), certainty.paired_evidence(facts)
+
+
+LATEST = _LatestCache()
+
+
+def rankings(session: Session, versions: leaderboard.Versions = leaderboard.Versions.LATEST) -> leaderboard.Rankings:
     """Every pool's leaderboard with its verdict and each row's rank interval and P(above next), in the one schema
-    (:mod:`ladder.views.leaderboard`, so ``ladder rankings --json``, the report and these pages agree), on the
-    ratings of :data:`RATINGS`."""
-    rated = RATINGS.get(session)
+    (:mod:`ladder.views.leaderboard`, so ``ladder rankings --json``, the report and these pages agree): by default
+    among the current versions (as ``ladder rankings --latest-versions``), on the ratings of :data:`LATEST`; with
+    ``versions=all`` every version's, on the ratings of :data:`RATINGS`."""
+    if versions is leaderboard.Versions.ALL:
+        rated, evidence = RATINGS.get(session), RATINGS.evidence
+    else:
+        rated, evidence = LATEST.get(session)
     names = catalog.version_names(session)
     labels = catalog.distinct_labels(names)
-    evidence = RATINGS.evidence
     pools = rated.pools()
     sure = {
         pool: certainty.assess(
@@ -163,9 +264,11 @@ def rankings(session: Session) -> leaderboard.Rankings:
     return leaderboard.rankings_of(rated, names, pools, sure, owned=leaderboard.owners(session))
 
 
-def leaderboards(session: Session) -> list[leaderboard.Leaderboard]:
+def leaderboards(
+    session: Session, versions: leaderboard.Versions = leaderboard.Versions.LATEST
+) -> list[leaderboard.Leaderboard]:
     """The boards of :func:`rankings`, pool by pool."""
-    return list(rankings(session).pools.values())
+    return list(rankings(session, versions).pools.values())
 
 
 def submission_view(session: Session, row: SubmissionRow) -> SubmissionView:
@@ -213,7 +316,7 @@ def queued_submissions(session: Session) -> int:
 def private_bot(session: Session, name: str, viewer: AuthorRow | None) -> BotView:
     """The bot ``name`` for a page of its private data (its stderr): :class:`~ladder.errors.Forbidden` unless
     ``viewer`` is its author or the operator."""
-    bot, owner = bot_view(session, name)
+    bot, owner = bot_view(session, name, viewer)
     if not may_see_private(viewer, owner):
         raise Forbidden("a bot's stderr is shown only to its author and the operator")
     return bot
@@ -244,15 +347,22 @@ def bot_names(session: Session, version_ids: list[int]) -> dict[int, str]:
     return {version_id: name for version_id, name in rows if version_id is not None}
 
 
-def _match_views(session: Session, match_ids: list[int], names: dict[int, tuple[str, str, str]]) -> list[MatchView]:
+def _match_views(
+    session: Session, match_ids: list[int], names: dict[int, tuple[str, str, str]], viewer: AuthorRow | None
+) -> list[MatchView]:
     if not match_ids:
         return []
     seats: dict[int, list[SeatView]] = defaultdict(list)
-    for s in session.exec(
+    seat_rows = session.exec(
         select(SeatResultRow)
         .where(col(SeatResultRow.match_id).in_(match_ids))
         .order_by(col(SeatResultRow.match_id), col(SeatResultRow.seat))
-    ).all():
+    ).all()
+    owners = seat_owners(session, sorted({s.bot_version_id for s in seat_rows}))
+    for s in seat_rows:
+        shown = seat_failure(
+            may_see_private(viewer, owners.get(s.bot_version_id)), s.failure_reason, s.failure_detail, ""
+        )
         seats[s.match_id].append(
             SeatView(
                 seat=s.seat,
@@ -260,7 +370,9 @@ def _match_views(session: Session, match_ids: list[int], names: dict[int, tuple[
                 version_id=s.bot_version_id,
                 score=s.score,
                 rank=s.rank,
-                failure=s.failure_reason,
+                failure=shown.kind,
+                detail=shown.detail,
+                hidden=shown.hidden,
             )
         )
     rows = session.exec(select(MatchRow).where(col(MatchRow.id).in_(match_ids)).order_by(col(MatchRow.id).desc())).all()
@@ -278,17 +390,18 @@ def _match_views(session: Session, match_ids: list[int], names: dict[int, tuple[
     ]
 
 
-def match_view(session: Session, match_id: int) -> MatchView:
-    """A recorded match with its seats (:class:`~ladder.errors.NotFound` when there is none)."""
-    views = _match_views(session, [match_id], _names(session))
+def match_view(session: Session, match_id: int, viewer: AuthorRow | None) -> MatchView:
+    """A recorded match with its seats as ``viewer`` may see them (:class:`~ladder.errors.NotFound` when there is
+    none)."""
+    views = _match_views(session, [match_id], _names(session), viewer)
     if not views:
         raise NotFound(f"there is no match #{match_id}")
     return views[0]
 
 
-def bot_view(session: Session, name: str) -> tuple[BotView, int | None]:
-    """A bot's public page, and its owner's author id (None for a bot that is not the served ladder's);
-    :class:`~ladder.errors.NotFound` when there is no such bot."""
+def bot_view(session: Session, name: str, viewer: AuthorRow | None) -> tuple[BotView, int | None]:
+    """A bot's page as ``viewer`` may see it (None: anyone's), and its owner's author id (None for a bot that is
+    not the served ladder's); :class:`~ladder.errors.NotFound` when there is no such bot."""
     bot = session.exec(select(BotRow).where(BotRow.name == name)).first()
     if bot is None or bot.id is None:
         raise NotFound(f"there is no bot {name!r}")
@@ -298,10 +411,10 @@ def bot_view(session: Session, name: str) -> tuple[BotView, int | None]:
         select(BotVersionRow).where(BotVersionRow.bot_id == bot.id).order_by(col(BotVersionRow.id))
     ).all()
     ids = {v.id for v in versions}
-    states = leaderboard.owners(session).states
+    shown = states.states(session)
     standings = [
         Standing(pool=board.pool, **row.model_dump())
-        for board in leaderboards(session)
+        for board in leaderboards(session, leaderboard.Versions.ALL)  # every version of the bot has its row here
         for row in board.table
         if row.version_id in ids
     ]
@@ -317,39 +430,47 @@ def bot_view(session: Session, name: str) -> tuple[BotView, int | None]:
     view = BotView(
         name=bot.name,
         author=owner.name if owner else bot.author,
-        state=served.state if served else leaderboard.HOUSE,
+        state=shown.bots.get(bot.id, states.ShownState.HOUSE).value,
         reason=served.reason if served else "",
         versions=[
             {
                 "id": v.id,
                 "version": v.version,
                 "content_hash": v.content_hash,
-                "state": states.get(v.id or 0, leaderboard.HOUSE),
+                "state": shown.of(v.id or 0).value,
                 "created_at": v.created_at.isoformat(),
             }
             for v in versions
         ],
         standings=standings,
-        recent=_match_views(session, recent_ids, names),
+        recent=_match_views(session, recent_ids, names, viewer),
     )
     return view, (served.author_id if served else None)
 
 
-def bot_failures(session: Session, name: str, limit: int = 20) -> list[FailureView]:
-    """The bot's latest failed seats with the end of its stderr (shown only to its author and the operator)."""
-    return _bot_seats(session, name, col(SeatResultRow.failure_reason).is_not(None), limit)
+def bot_failures(session: Session, name: str, viewer: AuthorRow | None, limit: int = 20) -> list[FailureView]:
+    """The bot's latest failed seats: their kind for anyone, the detail and the end of its stderr for its author
+    and the operator (:func:`seat_failure`)."""
+    return _bot_seats(session, name, viewer, col(SeatResultRow.failure_reason).is_not(None), limit)
 
 
-def bot_stderr(session: Session, name: str, limit: int = 20) -> list[FailureView]:
-    """The end of the bot's stderr from its latest matches (failed or not), newest first."""
-    return _bot_seats(session, name, col(SeatResultRow.stderr_tail) != "", limit)
+def bot_stderr(session: Session, name: str, viewer: AuthorRow | None, limit: int = 20) -> list[FailureView]:
+    """The end of the bot's stderr from its latest matches (failed or not), newest first:
+    :class:`~ladder.errors.Forbidden` unless ``viewer`` is its author or the operator."""
+    private_bot(session, name, viewer)
+    return _bot_seats(session, name, viewer, col(SeatResultRow.stderr_tail) != "", limit)
 
 
-def _bot_seats(session: Session, name: str, which: ColumnElement[bool], limit: int) -> list[FailureView]:
-    """The bot's latest seats that meet ``which`` (a condition on its seat rows), newest first."""
+def _bot_seats(
+    session: Session, name: str, viewer: AuthorRow | None, which: ColumnElement[bool], limit: int
+) -> list[FailureView]:
+    """The bot's latest seats that meet ``which`` (a condition on its seat rows), newest first, as ``viewer`` may
+    see them."""
     bot = session.exec(select(BotRow).where(BotRow.name == name)).first()
-    if bot is None:
+    if bot is None or bot.id is None:
         return []
+    served = session.get(ServedBotRow, bot.id)
+    may_see = may_see_private(viewer, served.author_id if served is not None else None)
     versions = {
         v.id: v.version for v in session.exec(select(BotVersionRow).where(BotVersionRow.bot_id == bot.id)).all()
     }
@@ -360,18 +481,22 @@ def _bot_seats(session: Session, name: str, which: ColumnElement[bool], limit: i
         .order_by(col(SeatResultRow.match_id).desc())
         .limit(limit)
     ).all()
-    return [
-        FailureView(
-            match_id=m.id or 0,
-            pool=str(PoolKey(m.game, m.num_players)),
-            version=versions.get(s.bot_version_id, "?"),
-            reason=s.failure_reason or "",
-            detail=s.failure_detail,
-            stderr_tail=s.stderr_tail,
-            finished_at=m.finished_at,
+    found = []
+    for s, m in rows:
+        shown = seat_failure(may_see, s.failure_reason, s.failure_detail, s.stderr_tail)
+        found.append(
+            FailureView(
+                match_id=m.id or 0,
+                pool=str(PoolKey(m.game, m.num_players)),
+                version=versions.get(s.bot_version_id, "?"),
+                reason=shown.kind or "",
+                detail=shown.detail,
+                stderr_tail=shown.stderr,
+                hidden=shown.hidden,
+                finished_at=m.finished_at,
+            )
         )
-        for s, m in rows
-    ]
+    return found
 
 
 class PairView(BaseModel):

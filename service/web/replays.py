@@ -1,9 +1,10 @@
 """A match's replay as the served viewer loads it: the report's own bytes (:func:`ladder.report.replay.replay_bytes`),
 with the stderr of every seat the requester may not see taken out first.
 
-A seat's stderr belongs to its bot's author: only that author and the operator see it, here as on the bot's
-stderr page. Everything else in a replay (moves, scores, the failure's reason and one-line detail) is public, as
-in the static report. The bytes differ by requester, so they are sent ``Cache-Control: private``.
+A seat's stderr and its failure's detail (the bot's exception message) belong to its bot's author: only that
+author and the operator see them, here as on the bot's stderr page (:func:`ladder.views.served.seat_failure`,
+the privacy model of docs/serve.md). Everything else in a replay (moves, scores, thinking times, the failure's
+kind) is public. The bytes differ by requester, so they are sent ``Cache-Control: private``.
 """
 
 from __future__ import annotations
@@ -27,12 +28,10 @@ REPLAY_MEDIA_TYPE = "application/gzip"
 
 
 def visible_record(session: Session, match: records.MatchRecord, viewer: AuthorRow | None) -> records.MatchRecord:
-    """``match`` with the stderr of each seat ``viewer`` may not see emptied (the operator sees every seat's)."""
+    """``match`` with the private data of each seat ``viewer`` may not see withheld (the operator sees every
+    seat's)."""
     owners = served.seat_owners(session, [s.version_id for s in match.seats])
-    seats = tuple(
-        s if served.may_see_private(viewer, owners.get(s.version_id)) else dataclasses.replace(s, stderr_tail="")
-        for s in match.seats
-    )
+    seats = tuple(served.visible_seat(s, served.may_see_private(viewer, owners.get(s.version_id))) for s in match.seats)
     return dataclasses.replace(match, seats=seats)
 
 

@@ -78,10 +78,16 @@ def test_the_cli_and_the_api_give_one_leaderboard_document(played: str, api: str
     run = _ladder(where, "rankings", "--json", "--db", played)
     assert run.returncode == 0, run.stderr
     from_cli = json.loads(run.stdout)
-    response = httpx.get(api + "/api/leaderboards", timeout=60)
+    response = httpx.get(api + "/api/leaderboards?versions=all", timeout=60)
     assert response.status_code == 200, response.text
     from_api = response.json()
     assert from_cli == from_api
+    # like with like: the API's default is the CLI's --latest-versions (the read model's one filter)
+    latest = _ladder(where, "rankings", "--json", "--latest-versions", "--db", played)
+    assert latest.returncode == 0, latest.stderr
+    default = httpx.get(api + "/api/leaderboards", timeout=60)
+    assert default.status_code == 200, default.text
+    assert json.loads(latest.stdout) == default.json()
     # the static report writes the same document beside its pages
     report = _ladder(where, "report", "--db", played, "--out", str(where / "site"))
     assert report.returncode == 0, report.stderr

@@ -293,7 +293,7 @@ def test_the_viewer_draws_every_step_and_shows_an_author_only_their_own_stderr(s
         browser_login(driver, served.url, served.tokens["alice"])
         step_viewer_to_the_end(driver, f"{served.url}/matches/{match_id}#step=0")
         stderr = driver.find_element("id", "stderr").get_attribute("textContent")  # closed <details> included
-        assert SECRETS["alice-bot"] in stderr and "bob-bot (nothing on stderr)" in stderr
+        assert SECRETS["alice-bot"] in stderr and "bob-bot (hidden)" in stderr
         assert SECRETS["bob-bot"] not in driver.page_source and SECRETS["house"] not in driver.page_source
 
 

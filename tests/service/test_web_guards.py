@@ -314,14 +314,26 @@ def test_a_crowd_asking_for_leaderboards_while_matches_arrive_rates_the_database
         time.sleep(0.2)  # a large database
         return real_rate(session)
 
+    current: list[float] = []
+    real_current = views.rate_current
+
+    def rate_current(session: Session) -> object:  # the default view: among the latest versions
+        current.append(time.monotonic())
+        time.sleep(0.2)
+        return real_current(session)
+
     monkeypatch.setattr(persistence, "rate_database", rate)
+    monkeypatch.setattr(views, "rate_current", rate_current)
     monkeypatch.setattr(persistence, "played_matches_marker", lambda _session: (next(arrived), 0))  # matches arrive
     monkeypatch.setattr(views, "RATINGS", views._RatingsCache())
+    monkeypatch.setattr(views, "LATEST", views._LatestCache())
     paths = ["/api/leaderboards", "/", "/api/leaderboards", "/"] * 4
+    paths += ["/api/leaderboards?versions=all", "/?versions=all"] * 4  # every version's: the database's ratings
     with ThreadPoolExecutor(max_workers=8) as crowd:
         codes = list(crowd.map(lambda path: httpx.get(app.url + path, timeout=60).status_code, paths))
     assert codes == [200] * len(paths)
     assert len(computed) == 1, f"the ratings were computed {len(computed)} times for {len(paths)} requests"
+    assert len(current) == 1, f"the latest versions' ratings were computed {len(current)} times"
 
 
 def test_a_bot_toml_whose_build_makes_its_program_is_accepted_for_checking(app: App, tmp_path: Path) -> None:

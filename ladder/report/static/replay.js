@@ -498,14 +498,22 @@
     clear(this.stderr);
     this.doc.seats.forEach(function (s) {
       var lines = (s.stderr || "").replace(/\s+$/, "");
-      var head = "seat " + s.seat + " · " + s.name + (s.failure ? ": failed (" + s.failure + (s.at_action !== null && s.at_action !== undefined ? ", after " + s.at_action + " moves" : "") + "): " + s.detail : "");
+      var head = "seat " + s.seat + " · " + s.name + (s.failure ? ": failed (" + s.failure + (s.at_action !== null && s.at_action !== undefined ? ", after " + s.at_action + " moves" : "") + ")" + (s.detail ? ": " + s.detail : "") : "");
+      // hidden: the seat's stderr and failure detail are its author's and the operator's only (docs/serve.md)
+      var note = s.hidden ? " (hidden)" : lines ? " (" + lines.split("\n").length + " lines)" : " (nothing on stderr)";
       self.stderr.appendChild(el("details", { open: s.failure ? "open" : null, cls: s.failure ? "failed" : "" }, [
-        el("summary", { text: head + (lines ? " (" + lines.split("\n").length + " lines)" : " (nothing on stderr)") }),
+        el("summary", { text: head + note }),
         lines ? el("pre", { cls: "stderr", text: lines }) : null]));
     });
   };
 
   // ---- the match's header: seats, scores and failures --------------------------------------------------------------------
+  // a seat's failure: its kind (public), after how many moves, and its detail where this reader may see it
+  function failureText(s) {
+    var text = s.failure + (s.at_action !== null && s.at_action !== undefined ? " after " + s.at_action + " moves" : "");
+    return text + (s.hidden ? " (detail hidden)" : s.detail ? ": " + s.detail : "");
+  }
+
   function header(root, doc, base) {
     var m = doc.match;
     var rows = doc.seats.map(function (s) {
@@ -513,7 +521,7 @@
       return el("tr", {}, [el("td", { cls: "n", text: String(s.seat) }), el("td", {}, [name]),
         el("td", { cls: "n", "data-score-seat": s.seat, text: s.score === null || s.score === undefined ? "-" : String(s.score) }),
         el("td", { text: ordinal(s.rank) }), el("td", { cls: "n", text: fmtSeconds(s.think) }),
-        el("td", { cls: s.failure ? "fail" : "", text: s.failure ? s.failure + (s.at_action !== null && s.at_action !== undefined ? " after " + s.at_action + " moves" : "") + ": " + s.detail : "-" })]);
+        el("td", { cls: s.failure ? "fail" : "", text: s.failure ? failureText(s) : "-" })]);
     });
     clear(root);
     root.appendChild(el("h1", { text: "Match " + m.id + ": " + m.title }));

@@ -44,10 +44,12 @@ class Status(BaseModel):
 @router.get(
     "/leaderboards",
     response_model=leaderboard.Rankings,
-    summary="Every pool's leaderboard with its verdict, and the overall table (docs/leaderboard-json.md)",
+    summary="Every pool's leaderboard with its verdict, and the overall table (docs/leaderboard-json.md): among "
+    "the latest versions of each bot by default (as `ladder rankings --latest-versions`), every version's with "
+    "`?versions=all`",
 )
-def get_leaderboards(session: DB) -> leaderboard.Rankings:
-    return views.rankings(session)
+def get_leaderboards(session: DB, versions: leaderboard.Versions = leaderboard.Versions.LATEST) -> leaderboard.Rankings:
+    return views.rankings(session, versions)
 
 
 @router.get("/status", response_model=Status, summary="What the scheduler is doing")
@@ -60,8 +62,8 @@ def get_status(request: Request, session: DB) -> Status:
 
 
 @router.get("/bots/{name}", response_model=views.BotView, summary="A bot: its versions, ratings and latest matches")
-def get_bot(name: str, session: DB) -> views.BotView:
-    return views.bot_view(session, name)[0]
+def get_bot(name: str, session: DB, who: Viewer) -> views.BotView:
+    return views.bot_view(session, name, who.author if who else None)[0]
 
 
 @router.get(
@@ -70,11 +72,10 @@ def get_bot(name: str, session: DB) -> views.BotView:
     summary="The bot's own stderr from its latest matches (its author and the operator only)",
 )
 def get_bot_stderr(name: str, session: DB, who: Viewer) -> list[views.FailureView]:
-    views.bot_view(session, name)  # 404 before 401: whether a bot exists is public
+    views.bot_view(session, name, None)  # 404 before 401: whether a bot exists is public
     if who is None:
         raise HTTPException(401, "a bot's stderr is shown only to its author and the operator: send your token")
-    views.private_bot(session, name, who.author)
-    return views.bot_stderr(session, name)
+    return views.bot_stderr(session, name, who.author)
 
 
 @router.get(
@@ -87,8 +88,8 @@ def get_head_to_head(game: str, players: int, session: DB) -> views.HeadToHead:
 
 
 @router.get("/matches/{match_id}", response_model=views.MatchView, summary="A recorded match: seats, scores, ranks")
-def get_match(match_id: RowId, session: DB) -> views.MatchView:
-    return views.match_view(session, match_id)
+def get_match(match_id: RowId, session: DB, who: Viewer) -> views.MatchView:
+    return views.match_view(session, match_id, who.author if who else None)
 
 
 @router.get("/me", response_model=Me, summary="Who the token belongs to, and their submissions")

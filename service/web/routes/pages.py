@@ -19,6 +19,7 @@ from ladder.ratings.pools import PoolKey
 from ladder.store.authors import author_for_token, close_web_session, new_token, open_web_session
 from ladder.store.served_bots import Action, set_bot_state
 from ladder.store.served_tables import SubmissionState
+from ladder.views import leaderboard
 from ladder.views import served as views
 from service.web.errors import status_of
 from service.web.intake import RateLimited, accept
@@ -40,14 +41,17 @@ def render(request: Request, name: str, who: Identity | None, code: int = 200, *
 
 
 @router.get("/", response_class=HTMLResponse)
-def index(request: Request, session: DB, who: Viewer) -> HTMLResponse:
+def index(
+    request: Request, session: DB, who: Viewer, versions: leaderboard.Versions = leaderboard.Versions.LATEST
+) -> HTMLResponse:
     runtime = request.app.state.runtime
-    return render(request, "index.html", who, boards=views.leaderboards(session), status=runtime.scheduler_status())
+    boards = views.leaderboards(session, versions)
+    return render(request, "index.html", who, boards=boards, status=runtime.scheduler_status(), versions=versions.value)
 
 
 @router.get("/bots/{name}", response_class=HTMLResponse)
 def bot_page(name: str, request: Request, session: DB, who: Viewer) -> HTMLResponse:
-    bot, owner = views.bot_view(session, name)
+    bot, owner = views.bot_view(session, name, who.author if who else None)
     private = who is not None and views.may_see_private(who.author, owner)
     return render(
         request,
@@ -55,15 +59,16 @@ def bot_page(name: str, request: Request, session: DB, who: Viewer) -> HTMLRespo
         who,
         bot=bot,
         private=private,
-        stderr=views.bot_stderr(session, name) if private else [],
+        stderr=views.bot_stderr(session, name, who.author) if who is not None and private else [],
         actions=[a.value for a in Action],
     )
 
 
 @router.get("/bots/{name}/stderr", response_class=HTMLResponse)
 def bot_stderr_page(name: str, request: Request, session: DB, who: Viewer) -> HTMLResponse:
-    bot = views.private_bot(session, name, None if who is None else who.author)
-    return render(request, "stderr.html", who, bot=bot, stderr=views.bot_stderr(session, name))
+    viewer = None if who is None else who.author
+    bot = views.private_bot(session, name, viewer)
+    return render(request, "stderr.html", who, bot=bot, stderr=views.bot_stderr(session, name, viewer))
 
 
 @router.get("/h2h/{game}/{players}", response_class=HTMLResponse)
@@ -76,7 +81,7 @@ def head_to_head_page(game: str, players: int, request: Request, session: DB, wh
 @router.get("/matches/{match_id}", response_class=HTMLResponse)
 def replay(match_id: RowId, request: Request, session: DB, who: Viewer) -> HTMLResponse:
     """The replay of a match: the report's viewer page, which fetches the match's data from the API."""
-    match = views.match_view(session, match_id)
+    match = views.match_view(session, match_id, who.author if who else None)
     # the report's viewer, fetching the match's data (service/web/routes/replay_data.py)
     return render(request, "replay.html", who, match=match)
 
