@@ -197,6 +197,19 @@ def admin(
     Console().print(f"{escape(bot)} is now {state.value}", highlight=False)
 
 
+def _quota_sentence(accepted: dict[str, object]) -> str:
+    """The quota the server says is left: "N of M submissions left this hour; the next frees up at HH:MM UTC"."""
+    from datetime import datetime
+
+    quota = accepted.get("quota")
+    if not isinstance(quota, dict):
+        return "the server said nothing of the quota"
+    said = f"{quota.get('left')} of {quota.get('per_hour')} submissions left this hour"
+    if quota.get("next_free_at"):
+        said += f"; the next frees up at {datetime.fromisoformat(str(quota['next_free_at'])):%H:%M} UTC"
+    return said
+
+
 def submit_to_server(path: str, name: str | None, url: str, as_json: bool, wait: bool = True) -> None:
     """`ladder submit PATH --server URL`: upload, then wait for the server's check and print its verdict."""
     import json
@@ -208,8 +221,18 @@ def submit_to_server(path: str, name: str | None, url: str, as_json: bool, wait:
     client = Client(url, token_for(url))
     try:
         accepted = client.submit(path, name)
+        if accepted.get("unchanged"):  # the same files as the author's latest: nothing checked, no quota spent
+            if as_json:
+                print(json.dumps(accepted, indent=2))
+            else:
+                console.print(escape(clean_text(str(accepted.get("message", "")), one_line=True)), highlight=False)
+            return
         if not as_json:
-            console.print(f"submitted {escape(path)} as submission #{accepted['id']}", highlight=False)
+            console.print(
+                f"submitted {escape(path)} as submission #{accepted['id']} "
+                f"({escape(clean_text(_quota_sentence(accepted), one_line=True))})",
+                highlight=False,
+            )
         if not wait:
             if as_json:
                 print(json.dumps(accepted))

@@ -93,6 +93,9 @@ class SubmissionRow(SQLModel, table=True):
     name_override: str = ""  # --name: register under this name instead of the class's
     bot_name: str = ""
     content_hash: str = ""
+    # the hash of the files as uploaded (ladder.sandbox.submission.content_hash), written at intake: an identical
+    # resubmission is found by it before any check (content_hash is that of what runs, after a build)
+    source_hash: str = Field(default="", sa_column_kwargs={"server_default": ""})
     bot_version_id: int | None = Field(default=None, foreign_key="bot_version.id")
     problem: str = ""  # one sentence when the check failed
     explanation: str = ""  # the end of the bot's stderr or its build's output (shown to its author and the operator)

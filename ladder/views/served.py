@@ -542,15 +542,26 @@ class _ReportCache:
         self.at = 0.0
         self.gap = self.STALE_SECONDS
 
+    def loaded(self, session: Session) -> records.ReportData:
+        """The report's data (the copy, or a fresh one when it is due), also for the bot pages' figures."""
+        marker = ratings_persistence.played_matches_marker(session)
+        with self.lock:
+            return self._loaded(session, marker)
+
+    def _loaded(self, session: Session, marker: tuple[int, int]) -> records.ReportData:
+        if self.data is None or (marker != self.marker and time.monotonic() - self.at >= self.gap):
+            started = time.monotonic()
+            self.data = records.load(session)
+            self.marker, self.at, self.pools = marker, time.monotonic(), {}
+            self.known = {match.pool for match in self.data.matches} | set(self.data.rated.pools())
+            self.gap = max(self.STALE_SECONDS, 10 * (self.at - started))
+        return self.data
+
     def head_to_head(self, session: Session, pool: str) -> HeadToHead:
         marker = ratings_persistence.played_matches_marker(session)
         with self.lock:
-            if self.data is None or (marker != self.marker and time.monotonic() - self.at >= self.gap):
-                started = time.monotonic()
-                self.data = records.load(session)
-                self.marker, self.at, self.pools = marker, time.monotonic(), {}
-                self.known = {match.pool for match in self.data.matches} | set(self.data.rated.pools())
-                self.gap = max(self.STALE_SECONDS, 10 * (self.at - started))
+            self._loaded(session, marker)
+            assert self.data is not None
             if pool not in self.known:
                 return HeadToHead(pool=pool, order=[], names={}, pairs=[])
             if pool not in self.pools:

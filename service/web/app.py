@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Protocol
 
 from fastapi import FastAPI, HTTPException, Request
-from fastapi.responses import JSONResponse, Response
+from fastapi.responses import Response
 from fastapi.staticfiles import StaticFiles
 from sqlalchemy.engine import Engine
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
@@ -66,6 +66,7 @@ CONTENT_SECURITY_POLICY = (
     "base-uri 'none'; form-action 'self'; frame-ancestors 'none'"
 )
 API_DOC_PAGES = frozenset({"/docs", "/docs/oauth2-redirect", "/redoc"})
+ENCODED_SLASH = b"%2f"
 FORM_OVERHEAD = 64 * 1024  # a multipart body's headers and fields beside the file
 
 
@@ -73,6 +74,26 @@ def _too_large(request: Request, settings: ServeSettings) -> bool:
     """Whether the request declares a body larger than an upload may be (refused before a byte of it is read)."""
     length = request.headers.get("content-length", "")
     return length.isdigit() and int(length) > settings.uploads.max_bytes + FORM_OVERHEAD
+
+
+class HeadAsGet:
+    """Answer ``HEAD`` wherever ``GET`` is answered (RFC 9110): the request goes on as a ``GET`` and its response
+    is sent with its headers and without its body. FastAPI routes a ``GET`` only (``HEAD /`` was a 405)."""
+
+    def __init__(self, app: ASGIApp) -> None:
+        self.app = app
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http" or scope["method"] != "HEAD":
+            await self.app(scope, receive, send)
+            return
+
+        async def headers_only(message: Message) -> None:
+            if message["type"] == "http.response.body":
+                message = {**message, "body": b""}
+            await send(message)
+
+        await self.app({**scope, "method": "GET"}, receive, headers_only)
 
 
 class BodyLimit:
@@ -115,6 +136,7 @@ def create_app(engine: Engine, settings: ServeSettings, runtime: Runtime | None 
     app.include_router(replay_data.router)
     app.include_router(pages.router)
     app.add_middleware(BodyLimit, limit=settings.uploads.max_bytes + FORM_OVERHEAD)
+    app.add_middleware(HeadAsGet)
     # the report's replay viewer (one script and its style sheets), served as the static report ships it; mounted
     # before /static, which would otherwise take these paths
     app.mount(
@@ -127,20 +149,23 @@ def create_app(engine: Engine, settings: ServeSettings, runtime: Runtime | None 
         started = time.perf_counter()
         keys = {key.lower() for key in request.query_params}
         if _too_large(request, settings):
-            response: Response = JSONResponse(
-                {
-                    "detail": f"the request is larger than this server takes ({settings.uploads.max_bytes // (1024 * 1024)} MB "
-                    "for an upload); nothing was read"
-                },
-                status_code=413,
+            response: Response = errors.answer(
+                request,
+                413,
+                f"the request is larger than this server takes ({settings.uploads.max_bytes // (1024 * 1024)} MB "
+                "for an upload); nothing was read",
             )
         elif keys & TOKEN_QUERY_KEYS:
-            response = JSONResponse(
-                {
-                    "detail": "tokens go in the Authorization header (or the login form), never in a URL: URLs end up in "
-                    "logs; this request was refused"
-                },
-                status_code=400,
+            response = errors.answer(
+                request,
+                400,
+                "tokens go in the Authorization header (or the login form), never in a URL: URLs end up in "
+                "logs; this request was refused",
+            )
+        elif ENCODED_SLASH in request.scope.get("raw_path", b"").lower():
+            # a name holds no '/': decoded, `/bots/a%2Fb` would reach another route (`/bots/{name}/{action}`)
+            response = errors.answer(
+                request, 404, "there is no such page: no bot, pool or match name holds a '/' (sent as %2F)"
             )
         else:
             response = await call_next(request)

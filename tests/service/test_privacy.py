@@ -217,6 +217,7 @@ def _get_paths(ladder: Ladder) -> list[str]:
         "submission_id": [str(s) for s in ladder.submissions.values()],
         "game": ["elevenses"],
         "players": ["2", "3"],
+        "version_id": [str(v) for v in range(1, 13)],  # every version the few bots here have (and ids past them)
     }
     paths = []
     for template in sorted(templates):

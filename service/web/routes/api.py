@@ -4,30 +4,40 @@ from __future__ import annotations
 
 from typing import Annotated
 
-from fastapi import APIRouter, File, Form, HTTPException, Request, UploadFile
+from fastapi import APIRouter, File, Form, HTTPException, Request, Response, UploadFile
 from fastapi.concurrency import run_in_threadpool
 from pydantic import BaseModel
 
 from ladder.ratings.pools import PoolKey
 from ladder.store.served_bots import Action, set_bot_state
-from ladder.views import leaderboard
+from ladder.views import leaderboard, live
 from ladder.views import served as views
-from service.web.intake import accept
+from service.web.intake import Quota, accept, quota_of
 from service.web.routes.deps import DB, Changer, Operator, RowId, Viewer
 
 router = APIRouter(prefix="/api", tags=["api"])
 
 
 class Accepted(BaseModel):
+    """A submission taken: queued for its check (HTTP 202), or ``unchanged``, the same files as the author's latest
+    submission of them (HTTP 200: nothing queued, no quota spent; ``id`` is that submission's)."""
+
     id: int
     state: str
     status_url: str
+    unchanged: bool = False
+    bot: str = ""
+    version: str = ""  # an unchanged one's version label ("" while the submission it repeats waits for its check)
+    content_hash: str = ""
+    message: str = ""
+    quota: Quota
 
 
 class Me(BaseModel):
     name: str
     role: str
     submissions: list[views.SubmissionView]
+    quota: Quota
 
 
 class StateChange(BaseModel):
@@ -50,6 +60,21 @@ class Status(BaseModel):
 )
 def get_leaderboards(session: DB, versions: leaderboard.Versions = leaderboard.Versions.LATEST) -> leaderboard.Rankings:
     return views.rankings(session, versions)
+
+
+class Live(BaseModel):
+    marker: str  # changes whenever a page would (ladder.views.live)
+
+
+@router.get(
+    "/live",
+    response_model=Live,
+    summary="A short marker of the ladder as the requester sees it: the live pages poll it and fetch themselves "
+    "again when it changes (matches played, bots' and versions' states, the requester's own submissions)",
+)
+def get_live(response: Response, session: DB, who: Viewer) -> Live:
+    response.headers["Cache-Control"] = "private, no-store"
+    return Live(marker=live.marker(session, who.author if who else None))
 
 
 @router.get("/status", response_model=Status, summary="What the scheduler is doing")
@@ -93,21 +118,25 @@ def get_match(match_id: RowId, session: DB, who: Viewer) -> views.MatchView:
 
 
 @router.get("/me", response_model=Me, summary="Who the token belongs to, and their submissions")
-def get_me(session: DB, who: Viewer) -> Me:
+def get_me(request: Request, session: DB, who: Viewer) -> Me:
     if who is None:
         raise HTTPException(401, "this needs an author's token: send it as `Authorization: Bearer <token>`")
     mine = views.submissions_of(session, None if who.author.is_operator else who.author)
-    return Me(name=who.author.name, role=who.author.role, submissions=mine)
+    quota = quota_of(session, who.author, request.app.state.settings.submissions_per_hour)
+    return Me(name=who.author.name, role=who.author.role, submissions=mine, quota=quota)
 
 
 @router.post(
     "/submissions",
     response_model=Accepted,
     status_code=202,
-    summary="Submit a bot: a .py file, or a bot folder as .tar.gz or .zip (checked in the background)",
+    summary="Submit a bot: a .py file, or a bot folder as .tar.gz or .zip (checked in the background; the same "
+    "files again are answered at once as unchanged, with no quota spent)",
+    responses={200: {"model": Accepted, "description": "unchanged: the same files as the author's latest submission"}},
 )
 async def post_submission(
     request: Request,
+    response: Response,
     session: DB,
     who: Changer,
     file: Annotated[UploadFile, File(description="the bot: .py, .tar.gz or .zip")],
@@ -115,10 +144,24 @@ async def post_submission(
 ) -> Accepted:
     settings = request.app.state.settings
     data = await file.read(settings.uploads.max_bytes + 1)
-    row = await run_in_threadpool(accept, session, who.author, data, file.filename or "upload", name, settings)
-    request.app.state.runtime.wake_checker()
+    taken = await run_in_threadpool(accept, session, who.author, data, file.filename or "upload", name, settings)
+    row = taken.submission
     assert row.id is not None
-    return Accepted(id=row.id, state=row.state, status_url=f"/api/submissions/{row.id}")
+    if taken.unchanged:
+        response.status_code = 200
+    else:
+        request.app.state.runtime.wake_checker()
+    return Accepted(
+        id=row.id,
+        state=row.state,
+        status_url=f"/api/submissions/{row.id}",
+        unchanged=taken.unchanged,
+        bot=row.bot_name,
+        version=taken.version.version if taken.version else "",
+        content_hash=taken.version.content_hash if taken.version else "",
+        message=taken.message(),
+        quota=taken.quota,
+    )
 
 
 @router.get(

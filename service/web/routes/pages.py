@@ -16,13 +16,14 @@ from fastapi.responses import HTMLResponse, RedirectResponse, Response
 from fastapi.templating import Jinja2Templates
 
 from ladder.ratings.pools import PoolKey
+from ladder.report import plots
 from ladder.store.authors import author_for_token, close_web_session, new_token, open_web_session
 from ladder.store.served_bots import Action, set_bot_state
 from ladder.store.served_tables import SubmissionState
-from ladder.views import leaderboard
+from ladder.views import bot_figures, figures, leaderboard, live
 from ladder.views import served as views
 from service.web.errors import status_of
-from service.web.intake import RateLimited, accept
+from service.web.intake import RateLimited, accept, quota_of
 from service.web.routes.deps import DB, Changer, Identity, Operator, RowId, Viewer
 from service.web.security import CSRF_FIELD, LOGIN_COOKIE, SESSION_COOKIE, SESSION_HOURS, same_secret
 from service.web.uploads import UploadRefused
@@ -31,13 +32,25 @@ router = APIRouter(include_in_schema=False)
 templates = Jinja2Templates(directory=str(Path(__file__).resolve().parents[1] / "templates"))
 
 
+PLOTTED_VERSIONS = 5  # a bot page draws the rating history of its newest versions, this many at most
+
+
 def render(request: Request, name: str, who: Identity | None, code: int = 200, **context: Any) -> HTMLResponse:
+    """A page; a live one is given its ``live_marker`` (:func:`live_marker`), which ``static/live.js`` compares
+    with ``/api/live`` to fetch the page again when it is out of date."""
     context |= {
         "who": who.author if who else None,
         "csrf": who.web.csrf_token if who and who.web else "",
         "csrf_field": CSRF_FIELD,
     }
+    context.setdefault("live_marker", "")
     return templates.TemplateResponse(request, name, context, status_code=code)
+
+
+def live_marker(session: DB, who: Identity | None, matches: tuple[int, int] | None = None) -> str:
+    """The marker of what a page shows to ``who``: ``matches``, the played matches its ratings were computed on
+    (default: the database's now), and the states it shows (:func:`ladder.views.live.marker`)."""
+    return live.marker(session, who.author if who else None, matches)
 
 
 @router.get("/", response_class=HTMLResponse)
@@ -46,22 +59,61 @@ def index(
 ) -> HTMLResponse:
     runtime = request.app.state.runtime
     boards = views.leaderboards(session, versions)
-    return render(request, "index.html", who, boards=boards, status=runtime.scheduler_status(), versions=versions.value)
+    # the marker of the matches the shown ratings were computed on, so the live script fetches the page again
+    # until it is current
+    shown = views.RATINGS.marker if versions is leaderboard.Versions.ALL else (views.LATEST.marker or (None,))[0]
+    return render(
+        request,
+        "index.html",
+        who,
+        live_marker=live_marker(session, who, shown),
+        boards=boards,
+        status=runtime.scheduler_status(),
+        versions=versions.value,
+    )
 
 
 @router.get("/bots/{name}", response_class=HTMLResponse)
 def bot_page(name: str, request: Request, session: DB, who: Viewer) -> HTMLResponse:
     bot, owner = views.bot_view(session, name, who.author if who else None)
     private = who is not None and views.may_see_private(who.author, owner)
+    data = views.REPORT.loaded(session)
+    ids = [int(str(v["id"])) for v in bot.versions]
+    plotted = [v for v in reversed(bot.versions) if figures.history_of(data, int(str(v["id"])))][:PLOTTED_VERSIONS]
     return render(
         request,
         "bot.html",
         who,
+        live_marker=live_marker(session, who, live.oldest(views.RATINGS.marker, views.REPORT.marker)),
         bot=bot,
         private=private,
         stderr=views.bot_stderr(session, name, who.author) if who is not None and private else [],
+        failures=bot_figures.failures_of(data, ids, private),
+        plotted=plotted,
         actions=[a.value for a in Action],
     )
+
+
+PLOT_CACHE: dict[tuple[int, tuple[int, int] | None], str] = {}  # (version id, the matches drawn) -> its SVG
+PLOT_CACHE_SIZE = 256
+
+
+@router.get("/bots/{name}/versions/{version_id}/rating.svg")
+def rating_plot(name: str, version_id: RowId, session: DB) -> Response:
+    """A version's rating history, drawn as the static report draws it (:func:`ladder.report.plots.rating_history`);
+    drawn once per version and state of the matches (anyone may ask for it)."""
+    bot, _owner = views.bot_view(session, name, None)  # public: the plot shows no private data
+    if all(v["id"] != version_id for v in bot.versions):
+        raise HTTPException(404, f"the bot {name!r} has no version #{version_id}")
+    data = views.REPORT.loaded(session)
+    key = (version_id, views.REPORT.marker)
+    svg = PLOT_CACHE.get(key)
+    if svg is None:
+        svg = plots.rating_history(figures.history_of(data, version_id))
+        if len(PLOT_CACHE) >= PLOT_CACHE_SIZE:
+            PLOT_CACHE.clear()
+        PLOT_CACHE[key] = svg
+    return Response(svg, media_type="image/svg+xml")
 
 
 @router.get("/bots/{name}/stderr", response_class=HTMLResponse)
@@ -142,8 +194,25 @@ def logout(request: Request, session: DB, _who: Changer) -> Response:
 def my_bots(request: Request, session: DB, who: Viewer) -> Response:
     if who is None:
         return RedirectResponse("/login", status_code=303)
+    return _me_page(request, session, who, "")
+
+
+def _me_page(request: Request, session: DB, who: Identity, message: str, code: int = 200) -> HTMLResponse:
+    """ "My bots": the author's submissions (every author's for the operator), their quota, and ``message``."""
     mine = views.submissions_of(session, None if who.author.is_operator else who.author)
-    return render(request, "me.html", who, submissions=mine, bots=_accepted_bots(mine), message="")
+    quota = quota_of(session, who.author, request.app.state.settings.submissions_per_hour)
+    return render(
+        request,
+        "me.html",
+        who,
+        live_marker=live_marker(session, who),
+        live_url="/me",
+        code=code,
+        submissions=mine,
+        bots=_accepted_bots(mine),
+        message=message,
+        quota=quota.sentence(),
+    )
 
 
 def _accepted_bots(mine: list[views.SubmissionView]) -> list[str]:
@@ -159,20 +228,13 @@ async def submit_form(
     settings = request.app.state.settings
     data = await file.read(settings.uploads.max_bytes + 1)
     try:
-        row = await run_in_threadpool(accept, session, who.author, data, file.filename or "upload", name, settings)
+        taken = await run_in_threadpool(accept, session, who.author, data, file.filename or "upload", name, settings)
     except (UploadRefused, RateLimited) as error:
-        mine = views.submissions_of(session, None if who.author.is_operator else who.author)
-        return render(
-            request,
-            "me.html",
-            who,
-            code=status_of(error),
-            submissions=mine,
-            bots=_accepted_bots(mine),
-            message=f"refused: {error}",
-        )
+        return _me_page(request, session, who, f"refused: {error}", status_of(error))
+    if taken.unchanged:
+        return _me_page(request, session, who, taken.message())
     request.app.state.runtime.wake_checker()
-    return RedirectResponse(f"/me#submission-{row.id}", status_code=303)
+    return RedirectResponse(f"/me#submission-{taken.submission.id}", status_code=303)
 
 
 @router.post("/bots/{name}/{action}")
