@@ -22,7 +22,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from engine import get_game
-from engine.core import Action, State, find_legal
+from engine.core import Action, GameFacts, GameResult, State, find_legal
 from ladder.analysis.model import (
     ActionValue,
     AnalysisError,
@@ -34,7 +34,7 @@ from ladder.analysis.model import (
     Reference,
     SeatAnalysis,
 )
-from ladder.analysis.worlds import rollout_for, world_maker
+from ladder.analysis.worlds import elfer_raus_totals, rollout_for, world_maker
 
 # ---- replaying the record -------------------------------------------------------------------------------
 
@@ -134,8 +134,10 @@ def measure_of(game_id: str, reference: Reference) -> Measure:
 def outcome_of(state: State, seat: int) -> _Outcome:
     """The seat's final result in a finished world: its signed score margin over the rivals' mean (its signed
     score in a solitaire), its score, rank and win."""
-    facts = state.game.facts
-    result = state.result()
+    return _outcome_of_result(state.game.facts, state.result(), seat)
+
+
+def _outcome_of_result(facts: GameFacts, result: GameResult, seat: int) -> _Outcome:
     signed = [facts.score_sign * score for score in result.scores]
     mine = signed[seat]
     if facts.solitaire:
@@ -152,8 +154,14 @@ def _thumb_outcomes(
     make = world_maker(game_id)
     roll = rollout_for(game_id)
     outcomes: list[list[_Outcome]] = [[] for _ in legal]
+    facts = state.game.facts
     for sample in range(samples):
         world = make(state, seat, random.Random(f"{base}/{sample}/world"))
+        if game_id == "elfer-raus":  # the fast path: the rounds after the one in play are played once
+            for index, totals in enumerate(elfer_raus_totals(world, legal)):
+                result = GameResult(tuple(float(t) for t in totals), facts.ranks(totals))
+                outcomes[index].append(_outcome_of_result(facts, result, seat))
+            continue
         for index, action in enumerate(legal):
             trial = world.clone()
             trial.apply(action)

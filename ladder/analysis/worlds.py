@@ -14,7 +14,7 @@ the state directly where the built-in bots offer such a policy (the fast path of
 from __future__ import annotations
 
 import random
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from bots.base import Bot, MatchStart
@@ -96,6 +96,34 @@ def _elfer_raus_rollout(state: State, rng: random.Random) -> None:
 
     while not state.is_over():
         play_out_round(state, len(state.round_points))  # type: ignore[arg-type, attr-defined]
+
+
+def elfer_raus_totals(world: State, legal: Sequence[Action]) -> list[list[int]]:
+    """The final penalty totals of ``world`` after each of ``legal``, everyone playing by the rules of thumb.
+
+    Only the round in play is played out per action. The rounds after it are dealt from the world's seed and
+    their dealer alone (not from how the round in play ended), and thumb never looks at the totals, so they
+    play out the same after every action: they are played once, and their points added to every action's.
+    """
+    from bots.elfer_raus import play_out_round
+    from engine.elfer_raus import ElferRausState
+
+    assert isinstance(world, ElferRausState)
+    rounds_done = len(world.round_points)
+    totals: list[list[int]] = []
+    later: list[int] | None = None
+    for action in legal:
+        trial = world.clone()
+        trial.apply(action)
+        play_out_round(trial, rounds_done)
+        if later is None:
+            after_round = list(trial.totals)
+            rest = trial.clone()
+            while not rest.is_over():
+                play_out_round(rest, len(rest.round_points))
+            later = [end - now for end, now in zip(rest.totals, after_round)]
+        totals.append([total + extra for total, extra in zip(trial.totals, later)])
+    return totals
 
 
 class _BotRollout:
