@@ -76,6 +76,7 @@ from bots.elfer_raus.thumb import (
     play_out_round,
     thumb_choice,
     thumb_move,
+    thumb_state_move,
 )
 
 __all__ = [
@@ -92,4 +93,5 @@ __all__ = [
     "play_out_round",
     "thumb_choice",
     "thumb_move",
+    "thumb_state_move",
 ]

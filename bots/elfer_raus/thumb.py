@@ -176,7 +176,7 @@ def thumb_choice(observation: dict[str, Any], legal_actions: list[Action]) -> Ac
     return next(action for action in legal_actions if action["type"] == ("end_turn" if move == END else "draw"))
 
 
-def _state_move(state: ElferRausState) -> Action:
+def thumb_state_move(state: ElferRausState) -> Action:
     """The rules of thumb for the seat to move in ``state`` (a state the bot built itself)."""
     seat = state.current
     assert seat is not None
@@ -215,7 +215,7 @@ def play_out_round(
         if wild and state.current in wild and rng is not None:
             state.apply(rng.choice(state.legal_actions()))
         else:
-            state.apply(_state_move(state))
+            state.apply(thumb_state_move(state))
     return state.round_points[rounds_done]
 
 

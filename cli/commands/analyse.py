@@ -54,7 +54,8 @@ def _decision_lines(decision: DecisionAnalysis, cumulative: float) -> list[str]:
     chosen = decision.actions[decision.chosen]
     best = decision.actions[decision.best]
     return [
-        f"move {decision.move}: loss {_interval(decision.loss)} (cumulative {cumulative:.3g})",
+        f"move {decision.move}: loss {_interval(decision.loss)}, held-out {_interval(decision.held_out)} "
+        f"(cumulative {cumulative:.3g})",
         f"  saw     {decision.seen}",
         f"  chose   {action_text(chosen.action)}  value {chosen.value:.3g}",
         f"  best    {action_text(best.action)}  value {best.value:.3g}",
@@ -129,7 +130,7 @@ def _print_blunders(console: Console, name: str, report: BlunderReport, measure:
 
     console.print(
         f"{name}: {report.seats} seats, {report.decisions} decisions ({report.ranked} ranked); mean loss per "
-        f"decision {_interval(report.mean_loss)} {measure}",
+        f"decision {_interval(report.mean_loss)} {measure} (held-out)",
         highlight=False,
     )
     for situation in report.situations[:SHOWN]:

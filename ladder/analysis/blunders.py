@@ -34,7 +34,10 @@ class Situation:
 
 @dataclass(frozen=True)
 class BlunderReport:
-    """Over the analysed seats: the mean loss per decision (95% interval over decisions) and the situations."""
+    """Over the analysed seats: the mean loss per decision (95% interval over decisions) and the situations.
+
+    ``mean_loss`` averages the decisions' held-out losses (:attr:`DecisionAnalysis.held_out`): the best of
+    noisy means would charge a bot more where it has more actions to choose from, whatever it chose."""
 
     seats: int
     decisions: int
@@ -49,7 +52,7 @@ def _type(decision: DecisionAnalysis, index: int) -> str:
 
 def blunder_report(analyses: Sequence[SeatAnalysis], worst_per_situation: int = 3) -> BlunderReport:
     """Group the ranked decisions with a loss whose interval lies above zero by situation, costliest first."""
-    losses = [d.loss.mean for a in analyses for d in a.decisions]
+    losses = [d.held_out.mean for a in analyses for d in a.decisions]
     groups: dict[tuple[str, str], list[Blunder]] = {}
     for analysis in analyses:
         for decision in analysis.decisions:

@@ -19,10 +19,11 @@ import random
 from collections.abc import Sequence
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
+from statistics import NormalDist
 from typing import Any
 
 from engine import get_game
-from engine.core import Action, State, find_legal
+from engine.core import Action, GameFacts, GameResult, State, find_legal
 from ladder.analysis.model import (
     ActionValue,
     AnalysisError,
@@ -34,7 +35,7 @@ from ladder.analysis.model import (
     Reference,
     SeatAnalysis,
 )
-from ladder.analysis.worlds import rollout_for, world_maker
+from ladder.analysis.worlds import elfer_raus_totals, rollout_for, world_maker
 
 # ---- replaying the record -------------------------------------------------------------------------------
 
@@ -134,8 +135,10 @@ def measure_of(game_id: str, reference: Reference) -> Measure:
 def outcome_of(state: State, seat: int) -> _Outcome:
     """The seat's final result in a finished world: its signed score margin over the rivals' mean (its signed
     score in a solitaire), its score, rank and win."""
-    facts = state.game.facts
-    result = state.result()
+    return _outcome_of_result(state.game.facts, state.result(), seat)
+
+
+def _outcome_of_result(facts: GameFacts, result: GameResult, seat: int) -> _Outcome:
     signed = [facts.score_sign * score for score in result.scores]
     mine = signed[seat]
     if facts.solitaire:
@@ -152,8 +155,14 @@ def _thumb_outcomes(
     make = world_maker(game_id)
     roll = rollout_for(game_id)
     outcomes: list[list[_Outcome]] = [[] for _ in legal]
+    facts = state.game.facts
     for sample in range(samples):
         world = make(state, seat, random.Random(f"{base}/{sample}/world"))
+        if game_id == "elfer-raus":  # the fast path: the rounds after the one in play are played once
+            for index, totals in enumerate(elfer_raus_totals(world, legal)):
+                result = GameResult(tuple(float(t) for t in totals), facts.ranks(totals))
+                outcomes[index].append(_outcome_of_result(facts, result, seat))
+            continue
         for index, action in enumerate(legal):
             trial = world.clone()
             trial.apply(action)
@@ -167,14 +176,39 @@ def _mean(values: Sequence[float | None]) -> float | None:
     return sum(known) / len(known) if known and len(known) == len(values) else None
 
 
+def _best(means: Sequence[float], chosen: int) -> int:
+    """The highest mean; a tie goes to the chosen action, then to the first."""
+    top = max(means)
+    return chosen if means[chosen] == top else list(means).index(top)
+
+
+def held_out_gaps(values: Sequence[Sequence[float]], chosen: int) -> list[list[float]]:
+    """Per sample and action: the best action's value less this one's, the best picked *without* that sample.
+
+    Each sample is left out in turn: the other samples pick the best action (:func:`_best`), the left-out
+    sample measures the gap. No sample both picks the best and measures the gap, so the gaps are not biased
+    upward by the pick (the best of several noisy means overstates the best): they estimate the value of a
+    best picked on the other samples, a little below the true best, so a held-out loss errs low, not high.
+    """
+    count = len(values[0])
+    sums = [sum(row) for row in values]
+    gaps: list[list[float]] = [[] for _ in values]
+    for sample in range(count):
+        pick = _best([(total - row[sample]) / (count - 1) for total, row in zip(sums, values)], chosen)
+        top = values[pick][sample]
+        for index, row in enumerate(values):
+            gaps[index].append(top - row[sample])
+    return gaps
+
+
 def judge(
     legal: Sequence[Action], outcomes: Sequence[Sequence[_Outcome]], chosen: int
-) -> tuple[int, tuple[ActionValue, ...], bool]:
+) -> tuple[int, tuple[ActionValue, ...], bool, Interval]:
     """The best action (the highest mean value; a tie goes to the chosen one, then to the first), every
-    action's value and paired difference to it, and whether the samples tell any two actions apart."""
+    action's value and paired difference to it, whether the samples tell any action from the best, and the
+    chosen action's held-out loss (:func:`held_out_gaps`)."""
     means = [sum(o.value for o in row) / len(row) for row in outcomes]
-    top = max(means)
-    best = chosen if means[chosen] == top else means.index(top)
+    best = _best(means, chosen)
     values = []
     for index, action in enumerate(legal):
         row = outcomes[index]
@@ -189,8 +223,10 @@ def judge(
                 _mean([o.win for o in row]),
             )
         )
-    indistinguishable = not any(value.behind_best.low > 0.0 for value in values)
-    return best, tuple(values), indistinguishable
+    held = held_out_gaps([[o.value for o in row] for row in outcomes], chosen)
+    z = NormalDist().inv_cdf(1 - 0.025 / max(1, len(legal) - 1))  # 95% over the comparisons with the best
+    indistinguishable = not any(Interval.of(row, z).low > 0.0 for row in held)
+    return best, tuple(values), indistinguishable, Interval.of(held[chosen])
 
 
 def value_actions(task: DecisionTask, state: State) -> DecisionAnalysis:
@@ -215,8 +251,8 @@ def value_actions(task: DecisionTask, state: State) -> DecisionAnalysis:
         outcomes = [[_Outcome(v, None, None, None) for v in row] for row in rows]
     else:
         outcomes = _thumb_outcomes(task.match.game, state, task.seat, legal, task.samples, base)
-    best, values, indistinguishable = judge(legal, outcomes, chosen)
-    return DecisionAnalysis(task.move, seen, chosen, best, values, indistinguishable)
+    best, values, indistinguishable, held_out = judge(legal, outcomes, chosen)
+    return DecisionAnalysis(task.move, seen, chosen, best, values, indistinguishable, held_out)
 
 
 def analyse_decision(task: DecisionTask) -> DecisionAnalysis:

@@ -12,9 +12,9 @@ from dataclasses import dataclass, field
 from enum import Enum
 from typing import Any
 
-ANALYSIS_VERSION = 1
+ANALYSIS_VERSION = 2
 """The method's version: a change to how values are computed is a new version (cached results of another
-version are not read)."""
+version are not read). 2: the held-out loss, and the indistinguishable rule on it (Bonferroni)."""
 
 DEFAULT_SAMPLES = 16
 DEFAULT_SEARCH_SAMPLES = 12
@@ -83,7 +83,8 @@ class Interval:
     high: float
 
     @classmethod
-    def of(cls, values: Sequence[float]) -> Interval:
+    def of(cls, values: Sequence[float], z: float = Z_95) -> Interval:
+        """The mean of ``values`` with its interval (``z``: the normal quantile; 95% two-sided by default)."""
         count = len(values)
         if count == 0:
             return cls(0.0, 0.0, 0.0)
@@ -91,7 +92,7 @@ class Interval:
         if count == 1:
             return cls(mean, mean, mean)
         variance = sum((v - mean) ** 2 for v in values) / (count - 1)
-        half = Z_95 * (variance / count) ** 0.5
+        half = z * (variance / count) ** 0.5
         return cls(mean, mean - half, mean + half)
 
     @property
@@ -148,8 +149,11 @@ class DecisionAnalysis:
     """One decision of the seat: what it saw, every action's value, the chosen one's loss.
 
     ``move`` is the 1-based number of the action in the match's log (``ladder replay`` counts the same way);
-    ``indistinguishable``: no action's value differs from the best one's beyond its interval, so the
-    decision is not ranked (its loss is still the point estimate, usually 0).
+    ``held_out``: the chosen action's loss measured on samples that did not pick the best action (each sample
+    left out in turn, the others pick the best): free of the upward bias of the best of several noisy
+    means, so it may come out below zero; means over many decisions (``ladder blunders``, the tests) use it.
+    ``indistinguishable``: no action's held-out gap to the best lies above zero at 95% with the comparisons
+    counted (Bonferroni over the other actions), so the decision is not ranked.
     """
 
     move: int
@@ -158,6 +162,7 @@ class DecisionAnalysis:
     best: int
     actions: tuple[ActionValue, ...]
     indistinguishable: bool
+    held_out: Interval
 
     @property
     def loss(self) -> Interval:
@@ -171,6 +176,7 @@ class DecisionAnalysis:
             "best": self.best,
             "indistinguishable": self.indistinguishable,
             "loss": self.loss.to_json(),
+            "held_out": self.held_out.to_json(),
             "actions": [value.to_json() for value in self.actions],
         }
 
@@ -183,6 +189,7 @@ class DecisionAnalysis:
             int(data["best"]),
             tuple(ActionValue.from_json(value) for value in data["actions"]),
             bool(data["indistinguishable"]),
+            Interval.from_json(data["held_out"]),
         )
 
 

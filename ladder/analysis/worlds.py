@@ -14,7 +14,7 @@ the state directly where the built-in bots offer such a policy (the fast path of
 from __future__ import annotations
 
 import random
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from bots.base import Bot, MatchStart
@@ -96,6 +96,65 @@ def _elfer_raus_rollout(state: State, rng: random.Random) -> None:
 
     while not state.is_over():
         play_out_round(state, len(state.round_points))  # type: ignore[arg-type, attr-defined]
+
+
+def elfer_raus_totals(world: State, legal: Sequence[Action]) -> list[list[int]]:
+    """The final penalty totals of ``world`` after each of ``legal``, everyone playing by the rules of thumb.
+
+    Only the round in play is played out per action, and only once per position the seat's turn ends in: thumb
+    is deterministic and every action sees the same pack, so two actions whose turns end in the same position
+    (cards laid in another order) end the same (the usual case when several free cards are laid). The rounds
+    after the one in play are dealt from the world's seed and their dealer alone (not from how the round in
+    play ended), and thumb never looks at the totals, so they play out the same after every action: they are
+    played once, and their points added to every action's.
+    """
+    from bots.elfer_raus import play_out_round
+    from bots.elfer_raus import thumb_state_move as thumb_step
+    from engine.elfer_raus import ElferRausState
+
+    assert isinstance(world, ElferRausState)
+    seat = world.current
+    rounds_done = len(world.round_points)
+    totals: list[list[int]] = []
+    later: list[int] | None = None
+    ends: dict[tuple[object, ...], list[int]] = {}
+    for action in legal:
+        trial = world.clone()
+        trial.apply(action)
+        while trial.current == seat and len(trial.round_points) == rounds_done and not trial.over:
+            trial.apply(thumb_step(trial))  # the rest of the seat's turn
+        position = _position(trial)
+        known = ends.get(position)
+        if known is not None:
+            totals.append(known)
+            continue
+        play_out_round(trial, rounds_done)
+        if later is None:
+            after_round = list(trial.totals)
+            rest = trial.clone()
+            while not rest.is_over():
+                play_out_round(rest, len(rest.round_points))
+            later = [end - now for end, now in zip(rest.totals, after_round)]
+        final = [total + extra for total, extra in zip(trial.totals, later)]
+        ends[position] = final
+        totals.append(final)
+    return totals
+
+
+def _position(state: Any) -> tuple[object, ...]:
+    """Everything the rest of a thumb playout depends on (the pack's order is the same for every action)."""
+    return (
+        tuple(frozenset(hand) for hand in state.hands),
+        len(state.pack),
+        tuple(state.low),
+        tuple(state.high),
+        state.current,
+        state.played_this_turn,
+        state.drawn_this_turn,
+        state.pending_draw,
+        tuple(state.totals),
+        len(state.round_points),
+    )
 
 
 class _BotRollout:

@@ -8,15 +8,18 @@ beside the record tells, at each decision, whether the action played was thumb's
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
+from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
+from typing import Any
 
 from bots.base import MatchStart
 from bots.handicapped import HandicappedBot
 from bots.registry import get_bot_class
-from ladder.analysis.core import new_state
-from ladder.analysis.model import MatchLog
+from ladder.analysis.core import DecisionTask, analyse_decision, new_state, seat_decisions
+from ladder.analysis.model import MatchLog, Reference
 from ladder.matches.match import seat_seed
+from tests.analysis.helpers import played
 
 
 @dataclass(frozen=True)
@@ -77,4 +80,42 @@ def mann_whitney_p(positives: Sequence[float], negatives: Sequence[float]) -> fl
     n = n1 + n2
     variance = n1 * n2 / 12 * ((n + 1) - ties / (n * (n - 1)))
     z = (u - n1 * n2 / 2) / math.sqrt(variance)
+    return 0.5 * math.erfc(z / math.sqrt(2))
+
+
+def labelled_losses(
+    game: str,
+    bots: Sequence[str],
+    seeds: Sequence[int],
+    options: Mapping[str, Any],
+    samples: int,
+    workers: int = 2,
+) -> tuple[list[float], list[float]]:
+    """The held-out losses of seat 0's (``thumb-50``'s) coin-random deviations and of its thumb moves, over
+    matches of ``bots`` dealt from ``seeds``; only the labelled decisions are analysed (on ``workers``
+    processes: the numbers do not depend on it)."""
+    tasks: list[DecisionTask] = []
+    labels: list[bool] = []
+    for seed in seeds:
+        match = played(game, bots, seed, options)
+        found = thumb_50_labels(match, 0)
+        for move in seat_decisions(match, 0):
+            if move in found.deviations or move in found.thumb_moves:
+                tasks.append(DecisionTask(match, 0, move, Reference.THUMB, samples, 1))
+                labels.append(move in found.deviations)
+    with ProcessPoolExecutor(max_workers=workers) as pool:
+        decisions = list(pool.map(analyse_decision, tasks, chunksize=4))
+    deviations = [d.held_out.mean for d, deviated in zip(decisions, labels) if deviated]
+    thumb_moves = [d.held_out.mean for d, deviated in zip(decisions, labels) if not deviated]
+    return deviations, thumb_moves
+
+
+def welch_p(positives: Sequence[float], negatives: Sequence[float]) -> float:
+    """One-sided p-value that the positives' mean is no larger than the negatives' (Welch, normal approximation:
+    hundreds of decisions a side)."""
+    n1, n2 = len(positives), len(negatives)
+    m1, m2 = sum(positives) / n1, sum(negatives) / n2
+    v1 = sum((v - m1) ** 2 for v in positives) / (n1 - 1)
+    v2 = sum((v - m2) ** 2 for v in negatives) / (n2 - 1)
+    z = (m1 - m2) / math.sqrt(v1 / n1 + v2 / n2)
     return 0.5 * math.erfc(z / math.sqrt(2))
