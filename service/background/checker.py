@@ -22,7 +22,7 @@ from ladder.store.served_tables import SubmissionRow, SubmissionState
 from ladder.store.tables import utcnow
 from ladder.text import clean_text
 from service.settings import ServeSettings
-from service.web.intake import remove_upload
+from service.upload_area import remove_upload
 
 log = logging.getLogger("ladder.serve")
 MAX_ATTEMPTS = 3

@@ -26,14 +26,14 @@ from ladder.paths import results_dir
 from ladder.sandbox.submission import content_hash, write_tree
 from ladder.seats.names import NAME_PATTERN
 from ladder.store import submissions
-from ladder.store.served_tables import AuthorRow, SubmissionRow, SubmissionState
+from ladder.store.served_tables import AuthorRow, SubmissionRow
 from ladder.store.tables import BotVersionRow, utcnow
 from ladder.text import clean_text
 from service.background.check_job import ownership_problem
 from service.settings import ServeSettings
+from service.upload_area import UPLOADS
 from service.web.uploads import UploadRefused, unpack_upload
 
-UPLOADS = Path("serve") / "uploads"
 HOUR = timedelta(hours=1)
 
 
@@ -175,9 +175,3 @@ def sweep_orphans(session: Session) -> int:
             shutil.rmtree(entry, ignore_errors=True)
             removed += 1
     return removed
-
-
-def remove_upload(row: SubmissionRow) -> None:
-    """Remove a checked submission's uploaded files (an accepted bot is in the bot store by then)."""
-    if row.upload_dir and SubmissionState(row.state).final:
-        shutil.rmtree(results_dir() / row.upload_dir, ignore_errors=True)
