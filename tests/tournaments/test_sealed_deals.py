@@ -1,7 +1,7 @@
 """Sealed deals and atomic storing in the runner: secret kept, resumed, revealed; a refused write never corrupts.
 
 Toy games in worker processes, a temporary database. The front-door tests
-(tests/ladder/test_front_door_trust.py) play the same through `ladder run`.
+(tests/ladder/sandbox/test_front_door_trust.py) play the same through `ladder run`.
 """
 
 from __future__ import annotations
@@ -22,7 +22,7 @@ from ladder.errors import UserError
 from ladder.matches.deals import DealSecret
 from ladder.store.database import open_database
 from ladder.store.tables import MatchRow, SeatResultRow, TournamentRow
-from tests.store.legacy import made_before_alembic
+from tests.ladder.store.legacy import made_before_alembic
 from tests.tournaments.test_runner import config, options
 from tournaments.coordinator.recorder import Recorder
 from tournaments.coordinator.runner import TournamentRun, run_tournament

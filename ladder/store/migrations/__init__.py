@@ -17,7 +17,7 @@ Adding a migration (say, a cache table)::
     python -m ladder.store.migrations new "add the analysis cache"
 
 writes ``versions/v000N_add_the_analysis_cache.py`` after the head; fill in its ``upgrade`` (and
-``downgrade``) with ``op`` calls, add the model to the tables, and tests/store/test_migrations.py checks
+``downgrade``) with ``op`` calls, add the model to the tables, and tests/ladder/store/test_migrations.py checks
 that the migrated schema and the models agree, on SQLite and PostgreSQL.
 """
 

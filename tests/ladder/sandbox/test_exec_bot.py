@@ -17,7 +17,7 @@ from ladder.sandbox.host_facts import is_root, process_layer_can_drop_root
 from ladder.sandbox.layers import available_layers
 from ladder.sandbox.submission import read_files
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[3]
 EXAMPLE = ROOT / "docs" / "examples" / "javascript_bot"
 CAN_RUN_SUBMITTED = not is_root() or "bubblewrap" in available_layers() or process_layer_can_drop_root()
 needs_sandbox = pytest.mark.skipif(

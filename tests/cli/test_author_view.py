@@ -21,7 +21,7 @@ from ladder.sandbox.host_facts import is_root, process_layer_can_drop_root
 from ladder.sandbox.layers import available_layers
 from ladder.views.records import MatchRecord, SeatRecord
 
-HERE = Path(__file__).resolve().parent
+HERE = Path(__file__).resolve().parents[1] / "ladder"  # the helper bots
 CROWD = HERE / "crowd_bot.py"
 NAME = "crowd-of-forty-characters-to-be-wrapped"  # about as long as a name may be: the tables must still fit
 CAN_RUN_SUBMITTED = not is_root() or "bubblewrap" in available_layers() or process_layer_can_drop_root()

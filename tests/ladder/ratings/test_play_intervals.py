@@ -12,7 +12,7 @@ import json
 import pytest
 
 from ladder.ratings.summary import APPROXIMATE_MIN_DEALS, Difference, t_quantile
-from tests.ladder.test_author_tools import ladder
+from tests.cli.test_author_tools import ladder
 
 # Student's t at 97.5% (a two-sided 95% interval), from the standard table
 T_TABLE = {1: 12.706, 2: 4.303, 3: 3.182, 4: 2.776, 5: 2.571, 9: 2.262, 10: 2.228, 29: 2.045, 30: 2.042, 120: 1.980}

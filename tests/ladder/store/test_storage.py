@@ -15,7 +15,7 @@ from ladder.store.action_log import pack_actions, unpack_actions
 from ladder.store.database import open_database
 from ladder.store.migrations import SCHEMA_VERSION
 from ladder.store.tables import SchemaInfo
-from tests.store.legacy import made_before_alembic
+from tests.ladder.store.legacy import made_before_alembic
 
 
 def test_a_new_database_gets_the_current_version_and_wal(tmp_path: Path) -> None:

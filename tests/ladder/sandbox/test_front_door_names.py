@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from tests.ladder.front_door import LadderHome, assert_one_clear_line
-from tests.ladder.test_front_door_voids import HONEST, python_bot
+from tests.ladder.sandbox.test_front_door_voids import HONEST, python_bot
 
 
 @pytest.fixture()

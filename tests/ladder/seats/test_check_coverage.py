@@ -12,7 +12,7 @@ from ladder.sandbox.limits import SandboxLimits
 from ladder.sandbox.submission import read_files
 from ladder.seats.botstore import check_schedule
 from ladder.seats.check_cache import check_key
-from tests.ladder.test_author_tools import bot_file, ladder, needs_elfer_raus, sandbox_or_skip
+from tests.cli.test_author_tools import bot_file, ladder, needs_elfer_raus, sandbox_or_skip
 
 LAST_SEAT_BUG = (
     "        if self.match.num_players >= 3 and self.match.seat == self.match.num_players - 1:\n"

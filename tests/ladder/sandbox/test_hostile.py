@@ -31,7 +31,7 @@ from ladder.seats.players import PlayerPool
 from tests.ladder.front_door import command_lines
 from tests.ladder.toy_game import GAME_ID, toy_game_registered
 
-HERE = Path(__file__).parent
+HERE = Path(__file__).parents[1]  # tests/ladder: the hostile bots
 HOSTILE = HERE / "hostile"
 GOOD_BOT = str(HERE / "good_bot.py")
 AVAILABLE = available_layers()

@@ -78,7 +78,7 @@ def matches_by_key(url: str) -> dict[str, dict[str, Any]]:
     return found
 
 
-@pytest.mark.slow  # ten CLI runs (about a minute on 2 busy cores); tests/ladder/test_ratings.py runs one in-process
+@pytest.mark.slow  # ten CLI runs (about a minute on 2 busy cores); tests/ladder/ratings/test_ratings.py runs one in-process
 @pytest.mark.postgres
 def test_a_tournament_gives_the_same_matches_and_tables_on_sqlite_and_postgresql(
     tmp_path: Path, postgres_server: PostgresServer

@@ -19,7 +19,7 @@ from pathlib import Path
 import pytest
 
 from tests.ladder.front_door import LadderHome
-from tests.ladder.test_front_door_voids import (
+from tests.ladder.sandbox.test_front_door_voids import (
     GAME,
     HONEST,
     LIMITS,

@@ -42,7 +42,7 @@ import pytest
 from engine import game_ids
 from ladder.sandbox.layers import available_layers
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[3]
 GAME = "elfer-raus"
 AVAILABLE = available_layers()
 pytestmark = [

@@ -64,7 +64,7 @@ def home(tmp_path: Path) -> LadderHome:
 def good_bot(home: LadderHome) -> Path:
     path = home.root / "steady.py"
     path.write_text(
-        (Path(__file__).parent / "good_bot.py")
+        (Path(__file__).parents[1] / "good_bot.py")
         .read_text()
         .replace('name = "first-legal"', 'name = "steady"')
         .replace('games = ("*",)', f'games = ("{GAME}",)')

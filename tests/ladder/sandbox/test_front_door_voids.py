@@ -38,7 +38,7 @@ import pytest
 from engine import game_ids
 from ladder.sandbox.layers import available_layers
 from tests.ladder.front_door import LadderHome, assert_every_match_recorded, assert_one_clear_line
-from tests.ladder.test_front_door_clocks import Starver, bot_file
+from tests.ladder.sandbox.test_front_door_clocks import Starver, bot_file
 
 GAME = "elfer-raus"
 pytestmark = [

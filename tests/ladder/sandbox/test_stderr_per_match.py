@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.ladder.test_author_tools import ladder, needs_elfer_raus, sandbox_or_skip
+from tests.cli.test_author_tools import ladder, needs_elfer_raus, sandbox_or_skip
 
 THIRD = """import sys
 

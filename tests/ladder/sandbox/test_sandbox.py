@@ -374,14 +374,14 @@ def test_bot_processes_die_with_the_ladder(tmp_path: Path, layers: tuple[str, ..
     import subprocess
     import time
 
-    from tests.ladder.test_hostile import live_tags
+    from tests.ladder.sandbox.test_hostile import live_tags
 
     if layers and any(layer not in AVAILABLE for layer in layers):
         pytest.skip(f"needs the sandbox layers {layers}")
     bot = write_bot(tmp_path, "class Idle(Bot):\n    name = 'idle'\n")
     script = (
         "import sys, time\n"
-        f"sys.path.insert(0, {str(Path(__file__).resolve().parents[2])!r})\n"
+        f"sys.path.insert(0, {str(Path(__file__).resolve().parents[3])!r})\n"
         "from ladder.seats.players import PlayerPool\n"
         f"pool = PlayerPool(layers={layers!r}, allow_root=True)\n"
         f"pool.warm({bot!r}, 2)\n"

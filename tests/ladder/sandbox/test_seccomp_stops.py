@@ -11,7 +11,7 @@ import pytest
 
 from ladder.guest import seccomp
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[3]
 pytestmark = pytest.mark.skipif(not seccomp.supported()[0], reason="needs the seccomp filter (x86-64 Linux)")
 
 PROBE = r"""
