@@ -259,3 +259,29 @@ def test_the_planned_deals_are_shared_deals_of_each_open_adjacent_pair_as_the_ve
     for pool in ("elevenses/2p", "elevenses/3p", "elevenses/4p"):
         verdict = field_verdict(rated, pool, [1, 2, 3, 4], shown.pool(pool))
         assert verdict.settled and list(verdict.order) == [1, 2, 3, 4], (pool, verdict.reason)
+
+
+def test_a_served_ladder_of_house_bots_alone_plans_deals_and_its_status_reads_the_same_verdict(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    """Issue 35: `ladder serve --house thumb,...` alone played nothing while /api/status said "idle: every
+    leaderboard is settled". Through the served loop's own planning on a real database."""
+    from ladder.matches.deals import DealSecret
+    from service.background.scheduler import ServeLoop, idle_status, serve_tournament
+    from service.db import open_service_database
+    from service.settings import ServeSettings
+    from tournaments.coordinator.loop import StopSignals
+
+    engine = open_service_database(f"sqlite:///{tmp_path / 'ladder.db'}")
+    loop = ServeLoop(engine, ServeSettings(house_bots=("thumb", "thumb-50", "random"), workers=1), StopSignals())
+    loop.tournament = serve_tournament(loop.session)
+    assert loop.tournament.id is not None and loop.tournament.deal_secret is not None
+    loop.tournament_id, loop.secret = loop.tournament.id, DealSecret.from_hex(loop.tournament.deal_secret).value
+    matches = loop._plan()
+    assert matches
+    assert loop.verdicts and not any(v.settled for v in loop.verdicts.values())
+    planned_pools = {f"{m.game}/{len(m.seats)}p" for m in matches if len(m.seats) > 1}
+    assert planned_pools == {pool for pool in loop.verdicts if not pool.endswith("/1p")}  # every pool a deal
+    status = idle_status(loop.verdicts)
+    assert "not yet settled" in status and "every leaderboard is settled" not in status
+    assert idle_status({}) == "idle: no two bots share a pool"
+    loop.session.close()
+    engine.dispose()
