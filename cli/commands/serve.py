@@ -45,8 +45,8 @@ def serve(
             "--active-versions",
             min=1,
             max=20,
-            help="Versions per author on the schedule; older ones retire from it (keeping their ratings). A paused or "
-            "benched bot's versions take no place while it sits out (a new one sent to it supersedes only its own).",
+            help="Versions of each bot on the schedule (an author's newest N of every bot); older ones retire from it "
+            "(keeping their ratings). A new version supersedes only its own bot's older ones.",
         ),
     ] = 2,
     house: Annotated[

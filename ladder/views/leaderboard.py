@@ -20,7 +20,10 @@ from ladder.ratings import across_pools as ratings_across_pools
 from ladder.ratings import certainty
 from ladder.ratings import trueskill_model as ratings_trueskill_model
 from ladder.ratings.certainty import OverallInterval, PoolCertainty
-from ladder.ratings.trueskill_model import MatchFact, RatingSet
+from ladder.ratings.ordering import leaderboard_key
+from ladder.ratings.pools import PoolKey
+from ladder.ratings.trueskill_model import MatchFact, RatingSet, Standing
+from ladder.ratings.verdict import PoolEvidence
 from ladder.store.served_tables import AuthorRow, ServedVersionRow
 from ladder.views import states
 from ladder.views.catalog import VersionName, distinct_labels
@@ -151,6 +154,26 @@ def certainties(
     """Each pool's verdict, P(above next) and rank intervals (:func:`ladder.ratings.certainty.assess_pools`),
     the reasons naming bots by :func:`~ladder.views.catalog.distinct_labels`."""
     return certainty.assess_pools(rated, pools, facts, distinct_labels(names), confidence, indifference)
+
+
+def field_verdict(
+    rated: RatingSet,
+    pool: str,
+    versions: Iterable[int],
+    evidence: PoolEvidence | None,
+    confidence: float = certainty.CONFIDENCE,
+    indifference: float = certainty.INDIFFERENCE,
+    names: dict[int, str] | None = None,
+) -> PoolCertainty:
+    """The verdict of ``pool``'s leaderboard over ``versions`` alone (a served ladder's schedulable ones, the
+    unrated at the prior), in the pages' order and by the pages' rule: the one verdict the served planner plays
+    for and ``/api/status`` reports, so a pair of the field is never judged by a version that no longer plays."""
+    key = PoolKey.parse(pool)
+    known = rated.standings.get(pool, {})
+    table = sorted(
+        (known.get(v) or Standing(pool, key.game, key.players, v) for v in set(versions)), key=leaderboard_key
+    )
+    return certainty.assess(table, pool, confidence, indifference, names, evidence)
 
 
 def rankings_of(

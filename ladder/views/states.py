@@ -110,7 +110,9 @@ def why_not_playing(session: Session, version_id: int) -> str:
         return (
             f"superseded by {len(newer)} newer version{'s' if len(newer) != 1 else ''} of {name} ({', '.join(newer)})"
         )
-    return f"superseded: past its author's cap of active versions (their newer versions of other bots play; {name} has none newer)"
+    # the cap is per bot (service.background.check_job.activate): a version superseded with no newer one of its bot
+    # active was superseded by an older ladder's cap over all an author's bots, or its newer versions left since
+    return f"superseded, and {name} has none newer on the schedule (an older ladder capped an author's versions of all their bots together)"
 
 
 def current_versions(session: Session) -> set[int]:

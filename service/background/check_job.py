@@ -78,36 +78,25 @@ def ownership_problem(session: Session, author: AuthorRow, name: str) -> str | N
 
 
 def activate(session: Session, author: AuthorRow, version: BotVersionRow, cap: int) -> list[int]:
-    """Put ``version`` on the schedule (its bot owned by ``author``); versions past the author's cap (the oldest
+    """Put ``version`` on the schedule (its bot owned by ``author``); the bot's versions past the cap (the oldest
     first) retire from scheduling and keep their ratings. The superseded versions' ids.
 
-    The cap counts the versions on the schedule: those of a bot the operator paused, benched or retired sit out
-    and take no place, so an author whose bot is paused does not lose another bot's version to a new one. A new
-    version of a bot that sits out takes the place of that bot's own older versions only, so versions sent to it
-    while it sits out do not pile up: resumed, it plays again with at most ``cap`` versions, and the author's
-    whole cap applies again at her next version.
+    The cap is per bot: an author's newest ``cap`` versions of *each* bot play, so a burst of versions of one bot
+    supersedes only that bot's older versions and never takes the author's other bots off the schedule.
     """
     assert version.id is not None and author.id is not None
-    bot = session.get(ServedBotRow, version.bot_id)
-    if bot is None:
+    if session.get(ServedBotRow, version.bot_id) is None:
         session.add(ServedBotRow(bot_id=version.bot_id, author_id=author.id))
-    sits_out = bot is not None and bot.state != BotState.ACTIVE.value
     served = session.get(ServedVersionRow, version.id) or ServedVersionRow(
         bot_version_id=version.id, bot_id=version.bot_id, author_id=author.id
     )
     served.state, served.activated_at = VersionState.ACTIVE.value, utcnow()
     session.add(served)
     session.flush()
-    placed = (
-        select(ServedVersionRow)
-        .join(ServedBotRow, col(ServedBotRow.bot_id) == col(ServedVersionRow.bot_id))
-        .where(ServedVersionRow.author_id == author.id, ServedVersionRow.state == VersionState.ACTIVE.value)
-        .order_by(col(ServedVersionRow.activated_at).desc(), col(ServedVersionRow.bot_version_id).desc())
-    )
     active = session.exec(
-        placed.where(ServedVersionRow.bot_id == version.bot_id)
-        if sits_out
-        else placed.where(ServedBotRow.state == BotState.ACTIVE.value)
+        select(ServedVersionRow)
+        .where(ServedVersionRow.bot_id == version.bot_id, ServedVersionRow.state == VersionState.ACTIVE.value)
+        .order_by(col(ServedVersionRow.activated_at).desc(), col(ServedVersionRow.bot_version_id).desc())
     ).all()
     superseded = []
     for old in active[max(1, cap) :]:

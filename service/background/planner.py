@@ -5,17 +5,21 @@ Each round is chosen from the database as it is (:func:`plan_round`):
 1. **Placement.** A version that has not yet met every other bot of a pool it claims ``placement_deals``
    times plays that first: tables of it and the bots it has met least (a deal in every balanced seating,
    as a tournament plays it; in a solitaire the same deal for every bot of the pool).
-2. **Certainty.** Every other pool is judged by the paired sequential verdict of the served matches, as the
-   served pages judge it (:func:`ladder.ratings.certainty.assess` with the pool's paired evidence, on the
-   leaderboard in TrueSkill's order), but over the versions that can be scheduled: a page's leaderboard also
-   lists superseded, paused, benched and retired versions, so where one of them sits between two schedulable ones the
-   page's adjacent pairs are not the planner's and the two verdicts can differ. A settled pool plays nothing;
-   an open one plays a deal of a table holding each open adjacent pair (the pair and the bots nearest them), as
-   :mod:`tournaments.sources.adaptive` does, in the rotations of one order drawn for the deal (each bot in each seat
-   once).
-3. **Fair shares.** The candidate deals are taken in turn by the author who has had the fewest seats so
-   far (seats of the served ladder, all their versions together), placement first, until the round holds
-   ``size`` matches: an author with many bots does not get more of the workers than one with a single bot.
+2. **Certainty.** Every other pool is judged by the paired sequential verdict of the served matches over the
+   versions that can be scheduled (:func:`ladder.views.leaderboard.field_verdict`: the pages' rule and order, less
+   the superseded, paused, benched and retired versions, which play no more and so could never settle a pair;
+   ``/api/status`` reports this same verdict). A settled pool plays nothing; an open one plays, for each open
+   adjacent pair (the least certain first), a deal of a table holding it (the pair and the bots nearest them) on
+   a deal number no table of the pool has played, in the rotations of one order drawn for the deal (each bot in
+   each seat once), as :mod:`tournaments.sources.adaptive` does: the verdict reads each such deal as one shared
+   deal of every pair at the table.
+3. **Shares.** The round is shared between the pools first: they take turns, one deal each per turn, the pool
+   with the fewest deals so far first, so every pool that has something to play gets a deal in every round and
+   none starves (a pool of house bots alone plays too: a pool needs two bots, whoever's they are). Within a
+   pool, the next deal is the one of the author who has had the fewest seats so far (seats of the served ladder,
+   all their versions together; a house bot takes no share), placement first: an author with many bots does not
+   get more of the workers than one with a single bot. The turns go on until the round holds ``size`` matches
+   (every pool's first turn is always taken).
 
 A settled pool plays nothing more in the rounds. When every pool is settled the ladder does not stop for good:
 every ``--refresh-seconds`` it plays a refresh round (:func:`refresh_round`, one deal per pool around its least
@@ -32,12 +36,12 @@ from dataclasses import dataclass
 
 from engine import get_game
 from ladder.matches.deals import keyed_seed
-from ladder.ratings import certainty
-from ladder.ratings.ordering import leaderboard_key
+from ladder.ratings.certainty import AdjacentPair, PoolCertainty
 from ladder.ratings.pools import PoolKey
-from ladder.ratings.trueskill_model import RatingSet, Standing, pool_key
+from ladder.ratings.trueskill_model import RatingSet, pool_key
 from ladder.ratings.verdict import Ledger, PoolEvidence
 from ladder.seats.roster import Entrant
+from ladder.views.leaderboard import field_verdict
 from tournaments.formats.round_robin import GamePlan, ScheduledMatch, deal_group, deal_key, deal_seed
 
 
@@ -71,13 +75,14 @@ class History:
 
 
 def pools_of(field: Sequence[FieldEntry]) -> dict[str, list[FieldEntry]]:
-    """Every pool some version claims, with the versions that can play in it (a pool needs two bots)."""
+    """Every pool some version claims, with the versions that can play in it (a pool needs two bots, house bots or
+    authors'; house bots play among themselves as well)."""
     from engine import game_ids
 
     pools: dict[str, list[FieldEntry]] = {}
     for game in game_ids():
         members = sorted((f for f in field if f.entrant.plays(game)), key=lambda f: f.entrant.label)
-        if len(members) < 2 or not any(f.author_id is not None for f in members):
+        if len(members) < 2:
             continue
         rules = get_game(game)
         counts = [1] if rules.facts.solitaire else [c for c in rules.player_counts() if 2 <= c <= len(members)]
@@ -98,6 +103,17 @@ class RoundBuilder:
         self.confidence = confidence
         self.indifference = indifference
         self.numbers: dict[str, int] = dict(history.deals)
+        self.verdicts: dict[str, PoolCertainty] = {}  # each pool's verdict as last judged (for /api/status)
+
+    def verdict(
+        self, pool: str, members: Sequence[FieldEntry], rated: RatingSet, evidence: PoolEvidence | None = None
+    ) -> PoolCertainty:
+        """The pool's verdict over ``members`` (:func:`ladder.views.leaderboard.field_verdict`; without evidence,
+        the ratings' posteriors'), kept in :attr:`verdicts`."""
+        names = {f.entrant.version_id: f.entrant.label for f in members}
+        found = field_verdict(rated, pool, names, evidence, self.confidence, self.indifference, names)
+        self.verdicts[pool] = found
+        return found
 
     def _deal(self, pool: str, bots: Sequence[FieldEntry], placement: bool) -> Candidate:
         key = PoolKey.parse(pool)
@@ -172,19 +188,14 @@ class RoundBuilder:
         rule, on the pages' order less the versions that cannot be scheduled); without evidence, the ratings'
         posteriors'."""
         key = PoolKey.parse(pool)
-        known = rated.standings.get(pool, {})
         by_version = {f.entrant.version_id: f for f in members}
-        table = sorted(
-            (known.get(v) or Standing(pool, key.game, key.players, v) for v in by_version),
-            key=leaderboard_key,
-        )
-        verdict = certainty.assess(table, pool, self.confidence, self.indifference, evidence=evidence)
-        pairs = verdict.open_pairs()
+        verdict = self.verdict(pool, members, rated, evidence)
+        pairs = sorted(verdict.open_pairs(), key=AdjacentPair.certainty)  # the least certain first
         if verdict.settled:
             if not refresh or not verdict.pairs:
                 return []
             pairs = [min(verdict.pairs, key=lambda pair: pair.certainty())]
-        order = [by_version[s.bot_version_id] for s in table]
+        order = [by_version[v] for v in verdict.order]
         chosen: list[Candidate] = []
         if key.players == 1:
             bots = {by_version[v] for pair in pairs for v in (pair.upper, pair.lower)}
@@ -210,22 +221,36 @@ def _table_around(order: Sequence[FieldEntry], upper: FieldEntry, lower: FieldEn
     return [upper, lower, *others[: size - 2]]
 
 
-def fair_share(candidates: Sequence[Candidate], seats: Mapping[int, int], size: int) -> list[Candidate]:
-    """Candidates taken in turn by the author with the fewest seats so far (placement first), up to ``size`` matches."""
+def fair_share(
+    candidates: Sequence[Candidate], seats: Mapping[int, int], size: int, pools: Sequence[str] | None = None
+) -> list[Candidate]:
+    """The round: the pools take turns (in the order of ``pools``, by default the candidates' first-seen order),
+    one deal each per turn; within a pool, placement first, then the deal of the author with the fewest seats so
+    far. Turns go on until the round holds ``size`` matches; every pool's first turn is always taken."""
     load: Counter[int] = Counter(seats)
-    waiting = sorted(candidates, key=lambda c: (not c.placement, c.pool, c.number))
+    waiting: dict[str, list[Candidate]] = {}
+    for candidate in sorted(candidates, key=lambda c: (not c.placement, c.number)):
+        waiting.setdefault(candidate.pool, []).append(candidate)
+    turns = [pool for pool in (pools or list(waiting)) if pool in waiting]
+    turns += [pool for pool in waiting if pool not in turns]
     chosen: list[Candidate] = []
     matches = 0
-    while waiting and matches < size:
-        best = min(
-            range(len(waiting)),
-            key=lambda i: (not waiting[i].placement, max((load[a] for a in waiting[i].authors), default=0), i),
-        )
-        candidate = waiting.pop(best)
-        chosen.append(candidate)
-        matches += len(candidate.matches)
-        for author in candidate.authors:
-            load[author] += len(candidate.matches)
+    first_turn = True
+    while any(waiting[pool] for pool in turns) and (first_turn or matches < size):
+        for pool in turns:
+            here = waiting[pool]
+            if not here or (not first_turn and matches >= size):
+                continue
+            best = min(
+                range(len(here)),
+                key=lambda i: (not here[i].placement, max((load[a] for a in here[i].authors), default=0), i),
+            )
+            candidate = here.pop(best)
+            chosen.append(candidate)
+            matches += len(candidate.matches)
+            for author in candidate.authors:
+                load[author] += len(candidate.matches)
+        first_turn = False
     return chosen
 
 
@@ -261,9 +286,11 @@ def plan_round(
     """
     candidates: list[Candidate] = []
     open_pools: list[tuple[str, list[FieldEntry]]] = []
-    for pool, members in pools_of(field).items():
+    pools = pools_of(field)
+    for pool, members in pools.items():
         placing = builder.placement(pool, members)
         if placing:
+            builder.verdict(pool, members, rated, _pool_evidence(evidence, pool))
             candidates.extend(placing)
             continue
         dealt = builder.certainty_deals(pool, members, rated, evidence=_pool_evidence(evidence, pool))
@@ -275,7 +302,16 @@ def plan_round(
             break
         for pool, members in open_pools:
             candidates.extend(builder.certainty_deals(pool, members, rated, evidence=_pool_evidence(evidence, pool)))
-    return fair_share(candidates, builder.history.seats, size)
+    # the pools with the fewest deals so far take their turns first (ties: the least settled, then by name)
+    turns = sorted(
+        pools,
+        key=lambda pool: (
+            builder.history.deals.get(pool, 0),
+            -len(builder.verdicts[pool].open_pairs()) if pool in builder.verdicts else 0,
+            pool,
+        ),
+    )
+    return fair_share(candidates, builder.history.seats, size, turns)
 
 
 def history_from(rows: Sequence[tuple[str, int, bool, list[int]]], authors: Mapping[int, int]) -> History:

@@ -40,6 +40,7 @@ from ladder.matches.statuses import TournamentState
 from ladder.ratings import certainty
 from ladder.ratings import persistence as ratings_persistence
 from ladder.ratings import trueskill_model as ratings_trueskill_model
+from ladder.ratings.certainty import PoolCertainty
 from ladder.ratings.trueskill_model import RatingSet
 from ladder.ratings.verdict import Ledger
 from ladder.sandbox.limits import SandboxLimits as Limits
@@ -49,6 +50,7 @@ from ladder.seats.players import store_folder
 from ladder.seats.roster import Entrant, builtin_entrant, resolve
 from ladder.store.served_tables import BotState, PlannedMatchRow, ServedBotRow, ServedVersionRow, VersionState
 from ladder.store.tables import BotRow, BotVersionRow, TournamentRow, utcnow
+from ladder.views import states
 from service.background.dispatch import ShippingExecutor
 from service.background.planner import FieldEntry, History, RoundBuilder, history_from, plan_round, refresh_round
 from service.settings import ServeSettings
@@ -65,6 +67,17 @@ from tournaments.sources.base import WAIT, Wait
 log = logging.getLogger("ladder.serve")
 SERVE_NAME = "serve"
 SERVE_FINGERPRINT = "serve"
+
+
+def idle_status(verdicts: Mapping[str, PoolCertainty]) -> str:
+    """What an idle scheduler says, from the verdicts the planner last read (the pages' rule over the versions
+    that can be scheduled): "settled" only when each of them is."""
+    if not verdicts:
+        return "idle: no two bots share a pool"
+    unsettled = sorted(pool for pool, verdict in verdicts.items() if not verdict.settled)
+    if not unsettled:
+        return f"idle: every leaderboard is settled ({len(verdicts)} pool{'s' if len(verdicts) != 1 else ''})"
+    return f"idle: {len(unsettled)} of {len(verdicts)} leaderboards not yet settled ({', '.join(unsettled)})"
 
 
 def serve_tournament(session: Session) -> TournamentRow:
@@ -112,6 +125,7 @@ class ServeLoop:
         self.round = 0
         self.workers = settings.workers or len(os.sched_getaffinity(0))
         self.status = "starting"  # what the scheduler is doing, for the status page
+        self.verdicts: dict[str, PoolCertainty] = {}  # the field's verdicts of the last planning (the status's)
         self.files: dict[str, dict[str, bytes]] = {}
 
     # -- who may play
@@ -146,11 +160,9 @@ class ServeLoop:
         }
 
     def _why_not(self, version_id: int) -> str:
-        version = self.session.get(BotVersionRow, version_id)
-        served = self.session.get(ServedBotRow, version.bot_id) if version is not None else None
-        if served is not None and served.state != BotState.ACTIVE.value:
-            return f"{served.state} by the operator" + (f": {served.reason}" if served.reason else "")
-        return "superseded by its author's newer versions"
+        """The true reason a version may not play, in the words its pages use (the one rule of
+        :func:`ladder.views.states.why_not_playing`)."""
+        return states.why_not_playing(self.session, version_id)
 
     # -- the rounds
     def _history(self) -> History:
@@ -191,6 +203,7 @@ class ServeLoop:
             if refresh
             else plan_round(builder, field, rated, max(4, 2 * self.workers), evidence=evidence)
         )
+        self.verdicts = builder.verdicts
         if not chosen:
             return []
         self.round += 1
@@ -252,12 +265,13 @@ class ServeLoop:
                 matches = self._plan(refresh=True)
                 idle_since = time.monotonic()
             if not matches:
-                self.status = "idle: every leaderboard is settled, or no two bots share a pool"
+                self.status = idle_status(self.verdicts)
                 self._rate_if_due(force=self.dirty)
                 if self._sleep(1.0):
                     return
                 continue
-            self.status = f"playing round {self.round}"
+            settled = sum(verdict.settled for verdict in self.verdicts.values())
+            self.status = f"playing round {self.round} ({settled} of {len(self.verdicts)} leaderboards settled)"
             keys = [match.key for match in matches]
             yield from matches
             while not all(key in self.recorder.now or key in self.recorder.done for key in keys):

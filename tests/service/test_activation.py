@@ -1,4 +1,4 @@
-"""Who may enter what: a bot's name belongs to its first author, and an author's active versions are capped."""
+"""Who may enter what: a bot's name belongs to its first author, and the active versions of each bot are capped."""
 
 from __future__ import annotations
 
@@ -41,12 +41,17 @@ def test_versions_past_the_cap_retire_oldest_first_and_the_name_stays_its_author
         fast, slow = BotRow(name="fast"), BotRow(name="slow")
         session.add_all([fast, slow])
         session.commit()
-        for number, bot in ((1, fast), (2, slow), (3, fast)):
+        for number, bot in ((1, fast), (2, slow), (3, fast), (4, fast)):  # the cap is per bot: fast's 3rd retires 1
             assert activate(session, alice, version(session, bot, number), cap=2) == (
-                [] if number < 3 else [session.exec(select(BotVersionRow).where(BotVersionRow.version == "1")).one().id]
+                [] if number < 4 else [session.exec(select(BotVersionRow).where(BotVersionRow.version == "1")).one().id]
             )
             session.commit()
-        assert states(session) == {"1": VersionState.SUPERSEDED, "2": VersionState.ACTIVE, "3": VersionState.ACTIVE}
+        assert states(session) == {
+            "1": VersionState.SUPERSEDED,
+            "2": VersionState.ACTIVE,
+            "3": VersionState.ACTIVE,
+            "4": VersionState.ACTIVE,
+        }
         assert "another author's bot" in (ownership_problem(session, bob, "fast") or "")
         assert ownership_problem(session, alice, "fast") is None
         session.add(BotRow(name="operators-own"))
@@ -74,17 +79,19 @@ def test_a_paused_bot_takes_no_place_under_the_cap(tmp_path: Path) -> None:
         assert activate(session, alice, version(session, new, 3), cap=2) == []
         session.commit()
         assert states(session) == {"1": VersionState.ACTIVE, "2": VersionState.ACTIVE, "3": VersionState.ACTIVE}
-        # once resumed, the cap applies again at her next version: the oldest scheduled ones make way
+        # resumed, the paused bot plays again; the cap is per bot, so new's versions make way only for its own
         set_bot_state(session, "paused", Action.RESUME)
-        superseded = activate(session, alice, version(session, new, 4), cap=2)
+        assert activate(session, alice, version(session, new, 4), cap=2) == []
+        superseded = activate(session, alice, version(session, new, 5), cap=2)
         session.commit()
         assert states(session) == {
-            "1": VersionState.SUPERSEDED,
-            "2": VersionState.SUPERSEDED,
-            "3": VersionState.ACTIVE,
+            "1": VersionState.ACTIVE,
+            "2": VersionState.ACTIVE,
+            "3": VersionState.SUPERSEDED,
             "4": VersionState.ACTIVE,
+            "5": VersionState.ACTIVE,
         }
-        assert len(superseded) == 2
+        assert len(superseded) == 1
     engine.dispose()
 
 
@@ -113,4 +120,37 @@ def test_versions_sent_to_a_benched_bot_keep_to_the_cap_within_that_bot(tmp_path
             "4": VersionState.ACTIVE,
             "5": VersionState.ACTIVE,
         }
+    engine.dispose()
+
+
+def test_a_burst_of_versions_of_one_bot_leaves_the_authors_other_bots_playing_and_says_why(tmp_path: Path) -> None:
+    """Issue 35: five versions of a new bot took the author's other bots off the schedule, and the skip reason
+    said "superseded by its author's newer versions" for a bot that had no newer version."""
+    from service.background.scheduler import ServeLoop
+    from service.settings import ServeSettings
+    from tournaments.coordinator.loop import StopSignals
+
+    engine = open_service_database(f"sqlite:///{tmp_path / 'ladder.db'}")
+    with Session(engine, expire_on_commit=False) as session:
+        add_author(session, "alice")
+        alice = session.exec(select(AuthorRow).where(AuthorRow.name == "alice")).one()
+        old, other, burst = BotRow(name="old"), BotRow(name="other"), BotRow(name="burst")
+        session.add_all([old, other, burst])
+        session.commit()
+        keep = [version(session, old, 1), version(session, other, 2)]
+        for row in keep:
+            activate(session, alice, row, cap=2)
+            session.commit()
+        sent = [version(session, burst, number) for number in range(3, 9)]
+        for row in sent:
+            activate(session, alice, row, cap=2)
+            session.commit()
+    loop = ServeLoop(engine, ServeSettings(), StopSignals())
+    playing = loop.schedulable()
+    assert {row.id for row in keep} <= set(playing)  # her other bots still play
+    assert {row.id for row in sent} & set(playing) == {sent[-2].id, sent[-1].id}  # burst's newest two
+    assert loop._why_not(sent[0].id).startswith(
+        "superseded by 2 newer versions of burst ("
+    )  # and which: the pages' words
+    loop.session.close()
     engine.dispose()

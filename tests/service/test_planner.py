@@ -170,3 +170,118 @@ def test_the_planner_reads_the_leaderboard_in_the_pages_order_when_ratings_tie_a
     pages_pairs = {frozenset(pair) for pair in zip(shown, shown[1:])}
     chosen = builder(rows, {1: 10, 2: 20, 3: 30}).certainty_deals("elevenses/2p", field, rated)
     assert {frozenset(e.version_id for e in c.matches[0].seats) for c in chosen} == pages_pairs
+
+
+def _played(chosen: list[Candidate], start: int = 0) -> list:  # type: ignore[type-arg]
+    """Each planned match as a recorded fact: the lower version id always ahead (a known order)."""
+    from ladder.ratings.trueskill_model import MatchFact, SeatFact
+
+    facts = []
+    for candidate in chosen:
+        for match in candidate.matches:
+            ranked = sorted(e.version_id for e in match.seats)
+            seats = tuple(
+                SeatFact(e.version_id, 10.0 - ranked.index(e.version_id), 1 + ranked.index(e.version_id), False, None)
+                for e in match.seats
+            )
+            facts.append(MatchFact(start + len(facts) + 1, 1, match.game, len(match.seats), match.deal, seats))
+    return facts
+
+
+def test_house_bots_alone_play_and_every_open_pool_gets_a_deal_each_round() -> None:
+    """Issue 35: a ladder of house bots alone played nothing (every pool without an author's bot was skipped),
+    and house-only tables won every round on fair share while ties went by pool name, so some pools starved."""
+    from service.background.planner import pools_of
+
+    house = [entry(v, None, ("elevenses", "elfer-raus")) for v in (1, 2, 3)]
+    pools = pools_of(house)
+    assert set(pools) == {"elevenses/2p", "elevenses/3p", "elfer-raus/2p", "elfer-raus/3p"}
+    chosen = plan_round(builder(), house, RatingSet(), size=4, evidence=_ledger([]))
+    assert {c.pool for c in chosen} == set(pools)  # a round far smaller than the pools' deals still reaches each
+    # with an author's bot beside them: placement for it, and the house-only pool keeps its turn
+    field = [*house, entry(4, 40, ("elevenses",))]
+    rows = [("elevenses/2p", 0, True, [4, v]) for v in (1, 2, 3)] + [
+        ("elevenses/2p", 1, True, [4, v]) for v in (1, 2, 3)
+    ]
+    chosen = plan_round(builder(rows, {4: 40}), field, RatingSet(), size=4, evidence=_ledger([]))
+    assert {c.pool for c in chosen} >= {"elfer-raus/2p", "elfer-raus/3p", "elevenses/2p"}
+
+
+def test_the_pool_with_fewest_deals_takes_the_first_turn() -> None:
+    house = [entry(v, None, ("elevenses", "elfer-raus")) for v in (1, 2)]
+    rows = [("elevenses/2p", n, False, [1, 2]) for n in range(50)]
+    chosen = plan_round(builder(rows), house, RatingSet(), size=1, evidence=_ledger([]))
+    assert [c.pool for c in chosen][:1] == ["elfer-raus/2p"] and {c.pool for c in chosen} == {
+        "elevenses/2p",
+        "elfer-raus/2p",
+    }
+
+
+def _ledger(facts: list) -> object:  # type: ignore[type-arg]
+    from ladder.ratings import certainty
+
+    return certainty.paired_evidence(facts)
+
+
+def test_the_planned_deals_are_shared_deals_of_each_open_adjacent_pair_as_the_verdict_reads_them() -> None:
+    """Issue 35: the pages read "not yet ... after 0 shared deals" after 2,000 served matches. Every certainty
+    deal the planner writes must count, in the verdict the pages read, as one shared deal of each pair at its
+    table, and round after round the known order settles."""
+    from ladder.ratings import certainty
+    from ladder.ratings.trueskill_model import compute
+    from ladder.views.leaderboard import field_verdict
+
+    field = [entry(v, None, ("elevenses",)) for v in (4, 3, 2, 1)]
+    facts: list = []  # type: ignore[type-arg]
+    rows: list[tuple[str, int, bool, list[int]]] = []
+    rounds = 0
+    for _ in range(60):
+        planner = builder(rows)
+        shown = certainty.paired_evidence(facts)
+        chosen = plan_round(planner, field, compute(facts, history=False), size=8, evidence=shown)
+        pool = planner.verdicts["elevenses/2p"]
+        if not chosen:
+            break
+        rounds += 1
+        before = {(p.upper, p.lower): shown.pool("elevenses/2p").pair(p.upper, p.lower).deals for p in pool.pairs}
+        new = _played(chosen, len(facts))
+        facts += new
+        rows += [(c.pool, c.number, c.placement, [e.version_id for e in m.seats]) for c in chosen for m in c.matches]
+        after = certainty.paired_evidence(facts).pool("elevenses/2p")
+        for c in chosen:
+            if c.pool == "elevenses/2p":
+                a, b = (e.version_id for e in c.matches[0].seats)
+                pair = (a, b) if (a, b) in before else (b, a)
+                if pair in before:  # an open adjacent pair's deal: one more shared deal of it, at least
+                    assert after.pair(*pair).deals > before[pair]
+    assert 0 < rounds < 60  # it played, and stopped because every pool settled
+    shown, rated = certainty.paired_evidence(facts), compute(facts, history=False)
+    for pool in ("elevenses/2p", "elevenses/3p", "elevenses/4p"):
+        verdict = field_verdict(rated, pool, [1, 2, 3, 4], shown.pool(pool))
+        assert verdict.settled and list(verdict.order) == [1, 2, 3, 4], (pool, verdict.reason)
+
+
+def test_a_served_ladder_of_house_bots_alone_plans_deals_and_its_status_reads_the_same_verdict(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    """Issue 35: `ladder serve --house thumb,...` alone played nothing while /api/status said "idle: every
+    leaderboard is settled". Through the served loop's own planning on a real database."""
+    from ladder.matches.deals import DealSecret
+    from service.background.scheduler import ServeLoop, idle_status, serve_tournament
+    from service.db import open_service_database
+    from service.settings import ServeSettings
+    from tournaments.coordinator.loop import StopSignals
+
+    engine = open_service_database(f"sqlite:///{tmp_path / 'ladder.db'}")
+    loop = ServeLoop(engine, ServeSettings(house_bots=("thumb", "thumb-50", "random"), workers=1), StopSignals())
+    loop.tournament = serve_tournament(loop.session)
+    assert loop.tournament.id is not None and loop.tournament.deal_secret is not None
+    loop.tournament_id, loop.secret = loop.tournament.id, DealSecret.from_hex(loop.tournament.deal_secret).value
+    matches = loop._plan()
+    assert matches
+    assert loop.verdicts and not any(v.settled for v in loop.verdicts.values())
+    planned_pools = {f"{m.game}/{len(m.seats)}p" for m in matches if len(m.seats) > 1}
+    assert planned_pools == {pool for pool in loop.verdicts if not pool.endswith("/1p")}  # every pool a deal
+    status = idle_status(loop.verdicts)
+    assert "not yet settled" in status and "every leaderboard is settled" not in status
+    assert idle_status({}) == "idle: no two bots share a pool"
+    loop.session.close()
+    engine.dispose()
