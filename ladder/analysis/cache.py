@@ -25,6 +25,7 @@ def seat_versions(session: Session, match_id: int) -> dict[int, tuple[int, str]]
     """Each seat's bot version id and bot name."""
     return analyses.seat_bot_versions(session, match_id)
 
+
 def match_log(session: Session, row: MatchRow) -> MatchLog:
     """The stored match as the analysis reads it; :class:`AnalysisError` unless it was played."""
     if row.status != MatchStatus.PLAYED or row.id is None:
@@ -43,9 +44,7 @@ def _unpack(blob: bytes) -> SeatAnalysis:
 
 
 def cached(session: Session, match_id: int, key: AnalysisKey) -> SeatAnalysis | None:
-    row = analyses.analysis_row(
-        session, match_id, key.seat, key.reference.value, key.samples, key.seed, key.version
-    )
+    row = analyses.analysis_row(session, match_id, key.seat, key.reference.value, key.samples, key.seed, key.version)
     return None if row is None else _unpack(row.result_z)
 
 

@@ -41,9 +41,7 @@ def analysis_row(
 def analysis_rows_for_match(session: Session, match_id: int, version: int) -> list[AnalysisRow]:
     """Every cached row of a match made by the method's ``version``."""
     return list(
-        session.exec(
-            select(AnalysisRow).where(AnalysisRow.match_id == match_id, AnalysisRow.version == version)
-        ).all()
+        session.exec(select(AnalysisRow).where(AnalysisRow.match_id == match_id, AnalysisRow.version == version)).all()
     )
 
 
