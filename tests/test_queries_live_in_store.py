@@ -14,13 +14,10 @@ ROOT = Path(__file__).resolve().parents[1]
 QUERY_LIBRARIES = ("sqlmodel", "sqlalchemy")
 ALLOWED = ("ladder/store/", "ladder/views/")
 
-# The packages checked today. The rest of the source packages join when the work moving their queries lands:
-# - "tournaments" (the coordinator's recorder and planner queries move into ladder/store, issue 34's coordinator);
-# - "service/background" and the other service modules (scheduler, planner, dispatch, checker, check_job: the
-#   background side's move into service/background/);
-# - "ladder" as a whole (ratings/persistence, seats, ...), "engine" and "bots" (which have none and must keep it so).
-# Then CHECKED becomes ("engine", "bots", "ladder", "tournaments", "service", "cli").
-CHECKED = ("cli", "service/web", "service/client", "ladder/report", "ladder/views")
+CHECKED = ("engine", "bots", "ladder", "tournaments", "service", "cli")
+# The only exemptions: the background modules being reworked now (the scheduler and the checker keep their queries,
+# the planner has none today) until that work lands; then their queries move into ladder/store and this empties.
+EXEMPT = ("service/background/scheduler.py", "service/background/checker.py", "service/background/planner.py")
 
 
 def _selects(tree: ast.AST) -> list[int]:
@@ -58,7 +55,7 @@ def test_queries_live_in_the_store_and_the_read_model() -> None:
     outside = [
         f"{path.relative_to(ROOT)}:{line}"
         for path in _modules()
-        if not path.relative_to(ROOT).as_posix().startswith(ALLOWED)
+        if not path.relative_to(ROOT).as_posix().startswith(ALLOWED + EXEMPT)
         for line in _selects(ast.parse(path.read_text(encoding="utf-8")))
     ]
     assert not outside, f"a database query outside ladder/store and ladder/views (read through ladder.views): {outside}"

@@ -11,24 +11,19 @@ import time
 import zlib
 from dataclasses import dataclass
 
-from sqlmodel import Session, col, select
+from sqlmodel import Session
 
 from ladder.analysis.core import AnalysisError, analyse_seat
 from ladder.analysis.model import ANALYSIS_VERSION, AnalysisKey, MatchLog, SeatAnalysis
 from ladder.matches.statuses import MatchStatus
+from ladder.store import analyses
 from ladder.store.analysis_tables import AnalysisRow
-from ladder.store.tables import BotRow, BotVersionRow, MatchRow, SeatResultRow
+from ladder.store.tables import MatchRow
 
 
 def seat_versions(session: Session, match_id: int) -> dict[int, tuple[int, str]]:
     """Each seat's bot version id and bot name."""
-    rows = session.exec(
-        select(SeatResultRow, BotRow)
-        .join(BotVersionRow, col(BotVersionRow.id) == col(SeatResultRow.bot_version_id))
-        .join(BotRow, col(BotRow.id) == col(BotVersionRow.bot_id))
-        .where(SeatResultRow.match_id == match_id)
-    ).all()
-    return {seat.seat: (seat.bot_version_id, bot.name) for seat, bot in rows}
+    return analyses.seat_bot_versions(session, match_id)
 
 
 def match_log(session: Session, row: MatchRow) -> MatchLog:
@@ -49,16 +44,7 @@ def _unpack(blob: bytes) -> SeatAnalysis:
 
 
 def cached(session: Session, match_id: int, key: AnalysisKey) -> SeatAnalysis | None:
-    row = session.exec(
-        select(AnalysisRow).where(
-            AnalysisRow.match_id == match_id,
-            AnalysisRow.seat == key.seat,
-            AnalysisRow.reference == key.reference.value,
-            AnalysisRow.samples == key.samples,
-            AnalysisRow.seed == key.seed,
-            AnalysisRow.version == key.version,
-        )
-    ).first()
+    row = analyses.analysis_row(session, match_id, key.seat, key.reference.value, key.samples, key.seed, key.version)
     return None if row is None else _unpack(row.result_z)
 
 
@@ -114,9 +100,7 @@ def analyse_stored(session: Session, row: MatchRow, key: AnalysisKey, workers: i
 def cached_for_match(session: Session, match_id: int) -> list[SeatAnalysis]:
     """Every cached analysis of a match of this method's version, one per seat (the most samples, then the
     thumb reference, then the lowest seed): what the report shows."""
-    rows = session.exec(
-        select(AnalysisRow).where(AnalysisRow.match_id == match_id, AnalysisRow.version == ANALYSIS_VERSION)
-    ).all()
+    rows = analyses.analysis_rows_for_match(session, match_id, ANALYSIS_VERSION)
     chosen: dict[int, AnalysisRow] = {}
     for row in rows:
         rank = (-row.samples, row.reference != "thumb", row.seed)
@@ -128,4 +112,4 @@ def cached_for_match(session: Session, match_id: int) -> list[SeatAnalysis]:
 
 def analysed_match_ids(session: Session) -> set[int]:
     """The matches with at least one cached analysis of this method's version."""
-    return set(session.exec(select(AnalysisRow.match_id).where(AnalysisRow.version == ANALYSIS_VERSION)).all())
+    return analyses.analysed_match_ids(session, ANALYSIS_VERSION)

@@ -6,12 +6,10 @@ import json
 from collections.abc import Mapping
 from typing import Any
 
-from sqlalchemy import delete, func, insert
-from sqlalchemy import select as sa_select
-from sqlmodel import Session, col, select
+from sqlalchemy import delete, insert
+from sqlmodel import Session
 
 from engine import GameFacts
-from ladder.matches.statuses import MatchStatus
 from ladder.ratings.trueskill_model import (
     METHOD,
     HistoryPoint,
@@ -22,35 +20,21 @@ from ladder.ratings.trueskill_model import (
     compute,
     facts_of,
 )
-from ladder.store.tables import MatchRow, RatingHistoryRow, RatingRow, RatingStateRow, SeatResultRow, utcnow
+from ladder.store import rating_queries
+from ladder.store.rating_queries import (
+    played_seat_rows,
+    rating_history_rows,
+    rating_rows,
+    rating_state,
+)
+from ladder.store.tables import RatingHistoryRow, RatingRow, RatingStateRow, utcnow
 
 # ---- the database side ------------------------------------------------------------------------------
 
 
 def load_match_facts(session: Session, tournament_id: int | None = None) -> list[MatchFact]:
     """Every played match (of one tournament, if given), without its action log, in id order."""
-    # SQLAlchemy's own select: SQLModel's is typed for at most four columns
-    query = (
-        sa_select(
-            col(MatchRow.id),
-            col(MatchRow.tournament_id),
-            col(MatchRow.game),
-            col(MatchRow.num_players),
-            col(MatchRow.deal),
-            col(MatchRow.details_json),
-            col(SeatResultRow.seat),
-            col(SeatResultRow.bot_version_id),
-            col(SeatResultRow.score),
-            col(SeatResultRow.rank),
-            col(SeatResultRow.failure_reason),
-        )
-        .join(SeatResultRow, col(SeatResultRow.match_id) == col(MatchRow.id))
-        .where(col(MatchRow.status) == MatchStatus.PLAYED)
-        .order_by(col(MatchRow.id), col(SeatResultRow.seat))
-    )
-    if tournament_id is not None:
-        query = query.where(col(MatchRow.tournament_id) == tournament_id)
-    rows = session.execute(query).all()
+    rows = played_seat_rows(session, tournament_id)
     facts: list[MatchFact] = []
     current: list[Any] = []
     for row in rows:
@@ -76,12 +60,7 @@ def _fact(rows: list[Any]) -> MatchFact:
 
 def played_matches_marker(session: Session) -> tuple[int, int]:
     """(number of played matches, highest played match id): what the stored ratings are checked against."""
-    count, last = session.exec(
-        select(func.count(col(MatchRow.id)), func.max(col(MatchRow.id))).where(
-            col(MatchRow.status) == MatchStatus.PLAYED
-        )
-    ).one()
-    return int(count or 0), int(last or 0)
+    return rating_queries.played_matches_marker(session)
 
 
 def rate_database(session: Session, games: Mapping[str, GameFacts] | None = None, history: bool = False) -> RatingSet:
@@ -147,7 +126,7 @@ def rerate(session: Session, games: Mapping[str, GameFacts] | None = None, histo
 
 def _fresh_state(session: Session) -> RatingStateRow | None:
     """The stored ratings' state row when they were computed from exactly the played matches there are now."""
-    state = session.exec(select(RatingStateRow)).first()
+    state = rating_state(session)
     if state is None or (state.match_count, state.last_match_id) != played_matches_marker(session):
         return None
     return state
@@ -159,7 +138,7 @@ def rating_history(session: Session, facts: list[MatchFact] | None = None) -> li
     match's, loaded if not given)."""
     state = _fresh_state(session)
     if state is not None:
-        rows = session.exec(select(RatingHistoryRow).order_by(col(RatingHistoryRow.id))).all()
+        rows = rating_history_rows(session)
         if rows or state.match_count == 0:
             return [HistoryPoint(h.pool, h.event, h.match_id, h.bot_version_id, h.mu, h.sigma) for h in rows]
     return compute(load_match_facts(session) if facts is None else facts, history=True, estimate=False).history
@@ -171,7 +150,7 @@ def load_stored(session: Session) -> RatingSet | None:
     if state is None:
         return None
     rated = RatingSet(match_count=state.match_count, last_match_id=state.last_match_id)
-    for row in session.exec(select(RatingRow)).all():
+    for row in rating_rows(session):
         rated.standings.setdefault(row.pool, {})[row.bot_version_id] = Standing(
             row.pool,
             row.game,

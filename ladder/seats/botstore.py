@@ -37,7 +37,7 @@ from pathlib import Path
 from typing import Any
 
 from sqlalchemy.exc import SQLAlchemyError
-from sqlmodel import Session, select
+from sqlmodel import Session
 
 from bots.registry import bots_for_game
 from engine import game_ids, get_game
@@ -53,6 +53,7 @@ from ladder.sandbox.submission import MANIFEST_FILE, Submission, content_hash, r
 from ladder.seats.builtin_players import builtin_player
 from ladder.seats.names import check_name
 from ladder.seats.players import PlayerPool, failure_line, store_folder
+from ladder.store import bot_queries
 from ladder.store.database import session_for
 from ladder.store.tables import BotRow, BotVersionRow
 from ladder.text import clean_text
@@ -325,7 +326,7 @@ def register(report: CheckReport, db_url: str | None = None) -> Registration:
     info = report.info
     author, version_label = clean_text(info.author, one_line=True), clean_text(info.version, one_line=True)
     with session_for(db_url) as session:
-        same = session.exec(select(BotVersionRow).where(BotVersionRow.content_hash == digest)).first()
+        same = bot_queries.version_with_hash(session, digest)
         if same is not None:
             owner = session.get(BotRow, same.bot_id)
             owner_name = owner.name if owner else "?"
@@ -339,7 +340,7 @@ def register(report: CheckReport, db_url: str | None = None) -> Registration:
         new_folder = not store_folder(digest).exists()
         try:
             store = _copy_to_store(files, digest)
-            bot = session.exec(select(BotRow).where(BotRow.name == report.name)).first()
+            bot = bot_queries.bot_named(session, report.name)
             if bot is None:
                 bot = BotRow(name=report.name, author=author)
                 session.add(bot)
@@ -388,4 +389,4 @@ def _version_row(bot_id: int, version: str, digest: str, games: tuple[str, ...],
 
 
 def _version_count(session: Session, bot_id: int) -> int:
-    return len(session.exec(select(BotVersionRow.id).where(BotVersionRow.bot_id == bot_id)).all())
+    return bot_queries.version_count(session, bot_id)

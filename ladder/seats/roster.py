@@ -15,12 +15,13 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass
 
-from sqlmodel import Session, select
+from sqlmodel import Session
 
 from bots.registry import bot_classes, bot_names, games_of, is_handicapped
 from ladder.errors import UserError
 from ladder.seats.botref import BotRef, RefKind
 from ladder.seats.versions import builtin_hash
+from ladder.store import bot_queries
 from ladder.store.tables import BotRow, BotVersionRow
 
 
@@ -59,14 +60,12 @@ def builtin_entrant(session: Session, name: str) -> Entrant:
     """The built-in bot ``name`` at its current code, recorded as a bot version if new."""
     classes = bot_classes()[name]
     content_hash = builtin_hash(name)
-    bot = session.exec(select(BotRow).where(BotRow.name == name)).first()
+    bot = bot_queries.bot_named(session, name)
     if bot is None:
         bot = BotRow(name=name, author=classes[0].author)
         session.add(bot)
         session.flush()
-    version = session.exec(
-        select(BotVersionRow).where(BotVersionRow.bot_id == bot.id, BotVersionRow.content_hash == content_hash)
-    ).first()
+    version = bot_queries.version_of_bot(session, bot.id, content_hash)
     if version is None:
         assert bot.id is not None  # flushed above
         labels = sorted({cls.version for cls in classes})
@@ -86,14 +85,10 @@ def registered_entrants(session: Session) -> list[Entrant]:
     """The latest version of every registered (not built-in) bot."""
     builtin = set(bot_names())
     found = []
-    for bot in session.exec(select(BotRow).order_by(BotRow.name)).all():
+    for bot in bot_queries.bots_by_name(session):
         if bot.name in builtin:
             continue
-        version = session.exec(
-            select(BotVersionRow)
-            .where(BotVersionRow.bot_id == bot.id, BotVersionRow.source != "builtin")
-            .order_by(BotVersionRow.id.desc())  # type: ignore[union-attr]
-        ).first()
+        version = bot_queries.latest_registered_version(session, bot.id)
         if version is not None:
             found.append(_entrant(bot, version))
     return found
@@ -105,7 +100,7 @@ def resolve(session: Session, ref: str) -> Entrant:
         return builtin_entrant(session, ref)
     parsed = BotRef.parse(ref)
     if parsed.kind is RefKind.STORE:
-        version = session.exec(select(BotVersionRow).where(BotVersionRow.content_hash == parsed.target)).first()
+        version = bot_queries.version_with_hash(session, parsed.target)
         if version is None:
             raise UserError(f"no registered bot version {ref}; `ladder submit` it first")
         bot = session.get(BotRow, version.bot_id)

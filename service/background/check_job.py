@@ -14,7 +14,7 @@ import argparse
 import json
 import sys
 
-from sqlmodel import Session, col, select
+from sqlmodel import Session
 
 from bots.registry import bot_names
 from ladder.errors import UserError
@@ -22,6 +22,7 @@ from ladder.paths import results_dir
 from ladder.sandbox.build import BuildLimits
 from ladder.seats.botstore import CheckReport, check_submitted_bot, register
 from ladder.seats.names import lookalike_of, reserved_because
+from ladder.store import bot_queries, served_checks
 from ladder.store.served_tables import (
     AuthorRow,
     BotState,
@@ -31,7 +32,7 @@ from ladder.store.served_tables import (
     SubmissionState,
     VersionState,
 )
-from ladder.store.tables import BotRow, BotVersionRow, utcnow
+from ladder.store.tables import BotVersionRow, utcnow
 from ladder.text import clean_text
 from service.db import service_session
 
@@ -49,8 +50,8 @@ def lookalike_problem(session: Session, author: AuthorRow, name: str) -> str | N
     reserved = reserved_because(name, bot_names())
     if reserved is not None:
         return reserved
-    owners = {served.bot_id: served.author_id for served in session.exec(select(ServedBotRow)).all()}
-    others = (bot.name for bot in session.exec(select(BotRow)).all() if owners.get(bot.id or 0) != author.id)
+    owners = served_checks.served_owners(session)
+    others = (bot.name for bot in served_checks.all_bots(session) if owners.get(bot.id or 0) != author.id)
     clash = lookalike_of(name, (other for other in others if other != name))
     if clash is not None:
         return (
@@ -62,7 +63,7 @@ def lookalike_problem(session: Session, author: AuthorRow, name: str) -> str | N
 
 def ownership_problem(session: Session, author: AuthorRow, name: str) -> str | None:
     """Why ``author`` may not submit a bot named ``name`` here, or None."""
-    bot = session.exec(select(BotRow).where(BotRow.name == name)).first()
+    bot = bot_queries.bot_named(session, name)
     if bot is None:
         return lookalike_problem(session, author, name)
     served = session.get(ServedBotRow, bot.id)
@@ -93,11 +94,7 @@ def activate(session: Session, author: AuthorRow, version: BotVersionRow, cap: i
     served.state, served.activated_at = VersionState.ACTIVE.value, utcnow()
     session.add(served)
     session.flush()
-    active = session.exec(
-        select(ServedVersionRow)
-        .where(ServedVersionRow.bot_id == version.bot_id, ServedVersionRow.state == VersionState.ACTIVE.value)
-        .order_by(col(ServedVersionRow.activated_at).desc(), col(ServedVersionRow.bot_version_id).desc())
-    ).all()
+    active = served_checks.placed_versions(session, author.id, version.bot_id)  # this bot's: the cap is per bot
     superseded = []
     for old in active[max(1, cap) :]:
         old.state = VersionState.SUPERSEDED.value
@@ -166,9 +163,7 @@ def run(db_url: str | None, submission_id: int, matches: int, cap: int) -> Submi
         except UserError as error:
             _fail(session, row, _shown(str(error), folder, row.filename))
             return SubmissionState.FAILED
-        version = session.exec(
-            select(BotVersionRow).where(BotVersionRow.content_hash == registration.content_hash)
-        ).one()
+        version = served_checks.registered_version(session, registration.content_hash)
         activate(session, author, version, cap)
         row.state, row.bot_version_id, row.finished_at = SubmissionState.ACTIVE.value, version.id, utcnow()
         session.add(row)

@@ -13,12 +13,12 @@ from __future__ import annotations
 import logging
 from collections.abc import Mapping
 
-from sqlmodel import Session, select
+from sqlmodel import Session
 
 from ladder.matches.match import SeatFailure
 from ladder.ratings.pools import PoolKey
 from ladder.seats.roster import Entrant
-from ladder.store.tables import BenchRow
+from ladder.store import tournament_queries
 from ladder.text import clean_text
 from tournaments.formats.round_robin import ScheduledMatch
 
@@ -39,7 +39,7 @@ class BenchPolicy:
     @classmethod
     def load(cls, session: Session, tournament_id: int, limit: int) -> BenchPolicy:
         """The policy of a tournament, with the benches it has stored."""
-        rows = session.exec(select(BenchRow).where(BenchRow.tournament_id == tournament_id)).all()
+        rows = tournament_queries.benches(session, tournament_id)
         return cls(limit, {(row.bot_version_id, PoolKey.parse(row.pool)): row.reason for row in rows})
 
     def __len__(self) -> int:

@@ -18,11 +18,12 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from sqlmodel import Session, col, select
+from sqlmodel import Session
 
 from ladder.errors import UserError
 from ladder.matches.deals import DealSecret
 from ladder.matches.statuses import TournamentState
+from ladder.store import tournament_queries
 from ladder.store.tables import TournamentRow, utcnow
 from tournaments.coordinator.recorder import to_json
 from tournaments.formats.config import TournamentConfig
@@ -30,11 +31,7 @@ from tournaments.formats.config import TournamentConfig
 
 def latest_tournament(session: Session, config: TournamentConfig, print_hash: str) -> TournamentRow | None:
     """The latest tournament of this name and schedule, if any."""
-    return session.exec(
-        select(TournamentRow)
-        .where(TournamentRow.name == config.name, TournamentRow.fingerprint == print_hash)
-        .order_by(col(TournamentRow.id).desc())
-    ).first()
+    return tournament_queries.latest_tournament(session, config.name, print_hash)
 
 
 @dataclass

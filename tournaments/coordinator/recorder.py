@@ -24,12 +24,13 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
-from sqlalchemy import delete, func, insert
+from sqlalchemy import delete, insert
 from sqlalchemy.exc import SQLAlchemyError
-from sqlmodel import Session, col, select
+from sqlmodel import Session, col
 
 from ladder.matches.statuses import REPLAYED_STATUSES, FailureReason, MatchStatus
 from ladder.ratings.pools import PoolKey
+from ladder.store import tournament_queries
 from ladder.store.action_log import pack_actions
 from ladder.store.tables import BenchRow, MatchRow, SeatResultRow, TournamentRow, utcnow
 from ladder.text import clean_text
@@ -93,12 +94,7 @@ class Recorder:
 
     def load_keys(self) -> None:
         """Read which keys the tournament has recorded."""
-        recorded = self.session.exec(
-            select(MatchRow.key, MatchRow.status, MatchRow.host_json).where(
-                MatchRow.tournament_id == self.tournament_id
-            )
-        )
-        for key, status, host_json in recorded.all():
+        for key, status, host_json in tournament_queries.recorded_states(self.session, self.tournament_id):
             (self.errors if status in REPLAYED_STATUSES else self.done).add(key)
             if status == MatchStatus.VOIDED:
                 self.voids[key] = _void_count(host_json)
@@ -120,19 +116,7 @@ class Recorder:
     def repair(self) -> int:
         """Drop matches stored without all their seat rows (by a ladder before atomic storing): they are played
         again. How many were dropped."""
-        seat_count = (
-            select(func.count(col(SeatResultRow.id)))
-            .where(SeatResultRow.match_id == MatchRow.id)
-            .correlate(MatchRow)
-            .scalar_subquery()
-        )
-        broken = list(
-            self.session.exec(
-                select(MatchRow.id).where(
-                    MatchRow.tournament_id == self.tournament_id, seat_count != MatchRow.num_players
-                )
-            ).all()
-        )
+        broken = tournament_queries.matches_missing_seats(self.session, self.tournament_id)
         if broken:
             self._delete_matches(broken)
             self.session.commit()
@@ -205,9 +189,7 @@ class Recorder:
         """One transaction: the matches of ``batch`` with all their seat rows, and the new benches; or nothing."""
         retried = [item.match.key for item in batch if item.match.key in self.errors]
         if retried:
-            old = self.session.exec(
-                select(MatchRow.id).where(MatchRow.tournament_id == self.tournament_id, col(MatchRow.key).in_(retried))
-            ).all()
+            old = tournament_queries.match_ids_of_keys(self.session, self.tournament_id, retried)
             self._delete_matches(old)
         ids = self._insert_matches([self.match_values(item) for item in batch])
         seats = [seat for item, match_id in zip(batch, ids) for seat in self.seat_values(item, match_id)]
@@ -316,10 +298,4 @@ def _void_count(host_json: str) -> int:
 
 def recorded_keys(session: Session, tournament_id: int) -> set[str]:
     """The keys a tournament has recorded as played or skipped (an error or a voided match is played again)."""
-    return set(
-        session.exec(
-            select(MatchRow.key).where(
-                MatchRow.tournament_id == tournament_id, col(MatchRow.status).not_in(REPLAYED_STATUSES)
-            )
-        ).all()
-    )
+    return tournament_queries.recorded_keys(session, tournament_id)

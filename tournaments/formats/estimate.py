@@ -25,10 +25,9 @@ from dataclasses import asdict, dataclass
 from enum import StrEnum
 from typing import Any
 
-from sqlmodel import Session, col, select
+from sqlmodel import Session
 
-from ladder.matches.statuses import MatchStatus
-from ladder.store.tables import MatchRow
+from ladder.store import tournament_queries
 from tournaments.formats.match_order import estimated_ms
 from tournaments.formats.round_robin import ScheduledMatch
 
@@ -71,11 +70,7 @@ def _table_key(game: str, options: Mapping[str, Any], seats: Iterable[str]) -> t
 
 def _history(session: Session, games: set[str]) -> dict[tuple[str, str, tuple[str, ...]], list[float]]:
     """The stored played matches' wall seconds by game, options and bots (as a set, with the table size)."""
-    rows = session.exec(
-        select(MatchRow.game, MatchRow.options_json, MatchRow.seats_json, MatchRow.seconds).where(
-            MatchRow.status == MatchStatus.PLAYED, col(MatchRow.game).in_(sorted(games))
-        )
-    ).all()
+    rows = tournament_queries.played_seconds(session, games)
     times: dict[tuple[str, str, tuple[str, ...]], list[float]] = defaultdict(list)
     for game, options_json, seats_json, seconds in rows:
         times[_table_key(game, json.loads(options_json or "{}"), json.loads(seats_json or "[]"))].append(float(seconds))

@@ -41,7 +41,7 @@ from collections import defaultdict
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 
-from sqlmodel import Session, select
+from sqlmodel import Session
 
 from ladder.ratings import certainty, verdict
 from ladder.ratings import persistence as ratings_persistence
@@ -49,7 +49,7 @@ from ladder.ratings import trueskill_model as ratings_trueskill_model
 from ladder.ratings.pools import PoolKey
 from ladder.ratings.trueskill_model import pool_key
 from ladder.seats.roster import Entrant
-from ladder.store.tables import MatchRow
+from ladder.store import tournament_queries
 from tournaments.formats.config import AdaptiveSettings
 from tournaments.formats.round_robin import (
     GamePlan,
@@ -114,11 +114,7 @@ class AdaptivePlanner:
         results alone (empty: every pool has stopped). Called once per round, in order: each call adds the
         matches new since the last to the paired tests (one round's deals, a batch)."""
         ids = {
-            row_id
-            for row_id, key in session.exec(
-                select(MatchRow.id, MatchRow.key).where(MatchRow.tournament_id == tournament_id)
-            ).all()
-            if key in planned
+            row_id for row_id, key in tournament_queries.match_ids_and_keys(session, tournament_id) if key in planned
         }
         facts = [fact for fact in ratings_persistence.load_match_facts(session, tournament_id) if fact.match_id in ids]
         self.ledger.add(facts)
