@@ -238,20 +238,24 @@ def fair_share(
     first_turn = True
     while any(waiting[pool] for pool in turns) and (first_turn or matches < size):
         for pool in turns:
-            here = waiting[pool]
-            if not here or (not first_turn and matches >= size):
-                continue
-            best = min(
-                range(len(here)),
-                key=lambda i: (not here[i].placement, max((load[a] for a in here[i].authors), default=0), i),
-            )
-            candidate = here.pop(best)
-            chosen.append(candidate)
-            matches += len(candidate.matches)
-            for author in candidate.authors:
-                load[author] += len(candidate.matches)
+            if waiting[pool] and (first_turn or matches < size):
+                candidate = _take_fairest(waiting[pool], load)
+                chosen.append(candidate)
+                matches += len(candidate.matches)
         first_turn = False
     return chosen
+
+
+def _take_fairest(here: list[Candidate], load: Counter[int]) -> Candidate:
+    """A pool's next deal of the round: placement first, then the deal whose busiest author has had the fewest
+    seats; taken out of ``here``, its seats counted to its authors."""
+    best = min(
+        range(len(here)), key=lambda i: (not here[i].placement, max((load[a] for a in here[i].authors), default=0), i)
+    )
+    candidate = here.pop(best)
+    for author in candidate.authors:
+        load[author] += len(candidate.matches)
+    return candidate
 
 
 def refresh_round(
