@@ -113,6 +113,7 @@ class ServeLoop:
         self.workers = settings.workers or len(os.sched_getaffinity(0))
         self.status = "starting"  # what the scheduler is doing, for the status page
         self.files: dict[str, dict[str, bytes]] = {}
+        self.abandoned: list[str] = []  # the keys of the matches in flight a second Ctrl-C gave up
 
     # -- who may play
     def schedulable(self) -> dict[int, int | None]:
@@ -356,6 +357,8 @@ class ServeLoop:
             )
             try:
                 state = self.coordinator.play(loop)
+                if self.stop.abandon:
+                    self.abandoned = [match.key for match, _attempt in loop.in_flight.values()]
             finally:
                 try:
                     self.coordinator.write_due(True)
