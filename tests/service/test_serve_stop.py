@@ -81,11 +81,16 @@ class Field:
         self.env = author_env(home, home.root / "home-alice", token)
         self.versions = 0
 
-    def submit(self, server: Server, wait: bool = True) -> None:
-        """A new version of alice's bot: its placement keeps the workers busy."""
+    def submit(self, server: Server, wait: bool = True, slow: bool = False) -> None:
+        """A new version of alice's bot: its placement keeps the workers busy (for seconds per match if ``slow``)."""
         self.versions += 1
         tag = f"v{self.versions}"
         bot = write_bot(self.home.root / "home-alice" / f"bot-{tag}", "alice-rand", "alice", f"stderr {tag}")
+        if slow:
+            source = (bot / "bot.py").read_text().replace("import random\n", "import random\nimport time\n")
+            (bot / "bot.py").write_text(
+                source.replace("        return random", "        time.sleep(0.3)\n        return random")
+            )
         done = ladder_as(self.env, "submit", str(bot), "--server", server.url, *(() if wait else ("--no-wait",)))
         assert done.returncode == 0, done.stdout + done.stderr
 
@@ -191,10 +196,9 @@ def test_no_match_starts_after_ctrl_c_and_the_stop_is_quick(field: tuple[Field, 
 def test_a_second_ctrl_c_says_what_it_abandoned_and_exits(field: tuple[Field, list[Server]]) -> None:
     bots, servers = field
     server = serve(bots, servers)
-    bots.submit(server)
+    bots.submit(server, slow=True)
     busy(bots, server)
-    keys = in_flight(bots.home)
-    assert keys
+    assert in_flight(bots.home)
     os.kill(server.process.pid, signal.SIGINT)
     time.sleep(0.3)
     tick = time.monotonic()
