@@ -71,7 +71,9 @@ class Stopper:
     def signalled(self) -> None:
         if not self.stop.requested:
             self.stop.requested = True
-            log.info("stopping: no match is handed out now; finishing those in flight (Ctrl-C again to abandon them)")
+            log.info(
+                "stopping: no match is handed out now; finishing the matches in flight (Ctrl-C again to abandon them)"
+            )
             self.checker.stop()
         elif not self.stop.abandon:
             self.stop.abandon = True
