@@ -20,6 +20,7 @@ from bots.registry import bot_names
 from ladder.errors import UserError
 from ladder.paths import results_dir
 from ladder.sandbox.build import BuildLimits
+from ladder.sandbox.parent_death import die_with_parent
 from ladder.seats.botstore import CheckReport, check_submitted_bot, register
 from ladder.seats.names import lookalike_of, reserved_because
 from ladder.store import bot_queries, served_checks
@@ -177,7 +178,10 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--submission", type=int, required=True)
     parser.add_argument("--matches", type=int, default=2)
     parser.add_argument("--cap", type=int, default=2)
+    parser.add_argument("--parent-pid", type=int, default=0, help="The server: this check dies with it.")
     args = parser.parse_args(argv)
+    if args.parent_pid:
+        die_with_parent(args.parent_pid)  # a killed server's check must not go on writing to its database
     try:
         state = run(args.db, args.submission, args.matches, args.cap)
     except UserError as error:

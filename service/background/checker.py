@@ -38,12 +38,16 @@ class Checker(threading.Thread):
         self.wake = threading.Event()
         self.stopping = threading.Event()
         self.process: subprocess.Popen[str] | None = None
+        self.current: int | None = None  # the submission being checked
+        self.interrupted: int | None = None  # the submission whose check the stop ended (checked again at the start)
 
     def stop(self) -> None:
+        """Stop now (safe in a signal handler): a check in progress is ended, and checked again at the next start."""
         self.stopping.set()
         self.wake.set()
         process = self.process
         if process is not None and process.poll() is None:
+            self.interrupted = self.current
             process.terminate()
 
     def run(self) -> None:
@@ -100,13 +104,18 @@ class Checker(threading.Thread):
             str(self.settings.check_matches),
             "--cap",
             str(self.settings.active_versions_per_author),
+            "--parent-pid",
+            str(os.getpid()),
         ]
         if self.settings.db_url:
             command[3:3] = ["--db", self.settings.db_url]
         return command
 
     def _check(self, submission: int) -> None:
+        if self.stopping.is_set():
+            return  # stopped as it was taken: left `checking`, checked at the next start
         log.info("checking submission #%d", submission)
+        self.current = submission
         self.process = subprocess.Popen(
             self._command(submission),
             stdin=subprocess.DEVNULL,
@@ -115,6 +124,9 @@ class Checker(threading.Thread):
             text=True,
             env=os.environ.copy(),
         )
+        if self.stopping.is_set():  # stopped while it started: stop() may have found no process to end
+            self.interrupted = submission
+            self.process.terminate()
         try:
             out, err = self.process.communicate(timeout=self.settings.check_timeout)
         except subprocess.TimeoutExpired:
@@ -124,7 +136,7 @@ class Checker(threading.Thread):
             return
         finally:
             code = self.process.returncode
-            self.process = None
+            self.process, self.current = None, None
         if self.stopping.is_set():
             return  # stopped mid-check: left `checking`, checked again at the next start
         with Session(self.engine) as session:

@@ -127,6 +127,7 @@ class ServeLoop:
         self.status = "starting"  # what the scheduler is doing, for the status page
         self.verdicts: dict[str, PoolCertainty] = {}  # the field's verdicts of the last planning (the status's)
         self.files: dict[str, dict[str, bytes]] = {}
+        self.abandoned: list[str] = []  # the keys of the matches in flight a second Ctrl-C gave up
 
     # -- who may play
     def schedulable(self) -> dict[int, int | None]:
@@ -370,6 +371,8 @@ class ServeLoop:
             )
             try:
                 state = self.coordinator.play(loop)
+                if self.stop.abandon:
+                    self.abandoned = [match.key for match, _attempt in loop.in_flight.values()]
             finally:
                 try:
                     self.coordinator.write_due(True)

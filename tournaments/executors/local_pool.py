@@ -54,6 +54,7 @@ from multiprocessing_logging import MultiProcessingHandler
 from ladder.errors import UserError
 from ladder.sandbox.host_load import PIN_ENV as PIN_ENV  # re-exported: the pinning switch lives with the host facts
 from ladder.sandbox.host_load import worker_cpus as worker_cpus
+from ladder.sandbox.parent_death import die_with_parent
 
 START_METHOD = "forkserver"
 """How workers are started: from a fork server, never by forking the (multi-threaded) coordinator."""
@@ -188,8 +189,13 @@ def _worker_main(
     inherited: list[Connection],
     cpu: int | None = None,
     environ: dict[str, str] | None = None,
+    coordinator_pid: int = 0,
 ) -> None:
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+    if environ is not None:  # started by the fork server (its only thread), which ends with the coordinator: a
+        die_with_parent(os.getppid())  # worker mid-match must not outlive a coordinator killed with kill -9
+        if coordinator_pid and not _alive(coordinator_pid):
+            os._exit(1)  # the coordinator died before the fork server's death could be asked to end this worker
     if environ is not None:  # the coordinator's environment now, as a fork would have given it
         _take_environment(environ)
     if cpu is not None:
@@ -207,6 +213,16 @@ def _worker_main(
     finally:
         if finalizer is not None:
             finalizer()
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
 
 
 def _take_environment(environ: dict[str, str]) -> None:
@@ -359,6 +375,7 @@ class LocalPoolExecutor(Executor):
                 inherited,
                 cpu,
                 None if self._context.get_start_method() == "fork" else dict(os.environ),
+                os.getpid(),
             ),
             name=f"ladder-worker-{index}",
         )
