@@ -16,8 +16,9 @@ import sys
 import threading
 
 from sqlalchemy.engine import Engine
-from sqlmodel import Session, col, select
+from sqlmodel import Session
 
+from ladder.store import served_schedule
 from ladder.store.served_tables import SubmissionRow, SubmissionState
 from ladder.store.tables import utcnow
 from ladder.text import clean_text
@@ -64,11 +65,7 @@ class Checker(threading.Thread):
 
     def _next(self) -> int | None:
         with Session(self.engine) as session:
-            row = session.exec(
-                select(SubmissionRow)
-                .where(col(SubmissionRow.state).in_([SubmissionState.QUEUED.value, SubmissionState.CHECKING.value]))
-                .order_by(col(SubmissionRow.id))
-            ).first()
+            row = served_schedule.next_to_check(session)
             if row is None:
                 return None
             assert row.id is not None

@@ -25,7 +25,6 @@ played on the next start), as in ``ladder run``.
 
 from __future__ import annotations
 
-import json
 import logging
 import os
 import socket
@@ -33,7 +32,7 @@ import time
 from collections.abc import Iterator, Mapping
 
 from sqlalchemy.engine import Engine
-from sqlmodel import Session, col, select
+from sqlmodel import Session
 
 from ladder.matches.deals import DealSecret
 from ladder.matches.statuses import TournamentState
@@ -41,6 +40,7 @@ from ladder.ratings import certainty
 from ladder.ratings import persistence as ratings_persistence
 from ladder.ratings import trueskill_model as ratings_trueskill_model
 from ladder.ratings.certainty import PoolCertainty
+from ladder.ratings.pools import PoolKey
 from ladder.ratings.trueskill_model import RatingSet
 from ladder.ratings.verdict import Ledger
 from ladder.sandbox.limits import SandboxLimits as Limits
@@ -48,7 +48,8 @@ from ladder.sandbox.submission import read_files
 from ladder.seats.botref import BotRef
 from ladder.seats.players import store_folder
 from ladder.seats.roster import Entrant, builtin_entrant, resolve
-from ladder.store.served_tables import BotState, PlannedMatchRow, ServedBotRow, ServedVersionRow, VersionState
+from ladder.store import served_schedule
+from ladder.store.served_tables import PlannedMatchRow
 from ladder.store.tables import BotRow, BotVersionRow, TournamentRow, utcnow
 from ladder.views import states
 from service.background.dispatch import ShippingExecutor
@@ -83,9 +84,7 @@ def idle_status(verdicts: Mapping[str, PoolCertainty]) -> str:
 def serve_tournament(session: Session) -> TournamentRow:
     """The served ladder's tournament row, made (with a fresh sealed deal secret) on the first start, and
     resealed with a fresh one if its secret was revealed while the server was stopped."""
-    row = session.exec(
-        select(TournamentRow).where(TournamentRow.name == SERVE_NAME, TournamentRow.fingerprint == SERVE_FINGERPRINT)
-    ).first()
+    row = served_schedule.served_tournament(session, SERVE_NAME, SERVE_FINGERPRINT)
     if row is None:
         secret = DealSecret.fresh()
         row = TournamentRow(
@@ -132,12 +131,7 @@ class ServeLoop:
     # -- who may play
     def schedulable(self) -> dict[int, int | None]:
         """The versions that may be scheduled now: version id -> author id (None for the house bots)."""
-        rows = self.session.exec(
-            select(ServedVersionRow.bot_version_id, ServedVersionRow.author_id)
-            .join(ServedBotRow, col(ServedBotRow.bot_id) == col(ServedVersionRow.bot_id))
-            .where(ServedVersionRow.state == VersionState.ACTIVE.value, ServedBotRow.state == BotState.ACTIVE.value)
-        ).all()
-        found: dict[int, int | None] = {version: author for version, author in rows}
+        found: dict[int, int | None] = dict(served_schedule.playing_versions(self.session))
         for name in self.settings.house_bots:
             found[builtin_entrant(self.session, name).version_id] = None
         return found
@@ -167,18 +161,8 @@ class ServeLoop:
 
     # -- the rounds
     def _history(self) -> History:
-        rows = self.session.exec(
-            select(
-                PlannedMatchRow.pool,
-                PlannedMatchRow.number,
-                PlannedMatchRow.placement,
-                PlannedMatchRow.version_ids_json,
-            ).where(PlannedMatchRow.tournament_id == self.tournament_id)
-        ).all()
-        authors = dict(self.session.exec(select(ServedVersionRow.bot_version_id, ServedVersionRow.author_id)).all())
-        return history_from(
-            [(pool, number, placement, json.loads(ids)) for pool, number, placement, ids in rows], authors
-        )
+        planned = served_schedule.planned_deals(self.session, self.tournament_id)
+        return history_from(planned, served_schedule.version_authors(self.session))
 
     def _rated(self) -> tuple[RatingSet, Ledger]:
         """The served matches' ratings and their paired evidence (which decides what is settled, as on the pages)."""
@@ -236,18 +220,15 @@ class ServeLoop:
 
     def _unfinished(self) -> list[ScheduledMatch]:
         """The planned matches not recorded (a server stopped mid-round): played first, under their own keys."""
-        rows = self.session.exec(
-            select(PlannedMatchRow)
-            .where(PlannedMatchRow.tournament_id == self.tournament_id)
-            .order_by(col(PlannedMatchRow.id))
-        ).all()
+        rows = served_schedule.planned_matches(self.session, self.tournament_id)
         self.round = max((row.round for row in rows), default=0)
         missing = []
         for row in rows:
             if row.key in self.recorder.done or row.key in self.recorder.now:
                 continue
-            game = row.pool.split("/")[0]
-            seed = deal_seed(self.secret, 0, game, 0, int(row.pool.split("/")[1].rstrip("p")), row.number)
+            pool = PoolKey.parse(row.pool)
+            game = pool.game
+            seed = deal_seed(self.secret, 0, game, 0, pool.players, row.number)
             missing.append(
                 ScheduledMatch(row.key, 0, row.deal, game, {}, seed, tuple(self.entrant(v) for v in row.version_ids))
             )
