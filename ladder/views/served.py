@@ -159,6 +159,10 @@ def _names(session: Session) -> dict[int, tuple[str, str, str]]:
     }
 
 
+def _database_of(session: Session) -> str:  # a cache's copy is of one database (a test process serves several)
+    return str(session.get_bind().engine.url)
+
+
 class _RatingsCache:
     """The ratings the pages show: the stored ones when fresh, else computed from the matches, at most once per
     :data:`STALE_SECONDS` while matches arrive (the scheduler stores fresh ones every few seconds anyway).
@@ -183,6 +187,8 @@ class _RatingsCache:
         marker = ratings_persistence.played_matches_marker(session)
         with self.lock:
             now = time.monotonic()
+            self.rated = self.rated if getattr(self, "database", None) == _database_of(session) else None
+            self.database = _database_of(session)
             if self.rated is not None and (marker == self.marker or now - self.at < self.STALE_SECONDS):
                 return self.rated
             stored = ratings_persistence.load_stored(session)
@@ -208,10 +214,8 @@ RATINGS = _RatingsCache()
 
 
 class _LatestCache:
-    """The ratings among the current versions (:func:`ladder.views.leaderboard.among_current`), which the pages
-    show by default: computed from those matches (none are stored), by one request at a time, and again only when
-    matches arrived or a version's state changed and the copy is older than :data:`STALE_SECONDS` or ten times its
-    own computation (as :class:`_RatingsCache`)."""
+    """The ratings among the current versions (:func:`ladder.views.leaderboard.among_current`), the pages' default:
+    computed by one request at a time, again when matches or states changed and the copy is past its gap."""
 
     STALE_SECONDS = 2.0
 
@@ -226,6 +230,8 @@ class _LatestCache:
         marker = (ratings_persistence.played_matches_marker(session), frozenset(states.current_versions(session)))
         with self.lock:
             now = time.monotonic()
+            if getattr(self, "database", None) != _database_of(session):
+                self.found, self.database = None, _database_of(session)
             if self.found is not None and (marker == self.marker or now - self.at < self.gap):
                 return self.found
             self.found = rate_current(session)  # the module's, looked up now (a test counts the calls)
@@ -549,6 +555,8 @@ class _ReportCache:
             return self._loaded(session, marker)
 
     def _loaded(self, session: Session, marker: tuple[int, int]) -> records.ReportData:
+        if getattr(self, "database", None) != _database_of(session):
+            self.data, self.database = None, _database_of(session)
         if self.data is None or (marker != self.marker and time.monotonic() - self.at >= self.gap):
             started = time.monotonic()
             self.data = records.load(session)
